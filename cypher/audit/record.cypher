@@ -1,0 +1,12 @@
+// params: tenant, events
+// returns: id
+// One node per auditable change. `before`/`after` are JSON snapshots; excision of a
+// contributor later blanks them (content) but keeps who/when/what.
+UNWIND $events AS ev
+CREATE (a:AuditEvent {
+  id: ev.id, tenant: $tenant, at: ev.at, actor: ev.actor, actor_type: ev.actor_type,
+  action: ev.action, target_type: ev.target_type, target_id: ev.target_id,
+  before: ev.before, after: ev.after, confidence_delta: ev.confidence_delta,
+  reason: ev.reason, caption: ev.action + ' ' + ev.target_type
+})
+RETURN a.id AS id

@@ -1,0 +1,4 @@
+// params: tenant, key
+// returns: entity
+MATCH (e:Entity {tenant: $tenant, key: $key})
+RETURN e {.*} AS entity

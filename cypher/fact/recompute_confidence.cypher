@@ -1,0 +1,18 @@
+// params: tenant, ids, promote_sessions
+// returns: id, before, after, status_before, status, sessions
+// Confidence is derived from evidence: per session the strongest weight, noisy-OR across
+// sessions, capped by the fact's tier. Candidates reaching the corroboration threshold
+// (distinct sessions) are promoted to active here, in the same transaction as the evidence.
+UNWIND $ids AS id
+MATCH (f:Fact {id: id})
+WHERE f.tenant = $tenant
+OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
+WITH f, e.session_id AS session, max(d.weight) AS w
+WITH f, [x IN collect(CASE WHEN session IS NULL THEN null ELSE w END) WHERE x IS NOT NULL] AS ws
+WITH f, ws, f.confidence AS before, f.status AS status_before,
+     1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)) AS raw
+SET f.confidence = CASE WHEN raw > f.tier_cap THEN f.tier_cap ELSE raw END,
+    f.status = CASE WHEN f.status = 'candidate' AND size(ws) >= $promote_sessions
+                    THEN 'active' ELSE f.status END
+RETURN f.id AS id, before, f.confidence AS after, status_before, f.status AS status,
+       size(ws) AS sessions

@@ -1,0 +1,33 @@
+"""graph_memory: a knowledge memory service for AI agents.
+
+Versioned, bitemporal facts with provenance in Neo4j, served over GraphQL.
+"""
+
+from __future__ import annotations
+
+from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClient, GraphMemoryClientError
+from graph_memory.errors import (
+    Conflict,
+    Forbidden,
+    GraphMemoryError,
+    NotFound,
+    StoreUnavailable,
+    TierConflict,
+    ValidationError,
+)
+
+__all__ = [
+    "AsyncGraphMemoryClient",
+    "Conflict",
+    "Forbidden",
+    "GraphMemoryClient",
+    "GraphMemoryClientError",
+    "GraphMemoryError",
+    "NotFound",
+    "StoreUnavailable",
+    "TierConflict",
+    "ValidationError",
+    "__version__",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,95 @@
+"""The ASGI app: Starlette, API-key auth, strawberry GraphQL with GraphiQL at /graphql."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from strawberry.asgi import GraphQL
+from cross_web import HTTPException
+
+from graph_memory.container import Services, build_services
+from graph_memory.errors import GraphMemoryError
+from graph_memory.graphql.context import Context
+from graph_memory.graphql.schema import schema
+from graph_memory.settings import Settings
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("graph_memory")
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None
+    return request.headers.get("x-api-key")
+
+
+class _GraphQL(GraphQL[Context, None]):
+    def __init__(self, holder: dict[str, Services]) -> None:
+        super().__init__(schema, graphql_ide="graphiql")
+        self._holder = holder
+
+    @property
+    def services(self) -> Services:
+        return self._holder["s"]
+
+    async def get_context(self, request: Any, response: Any) -> Context:
+        return Context(principal=request.state.principal, services=self.services,
+                       request=request, response=response)
+
+
+def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
+    settings = settings or Settings.from_env()
+    holder: dict[str, Services] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        own = services is None
+        holder["s"] = services or build_services(settings)
+        await holder["s"].db.driver.verify_connectivity()
+        try:
+            yield
+        finally:
+            if own:
+                await holder["s"].close()
+
+    gql = _GraphQL(holder)
+
+    async def graphql_endpoint(request: Request) -> Response:
+        # GraphiQL itself (a browser GET for HTML) loads without a key; every operation needs one.
+        wants_html = "text/html" in request.headers.get("accept", "")
+        if not (request.method == "GET" and wants_html and "query" not in request.query_params):
+            try:
+                request.state.principal = await gql.services.auth.authenticate(_bearer(request))
+            except GraphMemoryError as e:
+                return JSONResponse(
+                    {"errors": [{"message": e.message, "extensions": {"code": e.code}}]},
+                    status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        try:
+            return await gql.run(request)
+        except HTTPException as e:
+            return PlainTextResponse(e.reason, status_code=e.status_code)
+
+    async def health(request: Request) -> Response:
+        del request
+        try:
+            await gql.services.db.driver.verify_connectivity()
+        except Exception as e:  # any driver failure means "not healthy", reported as such
+            return JSONResponse({"status": "unavailable", "error": str(e)}, status_code=503)
+        return JSONResponse({"status": "ok"})
+
+    return Starlette(
+        routes=[
+            Route("/graphql", graphql_endpoint, methods=["GET", "POST"]),
+            Route("/health", health, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )

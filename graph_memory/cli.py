@@ -1,0 +1,138 @@
+"""`graph-memory`: run the service, manage the local Neo4j, migrate, manage API keys."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from graph_memory.settings import Settings
+
+__all__ = ["main"]
+
+
+def _run(coro_fn: Callable[[Settings], Awaitable[int]]) -> Callable[[argparse.Namespace], int]:
+    def handler(args: argparse.Namespace) -> int:
+        del args
+        return asyncio.run(coro_fn(Settings.from_env()))
+
+    return handler
+
+
+async def _migrate(settings: Settings) -> int:
+    from graph_memory.db import Database
+    from graph_memory.embeddings import build_embedder
+    from graph_memory.migrations import migrate
+    from graph_memory.services.embedding_config import check_embedding_model
+
+    db = Database.connect(settings.neo4j())
+    try:
+        embedder = build_embedder(settings)
+        applied = await migrate(db, dimensions=embedder.dimensions)
+        await check_embedding_model(db, embedder, record=True)
+        for m in applied:
+            print(f"applied {m.version:03d}_{m.name}")
+        if not applied:
+            print("schema is up to date")
+        return 0
+    finally:
+        await db.close()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from graph_memory.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    uvicorn.run(create_app(Settings.from_env()), host=args.host, port=args.port,
+                log_level="info")
+    return 0
+
+
+def _keys(args: argparse.Namespace) -> int:
+    from graph_memory.db import Database
+    from graph_memory.repositories.apikeys import ApiKeyRepository
+    from graph_memory.services.auth import AuthService
+
+    async def go() -> int:
+        db = Database.connect(Settings.from_env().neo4j())
+        try:
+            auth = AuthService(ApiKeyRepository(db))
+            if args.keys_cmd == "create":
+                key_id, secret = await auth.create_key(args.tenant, args.role, args.name or "")
+                if args.quiet:
+                    print(secret)
+                else:
+                    print(f"created {key_id} for tenant {args.tenant} ({args.role})")
+                    print(f"key (shown once, stored hashed): {secret}")
+            elif args.keys_cmd == "list":
+                for row in await auth.repo.list(args.tenant):
+                    state = "revoked" if row["revoked_at"] else "active"
+                    print(f"{row['id']}\t{row['tenant']}\t{row['role']}\t{row['name']}\t{state}")
+            else:
+                await auth.revoke(args.key_id)
+                print(f"revoked {args.key_id}")
+            return 0
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
+def _export_schema(args: argparse.Namespace) -> int:
+    from graph_memory.graphql.schema import schema
+
+    text = schema.as_str() + "\n"
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="graph-memory", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    try:
+        from graph_memory.neo4j_local.commands import register
+    except ImportError:  # pragma: no cover - only while the package is incomplete
+        pass
+    else:
+        register(sub)
+    p = sub.add_parser("migrate", help="apply pending schema migrations")
+    p.set_defaults(handler=_run(_migrate))
+    p = sub.add_parser("serve", help="serve GraphQL (GraphiQL at /graphql)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(handler=_serve)
+    p = sub.add_parser("keys", help="manage API keys")
+    ks = p.add_subparsers(dest="keys_cmd", required=True)
+    c = ks.add_parser("create")
+    c.add_argument("--tenant", required=True)
+    c.add_argument("--role", required=True, choices=["agent", "analyst", "admin"])
+    c.add_argument("--name")
+    c.add_argument("--quiet", action="store_true", help="print only the key")
+    c = ks.add_parser("list")
+    c.add_argument("--tenant")
+    c = ks.add_parser("revoke")
+    c.add_argument("key_id")
+    p.set_defaults(handler=_keys)
+    p = sub.add_parser("export-schema", help="write the GraphQL SDL")
+    p.add_argument("-o", "--output", default="schema.graphql")
+    p.set_defaults(handler=_export_schema)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler: Any = args.handler
+    return int(handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

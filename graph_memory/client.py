@@ -1,0 +1,230 @@
+"""A small typed client for agents and tests: GraphQL stays the contract, nobody hand-writes
+the common calls. Sync (`GraphMemoryClient`) and async (`AsyncGraphMemoryClient`) over httpx.
+
+Errors come back as `GraphMemoryClientError` carrying the server's ``extensions.code``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+__all__ = ["AsyncGraphMemoryClient", "GraphMemoryClient", "GraphMemoryClientError"]
+
+FACT_FIELDS = """
+  id scope subject subjectName predicate object objectIsEntity text kind source tier status
+  cardinality confidence version recordedAt supersededAt supersededBy retractedAt retractedBy
+  retractReason validFrom validTo expiresAt needsVerification verificationReason createdBy
+  provenance { episodeId sessionId userId weight summary startedAt }
+"""
+
+_RESULT_FIELDS = """
+  index ok action factId version status confidence supersedes error { code message field }
+"""
+
+Q_RECORD_EPISODES = """
+mutation($episodes: [EpisodeInputGQL!]!) {
+  recordEpisodes(episodes: $episodes) { index ok id error { code message field } }
+}"""
+Q_ASSERT = f"""
+mutation($facts: [FactInputGQL!]!, $key: String) {{
+  assertFacts(facts: $facts, idempotencyKey: $key) {{
+    accepted rejected results {{ {_RESULT_FIELDS} }}
+  }}
+}}"""
+Q_FACTS = f"""
+query($filter: FactFilterInput!, $asOf: DateTime, $validAt: DateTime, $first: Int!,
+      $after: String) {{
+  facts(filter: $filter, asOf: $asOf, validAt: $validAt, first: $first, after: $after) {{
+    edges {{ cursor node {{ {FACT_FIELDS} }} }}
+    pageInfo {{ hasNextPage endCursor }}
+  }}
+}}"""
+Q_FACT = f"query($id: ID!) {{ fact(id: $id) {{ {FACT_FIELDS} }} }}"
+Q_HISTORY = f"""
+query($subject: String!, $predicate: String!, $scopes: [String!]!, $asOf: DateTime) {{
+  history(subject: $subject, predicate: $predicate, scopes: $scopes, asOf: $asOf) {{
+    subject predicate versions {{ {FACT_FIELDS} }}
+  }}
+}}"""
+Q_RETRACT = f"""
+mutation($id: ID!, $reason: String) {{ retractFact(id: $id, reason: $reason) {{ {FACT_FIELDS} }} }}"""
+
+
+class GraphMemoryClientError(Exception):
+    def __init__(self, errors: list[dict[str, Any]], status: int = 200) -> None:
+        self.errors = errors
+        self.status = status
+        first = errors[0] if errors else {}
+        self.code: str = (first.get("extensions") or {}).get("code", "UNKNOWN")
+        super().__init__(f"{self.code}: {first.get('message', 'unknown error')}")
+
+
+def _iso(value: datetime | str | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return value.isoformat()
+
+
+def _vars(**kw: Any) -> dict[str, Any]:
+    return {k: (_iso(v) if isinstance(v, datetime) else v) for k, v in kw.items()}
+
+
+def _unwrap(resp: httpx.Response) -> dict[str, Any]:
+    try:
+        body = resp.json()
+    except ValueError:
+        raise GraphMemoryClientError(
+            [{"message": resp.text, "extensions": {"code": f"HTTP_{resp.status_code}"}}],
+            resp.status_code) from None
+    if body.get("errors"):
+        raise GraphMemoryClientError(body["errors"], resp.status_code)
+    data: dict[str, Any] = body["data"]
+    return data
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, datetime):
+        return obj.isoformat()
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_jsonable(v) for v in obj]
+    return obj
+
+
+class _Calls:
+    """The operations, shared by both clients: each returns (query, variables, unwrap)."""
+
+    @staticmethod
+    def record_episodes(episodes: list[dict[str, Any]]) -> tuple[str, dict[str, Any], str]:
+        return Q_RECORD_EPISODES, {"episodes": _jsonable(episodes)}, "recordEpisodes"
+
+    @staticmethod
+    def assert_facts(
+        facts: list[dict[str, Any]], key: str | None
+    ) -> tuple[str, dict[str, Any], str]:
+        return Q_ASSERT, {"facts": _jsonable(facts), "key": key}, "assertFacts"
+
+    @staticmethod
+    def facts(scopes: list[str], as_of: Any, valid_at: Any, first: int, after: str | None,
+              **flt: Any) -> tuple[str, dict[str, Any], str]:
+        return Q_FACTS, _vars(filter={"scopes": scopes, **flt}, asOf=as_of, validAt=valid_at,
+                              first=first, after=after), "facts"
+
+    @staticmethod
+    def history(subject: str, predicate: str, scopes: list[str],
+                as_of: Any) -> tuple[str, dict[str, Any], str]:
+        return Q_HISTORY, _vars(subject=subject, predicate=predicate, scopes=scopes,
+                                asOf=as_of), "history"
+
+
+class GraphMemoryClient:
+    def __init__(self, url: str, api_key: str, *, timeout: float = 30.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.url = url.rstrip("/") + ("" if url.endswith("/graphql") else "/graphql")
+        self._http = httpx.Client(timeout=timeout, transport=transport,
+                                  headers={"Authorization": f"Bearer {api_key}"})
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> GraphMemoryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def execute(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        resp = self._http.post(self.url, json={"query": query, "variables": variables or {}})
+        return _unwrap(resp)
+
+    def _call(self, spec: tuple[str, dict[str, Any], str]) -> Any:
+        query, variables, key = spec
+        return self.execute(query, variables)[key]
+
+    def record_episodes(self, episodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._call(_Calls.record_episodes(episodes))
+        return result
+
+    def record_episode(self, **episode: Any) -> str:
+        r = self.record_episodes([episode])[0]
+        if not r["ok"]:
+            raise GraphMemoryClientError([{"message": r["error"]["message"],
+                                           "extensions": {"code": r["error"]["code"]}}])
+        return str(r["id"])
+
+    def assert_facts(self, facts: list[dict[str, Any]],
+                     idempotency_key: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(_Calls.assert_facts(facts, idempotency_key))
+        return result
+
+    def facts(self, scopes: list[str], *, as_of: Any = None, valid_at: Any = None,
+              first: int = 50, after: str | None = None, **flt: Any) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(
+            _Calls.facts(scopes, as_of, valid_at, first, after, **flt))
+        return result
+
+    def fact(self, fact_id: str) -> dict[str, Any] | None:
+        result: dict[str, Any] | None = self.execute(Q_FACT, {"id": fact_id})["fact"]
+        return result
+
+    def history(self, subject: str, predicate: str, scopes: list[str], *,
+                as_of: Any = None) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(_Calls.history(subject, predicate, scopes, as_of))
+        return result
+
+    def retract_fact(self, fact_id: str, reason: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = self.execute(Q_RETRACT, {"id": fact_id,
+                                                          "reason": reason})["retractFact"]
+        return result
+
+
+class AsyncGraphMemoryClient:
+    def __init__(self, url: str, api_key: str, *, timeout: float = 30.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.url = url.rstrip("/") + ("" if url.endswith("/graphql") else "/graphql")
+        self._http = httpx.AsyncClient(timeout=timeout, transport=transport,
+                                       headers={"Authorization": f"Bearer {api_key}"})
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncGraphMemoryClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def execute(self, query: str,
+                      variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        resp = await self._http.post(self.url, json={"query": query,
+                                                     "variables": variables or {}})
+        return _unwrap(resp)
+
+    async def _call(self, spec: tuple[str, dict[str, Any], str]) -> Any:
+        query, variables, key = spec
+        return (await self.execute(query, variables))[key]
+
+    async def record_episodes(self, episodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._call(_Calls.record_episodes(episodes))
+        return result
+
+    async def assert_facts(self, facts: list[dict[str, Any]],
+                           idempotency_key: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(_Calls.assert_facts(facts, idempotency_key))
+        return result
+
+    async def facts(self, scopes: list[str], *, as_of: Any = None, valid_at: Any = None,
+                    first: int = 50, after: str | None = None, **flt: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(
+            _Calls.facts(scopes, as_of, valid_at, first, after, **flt))
+        return result
+
+    async def history(self, subject: str, predicate: str, scopes: list[str], *,
+                      as_of: Any = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(
+            _Calls.history(subject, predicate, scopes, as_of))
+        return result

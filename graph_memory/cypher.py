@@ -1,0 +1,105 @@
+"""Named Cypher queries loaded from ``cypher/**/*.cypher``.
+
+A file holds one statement and starts with a header::
+
+    // params: tenant, scope, rows
+    // returns: id, created
+
+The name is the path: ``cypher/fact/assert.cypher`` is ``fact.assert``. At load the header's
+params are checked against the ``$parameters`` in the body, so a renamed parameter fails at
+start-up instead of silently binding null (aiosql's signature check). Schema migrations under
+``cypher/schema/`` are plain DDL and carry no header.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CypherCatalog", "Query", "catalog", "cypher_root"]
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_HEADER = re.compile(r"^//\s*(params|returns):\s*(.*)$")
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    text: str
+    params: frozenset[str]
+    returns: tuple[str, ...]
+
+    def bind(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Return exactly the declared params; a missing one is a programming error."""
+        missing = self.params - params.keys()
+        if missing:
+            raise TypeError(f"query {self.name} called without {sorted(missing)}")
+        return {k: params[k] for k in self.params}
+
+
+def cypher_root() -> Path:
+    """The cypher/ folder: packaged inside the wheel, or the repo's own in a checkout."""
+    packaged = resources.files("graph_memory") / "_cypher"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    repo = Path(__file__).resolve().parent.parent / "cypher"
+    if repo.is_dir():
+        return repo
+    raise RuntimeError("cypher/ not found: the package is installed without its queries")
+
+
+def parse(name: str, source: str) -> Query:
+    declared: list[str] | None = None
+    returns: tuple[str, ...] = ()
+    for line in source.splitlines():
+        m = _HEADER.match(line.strip())
+        if not m:
+            if line.strip() and not line.strip().startswith("//"):
+                break
+            continue
+        items = [p.strip() for p in m.group(2).split(",") if p.strip()]
+        if m.group(1) == "params":
+            declared = items
+        else:
+            returns = tuple(items)
+    if declared is None:
+        raise ValueError(f"{name}: missing '// params:' header")
+    body = _STRING.sub("''", _LINE_COMMENT.sub("", source))
+    used = set(_PARAM.findall(body))
+    if used != set(declared):
+        raise ValueError(
+            f"{name}: header params {sorted(declared)} != body params {sorted(used)}"
+        )
+    return Query(name=name, text=source, params=frozenset(declared), returns=returns)
+
+
+class CypherCatalog:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._queries: dict[str, Query] = {}
+        for path in sorted(root.rglob("*.cypher")):
+            rel = path.relative_to(root)
+            if rel.parts[0] == "schema":
+                continue
+            name = ".".join(rel.with_suffix("").parts)
+            self._queries[name] = parse(name, path.read_text())
+
+    def __getitem__(self, name: str) -> Query:
+        try:
+            return self._queries[name]
+        except KeyError:
+            raise KeyError(f"no cypher query named {name!r} under {self.root}") from None
+
+    def names(self) -> list[str]:
+        return sorted(self._queries)
+
+
+@cache
+def catalog() -> CypherCatalog:
+    return CypherCatalog(cypher_root())

@@ -1,0 +1,144 @@
+"""The only place that talks to the driver: managed transactions with retries.
+
+Retries cover transient faults only (a leader switch, a dropped connection, a deadlock);
+a client error such as a syntax or constraint violation is raised at once, since replaying
+it cannot succeed. Callers name a query from the catalog; they never pass Cypher text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
+from neo4j.exceptions import (
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from graph_memory.cypher import CypherCatalog, catalog
+from graph_memory.errors import StoreUnavailable
+from graph_memory.settings import Neo4jConnection
+
+__all__ = ["Database", "Record", "Tx"]
+
+Record = dict[str, Any]
+T = TypeVar("T")
+
+
+class Tx:
+    """A transaction handed to repository code: runs named queries only."""
+
+    def __init__(self, tx: AsyncManagedTransaction, queries: CypherCatalog) -> None:
+        self._tx = tx
+        self._queries = queries
+
+    async def run(self, name: str, params: Mapping[str, Any]) -> list[Record]:
+        query = self._queries[name]
+        result = await self._tx.run(query.text, query.bind(dict(params)))
+        return await result.data()
+
+_TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
+
+
+def _retrying() -> AsyncRetrying:
+    return AsyncRetrying(
+        retry=retry_if_exception_type(_TRANSIENT),
+        stop=stop_after_attempt(5),
+        wait=wait_exponential_jitter(initial=0.05, max=2.0),
+        reraise=True,
+    )
+
+
+class Database:
+    def __init__(
+        self, driver: AsyncDriver, database: str, queries: CypherCatalog | None = None
+    ) -> None:
+        self.driver = driver
+        self.database = database
+        self.queries = queries or catalog()
+
+    @classmethod
+    def connect(cls, conn: Neo4jConnection) -> Database:
+        driver = AsyncGraphDatabase.driver(
+            conn.uri,
+            auth=(conn.user, conn.password),
+            max_connection_pool_size=50,
+            # The driver's own retry would stack on ours; tenacity owns retry policy.
+            max_transaction_retry_time=0,
+        )
+        return cls(driver, conn.database)
+
+    async def close(self) -> None:
+        await self.driver.close()
+
+    async def read(self, name: str, params: Mapping[str, Any]) -> list[Record]:
+        return await self._run(name, params, write=False)
+
+    async def write(self, name: str, params: Mapping[str, Any]) -> list[Record]:
+        return await self._run(name, params, write=True)
+
+    async def write_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run ``fn`` in one write transaction (retried whole on transient faults)."""
+
+        async def work(tx: AsyncManagedTransaction) -> T:
+            return await fn(Tx(tx, self.queries))
+
+        result: T = await self._with_retry(work, write=True)
+        return result
+
+    async def read_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
+        async def work(tx: AsyncManagedTransaction) -> T:
+            return await fn(Tx(tx, self.queries))
+
+        result: T = await self._with_retry(work, write=False)
+        return result
+
+    async def write_many(self, steps: list[tuple[str, Mapping[str, Any]]]) -> list[list[Record]]:
+        """Run several named queries in ONE write transaction: all land or none does."""
+        bound = [(self.queries[n].text, self.queries[n].bind(dict(p))) for n, p in steps]
+
+        async def work(tx: AsyncManagedTransaction) -> list[list[Record]]:
+            out: list[list[Record]] = []
+            for text, p in bound:
+                result = await tx.run(text, p)
+                out.append(await result.data())
+            return out
+
+        return await self._with_retry(work, write=True)
+
+    async def _run(self, name: str, params: Mapping[str, Any], *, write: bool) -> list[Record]:
+        query = self.queries[name]
+        bound = query.bind(dict(params))
+
+        async def work(tx: AsyncManagedTransaction) -> list[Record]:
+            result = await tx.run(query.text, bound)
+            return await result.data()
+
+        return await self._with_retry(work, write=write)
+
+    async def _with_retry(self, work: Any, *, write: bool) -> Any:
+        try:
+            async for attempt in _retrying():
+                with attempt:
+                    async with self.driver.session(database=self.database) as session:
+                        if write:
+                            return await session.execute_write(work)
+                        return await session.execute_read(work)
+        except (ServiceUnavailable, SessionExpired) as e:
+            raise StoreUnavailable(f"Neo4j is unavailable: {e}") from e
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def run_raw(self, text: str, params: Mapping[str, Any] | None = None) -> list[Record]:
+        """DDL from migration files only (trusted, never user input)."""
+        records, _, _ = await self.driver.execute_query(
+            text, dict(params or {}), database_=self.database, routing_=RoutingControl.WRITE
+        )
+        return [r.data() for r in records]

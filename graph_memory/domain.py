@@ -1,0 +1,195 @@
+"""Domain objects and the pure rules over them (no I/O).
+
+Time: every datetime is timezone-aware UTC; intervals are half-open ``[from, to)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import Enum
+from typing import Any
+
+from graph_memory.errors import ScopeMissing, ValidationError
+
+__all__ = [
+    "TIER_CAP",
+    "TIER_RANK",
+    "Cardinality",
+    "Citation",
+    "EpisodeInput",
+    "FactInput",
+    "Outcome",
+    "Principal",
+    "Role",
+    "Status",
+    "Tier",
+    "entity_id",
+    "entity_key",
+    "ft_token",
+    "noisy_or",
+    "parse_scope",
+    "require_aware",
+    "utcnow",
+]
+
+
+class Role(str, Enum):
+    AGENT = "agent"
+    ANALYST = "analyst"
+    ADMIN = "admin"
+
+
+class Tier(str, Enum):
+    SYSTEM = "system"
+    ADMIN = "admin"
+    USER = "user"
+    INFERRED = "inferred"
+
+
+TIER_RANK: dict[Tier, int] = {Tier.SYSTEM: 3, Tier.ADMIN: 2, Tier.USER: 1, Tier.INFERRED: 0}
+# A source's tier caps the confidence its facts can reach, however much evidence piles up:
+# ten chats cannot make an inference as certain as a system record.
+TIER_CAP: dict[Tier, float] = {
+    Tier.SYSTEM: 1.0,
+    Tier.ADMIN: 0.98,
+    Tier.USER: 0.95,
+    Tier.INFERRED: 0.8,
+}
+
+
+class Status(str, Enum):
+    CANDIDATE = "candidate"
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
+    RETRACTED = "retracted"
+    REJECTED = "rejected"
+
+
+class Cardinality(str, Enum):
+    ONE = "one"
+    MANY = "many"
+
+
+class Outcome(str, Enum):
+    SUCCESS = "success"
+    ESCALATED = "escalated"
+    ABANDONED = "abandoned"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the tenant and role come from the credential, never from arguments."""
+
+    tenant: str
+    role: Role
+    key_id: str
+    name: str = ""
+
+    @property
+    def actor(self) -> str:
+        return f"{self.role.value}:{self.name or self.key_id}"
+
+
+@dataclass(frozen=True)
+class Citation:
+    episode_id: str
+    weight: float | None = None
+
+
+@dataclass(frozen=True)
+class FactInput:
+    subject: str
+    predicate: str
+    object: str
+    citations: tuple[Citation, ...]
+    scope: str | None = None
+    object_is_entity: bool = False
+    text: str | None = None
+    kind: str = "fact"
+    source: str = "conversation"
+    sensitivity: str = "low"
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    ttl_days: int | None = None
+    cardinality: Cardinality | None = None
+    depends_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EpisodeInput:
+    user_id: str
+    session_id: str
+    started_at: datetime
+    ended_at: datetime
+    summary: str
+    outcome: Outcome
+    topics: tuple[str, ...] = ()
+    key_entities: tuple[str, ...] = ()
+    source: str = "conversation"
+    confidence: float = 0.7
+    scope: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def require_aware(value: datetime | None, name: str) -> datetime | None:
+    """Naive datetimes are refused: the driver would send them as LOCAL DATETIME, which never
+    compares equal to a zoned DATETIME, so a filter would silently match nothing."""
+    if value is None:
+        return None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValidationError(f"{name} must carry a timezone (UTC), got naive {value}", field=name)
+    return value.astimezone(UTC)
+
+
+_SCOPE = re.compile(r"^(user|team):([A-Za-z0-9_.@:\-]{1,128})$")
+
+
+def parse_scope(scope: str | None) -> str:
+    """A scope is ``user:<id>``, ``team:<id>`` or ``tenant``; absence is a programming error."""
+    if scope is None or scope == "":
+        raise ScopeMissing("a scope (user:<id>, team:<id> or tenant) is required")
+    if scope == "tenant" or _SCOPE.match(scope):
+        return scope
+    raise ValidationError(
+        f"bad scope {scope!r}: want user:<id>, team:<id> or tenant", field="scope"
+    )
+
+
+def entity_key(name: str) -> str:
+    return " ".join(name.strip().lower().split())
+
+
+def entity_id(tenant: str, name: str) -> str:
+    digest = hashlib.sha256(f"{tenant}\x00{entity_key(name)}".encode()).hexdigest()
+    return f"ent_{digest[:24]}"
+
+
+def ft_token(tenant: str, scope: str) -> str:
+    """An opaque, analyzer-proof token for (tenant, scope) in full-text indexes.
+
+    Lucene's analyzers split raw ids on '-' and '.', so ``tenant:acme`` would match
+    ``acme-2``; a hex digest is one token that only its own scope can produce.
+    """
+    return "s" + hashlib.sha256(f"{tenant}\x00{scope}".encode()).hexdigest()[:32]
+
+
+def noisy_or(weights_by_session: dict[str, Iterable[float]], cap: float) -> float:
+    """Combine evidence: the strongest weight per session, noisy-OR across sessions, capped.
+
+    Several mentions in one session are one piece of evidence, not many: a single chat cannot
+    corroborate itself.
+    """
+    miss = 1.0
+    for weights in weights_by_session.values():
+        w = max(weights, default=0.0)
+        miss *= 1.0 - min(max(w, 0.0), 1.0)
+    return round(min(cap, 1.0 - miss), 6)

@@ -1,0 +1,1 @@
+"""GraphQL surface: resolvers translate to service calls and back, nothing more."""

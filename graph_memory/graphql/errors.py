@@ -1,0 +1,51 @@
+"""Typed errors out, everything else masked.
+
+A GraphMemoryError becomes a GraphQL error with ``extensions.code``; any other exception is
+logged with its traceback and reaches the client only as "Internal error" (code INTERNAL), so
+driver messages and stack details never leak.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+from graphql import GraphQLError
+from strawberry.extensions import SchemaExtension
+
+from graph_memory.errors import GraphMemoryError
+
+__all__ = ["ErrorCodes"]
+
+log = logging.getLogger("graph_memory.graphql")
+
+
+class ErrorCodes(SchemaExtension):
+    def on_operation(self) -> Iterator[None]:
+        yield
+        result = self.execution_context.result
+        if not result or not result.errors:
+            return
+        result.errors = [self._typed(e) for e in result.errors]
+
+    @staticmethod
+    def _typed(error: GraphQLError) -> GraphQLError:
+        original = error.original_error
+        if original is None:
+            # Parse/validation errors of the query itself.
+            ext = dict(error.extensions or {})
+            ext.setdefault("code", "GRAPHQL_VALIDATION")
+            return GraphQLError(error.message, error.nodes, error.source, error.positions,
+                                error.path, None, ext)
+        if isinstance(original, GraphMemoryError):
+            ext = {"code": original.code}
+            if original.field:
+                ext["field"] = original.field
+            return GraphQLError(original.message, error.nodes, error.source, error.positions,
+                                error.path, original, ext)
+        if isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower():
+            return GraphQLError(str(original), error.nodes, error.source, error.positions,
+                                error.path, original, {"code": "VALIDATION"})
+        log.error("unexpected error in %s", error.path, exc_info=original)
+        return GraphQLError("Internal error", error.nodes, error.source, error.positions,
+                            error.path, original, {"code": "INTERNAL"})

@@ -1,0 +1,189 @@
+"""Write resolvers: episodes, facts, retraction. Batches report per item."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from graph_memory.domain import Cardinality as DCardinality
+from graph_memory.domain import Citation, EpisodeInput, FactInput, Role
+from graph_memory.domain import Outcome as DOutcome
+from graph_memory.graphql.context import require_role
+from graph_memory.graphql.types.episode import ItemError, Outcome
+from graph_memory.graphql.types.fact import Cardinality, Fact, FactStatus, fact_from_record
+
+__all__ = ["MemoryMutation"]
+
+_WRITERS = (Role.AGENT, Role.ADMIN)
+
+
+@strawberry.input
+class EpisodeInputGQL:
+    user_id: str
+    session_id: str
+    started_at: datetime
+    ended_at: datetime
+    summary: str
+    outcome: Outcome
+    topics: list[str] = strawberry.field(default_factory=list)
+    key_entities: list[str] = strawberry.field(default_factory=list)
+    source: str = "conversation"
+    confidence: float = 0.7
+    scope: str | None = strawberry.field(
+        default=None, description="Defaults to user:<userId>.")
+
+
+@strawberry.type
+class EpisodeResult:
+    index: int
+    ok: bool
+    id: strawberry.ID | None
+    error: ItemError | None
+
+
+@strawberry.input
+class CitationInput:
+    episode_id: strawberry.ID
+    weight: float | None = strawberry.field(
+        default=None, description="Support in (0, 1]; defaults to the episode's confidence.")
+
+
+@strawberry.input
+class FactInputGQL:
+    subject: str
+    predicate: str
+    object: str
+    episodes: list[CitationInput]
+    scope: str | None = strawberry.field(
+        default=None, description="Defaults to the first cited episode's scope.")
+    object_is_entity: bool = False
+    text: str | None = None
+    kind: str = "fact"
+    source: str = "conversation"
+    sensitivity: str = "low"
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    ttl_days: int | None = None
+    cardinality: Cardinality | None = None
+    depends_on: list[strawberry.ID] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class FactResult:
+    index: int
+    ok: bool
+    action: str | None = strawberry.field(
+        description="created | superseded | corroborated")
+    fact_id: strawberry.ID | None
+    version: int | None
+    status: FactStatus | None
+    confidence: float | None
+    supersedes: strawberry.ID | None
+    error: ItemError | None
+
+    @strawberry.field
+    async def fact(self, info: Info[Any, None]) -> Fact | None:
+        if not self.fact_id:
+            return None
+        rec = await info.context.loader("facts").load(str(self.fact_id))
+        return fact_from_record(rec) if rec else None
+
+
+@strawberry.type
+class AssertFactsPayload:
+    results: list[FactResult]
+    accepted: int
+    rejected: int
+
+
+def _fact_input(f: FactInputGQL) -> FactInput:
+    return FactInput(
+        subject=f.subject, predicate=f.predicate, object=f.object,
+        citations=tuple(Citation(str(c.episode_id), c.weight) for c in f.episodes),
+        scope=f.scope, object_is_entity=f.object_is_entity, text=f.text, kind=f.kind,
+        source=f.source, sensitivity=f.sensitivity, valid_from=f.valid_from,
+        valid_to=f.valid_to, ttl_days=f.ttl_days,
+        cardinality=DCardinality(f.cardinality.value) if f.cardinality else None,
+        depends_on=tuple(str(d) for d in f.depends_on),
+    )
+
+
+@strawberry.type
+class MemoryMutation:
+    @strawberry.mutation(description="Record session summaries (one or many).")
+    async def record_episodes(
+        self, info: Info[Any, None], episodes: list[EpisodeInputGQL]
+    ) -> list[EpisodeResult]:
+        ctx = info.context
+        require_role(ctx.principal, *_WRITERS)
+        items = [
+            EpisodeInput(
+                user_id=e.user_id, session_id=e.session_id, started_at=e.started_at,
+                ended_at=e.ended_at, summary=e.summary, outcome=DOutcome(e.outcome.value),
+                topics=tuple(e.topics), key_entities=tuple(e.key_entities), source=e.source,
+                confidence=e.confidence, scope=e.scope,
+            )
+            for e in episodes
+        ]
+        out = await ctx.services.episodes.record(ctx.principal, items)
+        return [
+            EpisodeResult(
+                index=i, ok=err is None, id=strawberry.ID(ep_id) if ep_id else None,
+                error=ItemError(code=err.code, message=err.message, field=err.field)
+                if err else None)
+            for i, (ep_id, err) in enumerate(out)
+        ]
+
+    @strawberry.mutation(description="Record one session summary; errors are raised.")
+    async def record_episode(self, info: Info[Any, None], episode: EpisodeInputGQL) -> strawberry.ID:
+        results = await MemoryMutation.record_episodes(self, info, [episode])
+        r = results[0]
+        if r.error is not None:
+            from graph_memory.errors import GraphMemoryError
+
+            err = GraphMemoryError(r.error.message, field=r.error.field)
+            err.code = r.error.code
+            raise err
+        assert r.id is not None  # ok results always carry an id
+        return r.id
+
+    @strawberry.mutation(
+        description="Assert up to 1,000 facts. Same object: corroborates the current version; "
+        "new object of a single-valued predicate: supersedes it. Idempotent under the key."
+    )
+    async def assert_facts(
+        self,
+        info: Info[Any, None],
+        facts: list[FactInputGQL],
+        idempotency_key: str | None = None,
+    ) -> AssertFactsPayload:
+        ctx = info.context
+        require_role(ctx.principal, *_WRITERS)
+        results = await ctx.services.facts.assert_facts(
+            ctx.principal, [_fact_input(f) for f in facts], idempotency_key)
+        out = [
+            FactResult(
+                index=r.index, ok=r.ok, action=r.action,
+                fact_id=strawberry.ID(r.fact_id) if r.fact_id else None,
+                version=r.version, status=FactStatus(r.status) if r.status else None,
+                confidence=r.confidence,
+                supersedes=strawberry.ID(r.supersedes) if r.supersedes else None,
+                error=ItemError(code=r.error_code, message=r.error_message or "",
+                                field=r.error_field) if r.error_code else None,
+            )
+            for r in results
+        ]
+        ok = sum(1 for r in results if r.ok)
+        return AssertFactsPayload(results=out, accepted=ok, rejected=len(results) - ok)
+
+    @strawberry.mutation(description="Retract a fact: belief ends now; history keeps it.")
+    async def retract_fact(
+        self, info: Info[Any, None], id: strawberry.ID, reason: str | None = None
+    ) -> Fact:
+        ctx = info.context
+        require_role(ctx.principal, Role.AGENT, Role.ANALYST, Role.ADMIN)
+        rec = await ctx.services.facts.retract(ctx.principal, str(id), reason)
+        return fact_from_record(rec)

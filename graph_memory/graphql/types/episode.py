@@ -1,0 +1,55 @@
+"""Episodes and write-result types."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import strawberry
+
+from graph_memory.graphql.convert import dt
+
+__all__ = ["Episode", "ItemError", "Outcome", "episode_from_record"]
+
+
+@strawberry.enum
+class Outcome(Enum):
+    SUCCESS = "success"
+    ESCALATED = "escalated"
+    ABANDONED = "abandoned"
+
+
+@strawberry.type(description="A structured session summary: what happened.")
+class Episode:
+    id: strawberry.ID
+    scope: str
+    user_id: str
+    session_id: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    summary: str
+    outcome: Outcome
+    topics: list[str]
+    key_entities: list[str]
+    source: str
+    confidence: float
+    recorded_at: datetime | None
+
+
+@strawberry.type(description="Why one item of a batch was refused; its siblings still land.")
+class ItemError:
+    code: str
+    message: str
+    field: str | None
+
+
+def episode_from_record(r: dict[str, Any]) -> Episode:
+    return Episode(
+        id=strawberry.ID(r["id"]), scope=r["scope"], user_id=r["user_id"],
+        session_id=r["session_id"], started_at=dt(r.get("started_at")),
+        ended_at=dt(r.get("ended_at")), summary=r["summary"], outcome=Outcome(r["outcome"]),
+        topics=list(r.get("topics") or []), key_entities=list(r.get("key_entities") or []),
+        source=r.get("source") or "", confidence=float(r.get("confidence") or 0.0),
+        recorded_at=dt(r.get("recorded_at")),
+    )

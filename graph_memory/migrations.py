@@ -1,0 +1,91 @@
+"""Schema migrations: ``cypher/schema/NNN_name.cypher`` applied in order, recorded in the graph.
+
+Each file is idempotent DDL (``IF NOT EXISTS``); the applied version lives on a
+``(:SchemaMigration)`` node per file. A database whose recorded version is newer than any file
+here was migrated by newer code: we refuse to touch it rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from graph_memory.cypher import cypher_root
+from graph_memory.db import Database
+from graph_memory.errors import MigrationError
+
+__all__ = ["Migration", "applied_version", "migrate", "pending", "schema_migrations"]
+
+_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.cypher$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+def _split(source: str) -> tuple[str, ...]:
+    lines = [ln for ln in source.splitlines() if not ln.strip().startswith("//")]
+    return tuple(s.strip() for s in "\n".join(lines).split(";") if s.strip())
+
+
+def schema_migrations(root: Path | None = None) -> list[Migration]:
+    folder = (root or cypher_root()) / "schema"
+    out: list[Migration] = []
+    for path in sorted(folder.glob("*.cypher")):
+        m = _NAME.match(path.name)
+        if not m:
+            raise MigrationError(f"bad migration file name {path.name}: want NNN_name.cypher")
+        out.append(Migration(int(m.group(1)), m.group(2), _split(path.read_text())))
+    versions = [m.version for m in out]
+    if len(set(versions)) != len(versions):
+        raise MigrationError(f"duplicate migration numbers in {folder}")
+    return out
+
+
+async def applied_version(db: Database) -> int:
+    rows = await db.run_raw(
+        "MATCH (m:SchemaMigration) RETURN coalesce(max(m.version), 0) AS v"
+    )
+    return int(rows[0]["v"]) if rows else 0
+
+
+async def pending(db: Database) -> list[Migration]:
+    current = await applied_version(db)
+    return [m for m in schema_migrations() if m.version > current]
+
+
+async def migrate(db: Database, *, dimensions: int) -> list[Migration]:
+    """Apply every pending migration; returns the ones applied (empty when up to date).
+
+    Raises MigrationError when the database is ahead of this code.
+    """
+    known = schema_migrations()
+    latest = max((m.version for m in known), default=0)
+    current = await applied_version(db)
+    if current > latest:
+        raise MigrationError(
+            f"database schema is at version {current} but this graph_memory knows only up to "
+            f"{latest}: upgrade graph_memory instead of running an older one against it"
+        )
+    applied: list[Migration] = []
+    for m in known:
+        if m.version <= current:
+            continue
+        for stmt in m.statements:
+            params = {"dimensions": dimensions} if "$dimensions" in stmt else {}
+            try:
+                await db.run_raw(stmt, params)
+            except Exception as e:  # the driver raises many kinds; all abort the migration
+                raise MigrationError(f"migration {m.version:03d}_{m.name} failed: {e}") from e
+        await db.run_raw(
+            "MERGE (s:SchemaMigration {version: $v}) "
+            "SET s.name = $n, s.applied_at = datetime(), s.caption = $caption",
+            {"v": m.version, "n": m.name, "caption": f"{m.version:03d} {m.name}"},
+        )
+        applied.append(m)
+    await db.run_raw("CALL db.awaitIndexes(300)")
+    return applied

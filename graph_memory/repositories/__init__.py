@@ -1,0 +1,1 @@
+"""Repositories: the only code that runs Cypher, always by catalog name, always tenant-scoped."""

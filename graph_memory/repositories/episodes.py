@@ -1,0 +1,48 @@
+"""Episodes: structured session summaries, the evidence facts derive from."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Database, Record
+from graph_memory.repositories._scope import require_scopes, require_tenant
+
+__all__ = ["EpisodeRepository"]
+
+
+class EpisodeRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def record(self, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
+        await self.db.write(
+            "episode.record", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
+        )
+
+    async def get(self, tenant: str, ids: list[str]) -> dict[str, Record]:
+        rows = await self.db.read("episode.get", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["episode"]["id"]: r["episode"] for r in rows}
+
+    async def list(
+        self,
+        tenant: str,
+        scopes: list[str],
+        *,
+        user_id: str | None,
+        session_id: str | None,
+        start: datetime | None,
+        end: datetime | None,
+        after: tuple[datetime, str] | None,
+        limit: int,
+    ) -> list[Record]:
+        rows = await self.db.read(
+            "episode.list",
+            {
+                "tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
+                "user_id": user_id, "session_id": session_id, "from": start, "to": end,
+                "after_recorded": after[0] if after else None,
+                "after_id": after[1] if after else None, "limit": limit,
+            },
+        )
+        return [r["episode"] for r in rows]

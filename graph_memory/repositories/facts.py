@@ -1,0 +1,148 @@
+"""Fact versions, their evidence and their dependency edges."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Database, Record, Tx
+from graph_memory.repositories._scope import require_scopes, require_tenant
+
+__all__ = ["FactRepository"]
+
+
+class FactRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- inside a write transaction -------------------------------------------------------
+    @staticmethod
+    async def lock_tenant(tx: Tx, tenant: str) -> None:
+        await tx.run("tenant.lock", {"tenant": require_tenant(tenant)})
+
+    @staticmethod
+    async def cited_episodes(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:
+        rows = await tx.run("episode.cited", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["id"]: r for r in rows}
+
+    @staticmethod
+    async def current_slots(tx: Tx, tenant: str, slots: list[dict[str, str]]) -> list[Record]:
+        return await tx.run("fact.current_slots", {"tenant": require_tenant(tenant), "slots": slots})
+
+    @staticmethod
+    async def predicates(tx: Tx, tenant: str, names: list[str]) -> dict[str, str]:
+        rows = await tx.run("predicate.lookup", {"tenant": require_tenant(tenant), "names": names})
+        return {r["name"]: r["cardinality"] for r in rows}
+
+    @staticmethod
+    async def define_predicates(
+        tx: Tx, tenant: str, rows: list[dict[str, str]], now: datetime
+    ) -> None:
+        if rows:
+            await tx.run("predicate.define", {"tenant": tenant, "rows": rows, "now": now})
+
+    @staticmethod
+    async def create(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
+        if rows:
+            await tx.run("fact.create", {"tenant": require_tenant(tenant), "rows": rows, "now": now})
+
+    @staticmethod
+    async def add_evidence(
+        tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime
+    ) -> None:
+        if rows:
+            await tx.run("fact.add_evidence", {"tenant": tenant, "rows": rows, "now": now})
+
+    @staticmethod
+    async def recompute_confidence(
+        tx: Tx, tenant: str, ids: list[str], promote_sessions: int
+    ) -> list[Record]:
+        if not ids:
+            return []
+        return await tx.run(
+            "fact.recompute_confidence",
+            {"tenant": require_tenant(tenant), "ids": ids, "promote_sessions": promote_sessions},
+        )
+
+    @staticmethod
+    async def flag_dependents(
+        tx: Tx, tenant: str, premises: list[dict[str, str]], now: datetime
+    ) -> list[Record]:
+        if not premises:
+            return []
+        return await tx.run(
+            "fact.flag_dependents", {"tenant": tenant, "premises": premises, "now": now}
+        )
+
+    @staticmethod
+    async def retract(
+        tx: Tx, tenant: str, fact_id: str, now: datetime, actor: str, reason: str | None
+    ) -> Record | None:
+        rows = await tx.run(
+            "fact.retract",
+            {"tenant": require_tenant(tenant), "id": fact_id, "now": now, "actor": actor,
+             "reason": reason},
+        )
+        return rows[0]["fact"] if rows else None
+
+    @staticmethod
+    async def get_in_tx(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:
+        rows = await tx.run("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["fact"]["id"]: r["fact"] for r in rows}
+
+    # -- reads ------------------------------------------------------------------------------
+    async def get(self, tenant: str, ids: list[str]) -> dict[str, Record]:
+        rows = await self.db.read("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["fact"]["id"]: r["fact"] for r in rows}
+
+    async def list(
+        self,
+        tenant: str,
+        scopes: list[str],
+        *,
+        subject: str | None,
+        predicate: str | None,
+        statuses: list[str],
+        as_of: datetime,
+        valid_at: datetime,
+        include_expired: bool,
+        needs_verification: bool | None,
+        after: tuple[datetime, str] | None,
+        limit: int,
+    ) -> list[Record]:
+        rows = await self.db.read(
+            "fact.list",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "subject": subject,
+                "predicate": predicate,
+                "statuses": statuses,
+                "as_of": as_of,
+                "valid_at": valid_at,
+                "include_expired": include_expired,
+                "needs_verification": needs_verification,
+                "after_recorded": after[0] if after else None,
+                "after_id": after[1] if after else None,
+                "limit": limit,
+            },
+        )
+        return [r["fact"] for r in rows]
+
+    async def slot_versions(
+        self, tenant: str, scopes: list[str], subject: str, predicate: str, as_of: datetime
+    ) -> list[Record]:
+        rows = await self.db.read(
+            "fact.slot_versions",
+            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
+             "subject": subject, "predicate": predicate, "as_of": as_of},
+        )
+        return [r["fact"] for r in rows]
+
+    async def provenance(self, tenant: str, ids: list[str]) -> dict[str, list[Record]]:
+        rows = await self.db.read("fact.provenance", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["id"]: r["evidence"] for r in rows}
+
+    async def dependencies(self, tenant: str, ids: list[str]) -> dict[str, Record]:
+        rows = await self.db.read("fact.depends", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["id"]: r for r in rows}

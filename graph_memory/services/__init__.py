@@ -1,0 +1,1 @@
+"""Services: the rules (time defaults, tiers, gate, promotion) between resolvers and repositories."""

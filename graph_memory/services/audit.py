@@ -1,0 +1,57 @@
+"""Audit events: who, when, what it was before, and the confidence delta."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime
+from typing import Any
+
+from graph_memory.domain import Principal
+
+__all__ = ["event", "snapshot"]
+
+# Fields that describe a fact/episode without its vectors; what `before`/`after` keep.
+_SNAPSHOT_SKIP = {"embedding", "ft_scope"}
+
+
+def snapshot(node: dict[str, Any] | None) -> str | None:
+    if node is None:
+        return None
+    return json.dumps(
+        {k: v for k, v in node.items() if k not in _SNAPSHOT_SKIP}, default=str, sort_keys=True
+    )
+
+
+def event(
+    principal: Principal | None,
+    action: str,
+    target_type: str,
+    target_id: str,
+    at: datetime,
+    *,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    confidence_delta: float | None = None,
+    reason: str | None = None,
+    actor: str | None = None,
+    actor_type: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "id": f"aud_{uuid.uuid4().hex}",
+        "at": at,
+        "actor": actor or (principal.actor if principal else "system"),
+        "actor_type": actor_type or (_actor_type(principal) if principal else "system"),
+        "action": action,
+        "target_type": target_type,
+        "target_id": target_id,
+        "before": snapshot(before),
+        "after": snapshot(after),
+        "confidence_delta": confidence_delta,
+        "reason": reason,
+    }
+
+
+def _actor_type(principal: Principal) -> str:
+    # The spec's actor kinds: user | system | consolidation | admin.
+    return "admin" if principal.role.value == "admin" else "user"

@@ -1,0 +1,64 @@
+"""API keys bound to (tenant, role). The tenant always comes from the key."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+
+from graph_memory.domain import Principal, Role, utcnow
+from graph_memory.errors import NotFound, Unauthenticated, ValidationError
+from graph_memory.repositories.apikeys import ApiKeyRepository
+
+__all__ = ["AuthService", "digest"]
+
+_TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+# Short enough that a revoked key stops working within seconds, long enough that a busy agent
+# does not pay a database round trip per request.
+_CACHE_SECONDS = 10.0
+
+
+def digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class AuthService:
+    def __init__(self, repo: ApiKeyRepository) -> None:
+        self.repo = repo
+        self._cache: dict[str, tuple[float, Principal]] = {}
+
+    async def create_key(self, tenant: str, role: str, name: str) -> tuple[str, str]:
+        """Returns (key id, the secret key): the secret is shown once and stored hashed."""
+        if not _TENANT.match(tenant):
+            raise ValidationError(f"bad tenant id {tenant!r}", field="tenant")
+        try:
+            role_ = Role(role)
+        except ValueError:
+            raise ValidationError(f"role must be one of {[r.value for r in Role]}",
+                                  field="role") from None
+        key_id = f"key_{secrets.token_hex(6)}"
+        secret = f"gm_{secrets.token_urlsafe(32)}"
+        await self.repo.create(key_id, digest(secret), tenant, role_.value, name or key_id,
+                               utcnow())
+        return key_id, secret
+
+    async def revoke(self, key_id: str) -> None:
+        if not await self.repo.revoke(key_id, utcnow()):
+            raise NotFound(f"no active key {key_id}")
+        self._cache.clear()
+
+    async def authenticate(self, key: str | None) -> Principal:
+        if not key:
+            raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
+        d = digest(key)
+        hit = self._cache.get(d)
+        if hit and hit[0] > time.monotonic():
+            return hit[1]
+        row = await self.repo.by_hash(d)
+        if row is None or row["revoked_at"] is not None:
+            raise Unauthenticated("invalid or revoked API key")
+        principal = Principal(tenant=row["tenant"], role=Role(row["role"]), key_id=row["id"],
+                              name=row["name"] or row["id"])
+        self._cache[d] = (time.monotonic() + _CACHE_SECONDS, principal)
+        return principal

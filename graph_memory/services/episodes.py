@@ -1,0 +1,94 @@
+"""Episodic memory: record session summaries (never raw transcripts) and list them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Database, Record
+from graph_memory.domain import EpisodeInput, Principal, ft_token, parse_scope, utcnow
+from graph_memory.embeddings import Embedder
+from graph_memory.errors import GraphMemoryError
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.episodes import EpisodeRepository
+from graph_memory.services import audit
+from graph_memory.services.gate import check_episode
+
+__all__ = ["EpisodeResult", "EpisodeService"]
+
+EpisodeResult = tuple[str | None, GraphMemoryError | None]
+
+
+class EpisodeService:
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder | None,
+        policy_for: Callable[[str], Awaitable[TenantPolicy]],
+    ) -> None:
+        self.repo = EpisodeRepository(db)
+        self.audit = AuditRepository(db)
+        self.embedder = embedder
+        self._policy_for = policy_for
+
+    async def record(self, principal: Principal, items: list[EpisodeInput]) -> list[EpisodeResult]:
+        """Record episodes; each gets (id, None) or (None, error). recordedAt is now (UTC)."""
+        policy = await self._policy_for(principal.tenant)
+        out: list[EpisodeResult] = []
+        rows: list[dict[str, Any]] = []
+        for item in items:
+            try:
+                scope = check_episode(item, principal, policy)
+            except GraphMemoryError as e:
+                out.append((None, e))
+                continue
+            ep_id = f"ep_{uuid.uuid4().hex}"
+            text = item.summary.strip()
+            if item.topics:
+                text += "\nTopics: " + ", ".join(item.topics)
+            rows.append({
+                "id": ep_id, "scope": scope, "ft_scope": ft_token(principal.tenant, scope),
+                "user_id": item.user_id, "session_id": item.session_id,
+                "started_at": item.started_at, "ended_at": item.ended_at,
+                "summary": item.summary.strip(), "text": text,
+                "caption": item.summary.strip()[:80], "outcome": item.outcome.value,
+                "topics": list(item.topics), "key_entities": list(item.key_entities),
+                "source": item.source, "confidence": item.confidence, "embedding": None,
+            })
+            out.append((ep_id, None))
+        if rows:
+            if self.embedder is not None:
+                vectors = await self.embedder.embed([r["text"] for r in rows])
+                for r, v in zip(rows, vectors, strict=True):
+                    r["embedding"] = v
+            now = utcnow()
+            await self.repo.record(principal.tenant, rows, now)
+            await self.audit.record(principal.tenant, [
+                audit.event(principal, "record", "episode", r["id"], now,
+                            after={k: v for k, v in r.items() if k != "embedding"})
+                for r in rows
+            ])
+        return out
+
+    async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
+        return await self.repo.get(principal.tenant, ids)
+
+    async def list(
+        self,
+        principal: Principal,
+        scopes: list[str],
+        *,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        after: tuple[datetime, str] | None = None,
+        limit: int = 20,
+    ) -> list[Record]:
+        return await self.repo.list(
+            principal.tenant, [parse_scope(s) for s in scopes], user_id=user_id,
+            session_id=session_id, start=start, end=end, after=after, limit=limit,
+        )

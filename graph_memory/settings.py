@@ -1,0 +1,113 @@
+"""Runtime settings, read once from the environment.
+
+Two ways to reach Neo4j:
+
+* ``NEO4J_URI`` (+ ``NEO4J_USER`` / ``NEO4J_PASSWORD`` / ``NEO4J_DATABASE``) set: use that
+  server (a ``neo4j://`` routing URI for a cluster or Aura, or docker-compose) and start
+  nothing locally.
+* unset: the project's own local Neo4j under ``GRAPH_MEMORY_HOME``
+  (default ``~/.cache/graph-memory``), whose generated password lives in a 0600 file there.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Neo4jConnection", "Settings", "data_home", "local_password_file"]
+
+
+def data_home() -> Path:
+    """Where jars, the local Neo4j store, its password and logs live."""
+    raw = os.environ.get("GRAPH_MEMORY_HOME")
+    if raw:
+        return Path(raw).expanduser().resolve()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return (base / "graph-memory").resolve()
+
+
+def local_password_file() -> Path:
+    return data_home() / "neo4j-password"
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as e:
+        raise SystemExit(f"{name}={raw!r} is not an integer") from e
+
+
+@dataclass(frozen=True)
+class Neo4jConnection:
+    uri: str
+    user: str
+    password: str
+    database: str
+    # True when the URI came from the environment: nothing is started locally then.
+    external: bool
+
+
+@dataclass(frozen=True)
+class Settings:
+    bolt_port: int = 7687
+    http_port: int = 7474
+    external_uri: str | None = None
+    user: str = "neo4j"
+    password_env: str | None = None
+    database: str = "neo4j"
+    embedder: str = "local"
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    openai_embedding_model: str = "text-embedding-3-small"
+    openai_embedding_dimensions: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        dims = os.environ.get("GRAPH_MEMORY_OPENAI_EMBEDDING_DIMENSIONS")
+        return cls(
+            bolt_port=_int_env("GRAPH_MEMORY_NEO4J_BOLT_PORT", 7687),
+            http_port=_int_env("GRAPH_MEMORY_NEO4J_HTTP_PORT", 7474),
+            external_uri=os.environ.get("NEO4J_URI") or None,
+            user=os.environ.get("NEO4J_USER") or "neo4j",
+            password_env=os.environ.get("NEO4J_PASSWORD") or None,
+            database=os.environ.get("NEO4J_DATABASE") or "neo4j",
+            embedder=os.environ.get("GRAPH_MEMORY_EMBEDDER") or "local",
+            openai_base_url=os.environ.get("OPENAI_BASE_URL") or None,
+            openai_api_key=os.environ.get("OPENAI_API_KEY") or None,
+            openai_embedding_model=os.environ.get("GRAPH_MEMORY_OPENAI_EMBEDDING_MODEL")
+            or "text-embedding-3-small",
+            openai_embedding_dimensions=int(dims) if dims else None,
+        )
+
+    def neo4j(self) -> Neo4jConnection:
+        """Resolve the connection; for the local server the password comes from its file."""
+        if self.external_uri:
+            return Neo4jConnection(
+                uri=self.external_uri,
+                user=self.user,
+                password=self.password_env or "",
+                database=self.database,
+                external=True,
+            )
+        password = self.password_env
+        if password is None:
+            pw_file = local_password_file()
+            if not pw_file.exists():
+                raise SystemExit(
+                    f"no local Neo4j password at {pw_file}: run `graph-memory neo4j start` "
+                    "first, or set NEO4J_URI/NEO4J_PASSWORD for an external server"
+                )
+            password = pw_file.read_text().strip()
+        return Neo4jConnection(
+            uri=f"bolt://127.0.0.1:{self.bolt_port}",
+            user="neo4j",
+            password=password,
+            database=self.database,
+            external=False,
+        )

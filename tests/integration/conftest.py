@@ -1,0 +1,140 @@
+"""Integration fixtures: the real Neo4j (started by `graph-memory neo4j start` beforehand, or
+NEO4J_URI), the real app served by uvicorn on a free loopback port, and a fresh tenant per
+test so tests never see each other's data. Nothing here mocks the database."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import uvicorn
+
+from graph_memory.app import create_app
+from graph_memory.client import GraphMemoryClient
+from graph_memory.db import Database
+from graph_memory.embeddings import build_embedder
+from graph_memory.migrations import migrate
+from graph_memory.repositories.apikeys import ApiKeyRepository
+from graph_memory.services.auth import AuthService
+from graph_memory.settings import Settings
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+@pytest.fixture(scope="session")
+def server(settings: Settings) -> Iterator[str]:
+    async def prepare() -> None:
+        db = Database.connect(settings.neo4j())
+        try:
+            await migrate(db, dimensions=build_embedder(settings).dimensions)
+        finally:
+            await db.close()
+
+    asyncio.run(prepare())
+    port = _free_port()
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/graphql"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def _create_key(settings: Settings, tenant: str, role: str) -> str:
+    async def go() -> str:
+        db = Database.connect(settings.neo4j())
+        try:
+            _, secret = await AuthService(ApiKeyRepository(db)).create_key(tenant, role, role)
+            return secret
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def tenant() -> str:
+    return f"t-{uuid.uuid4().hex[:10]}"
+
+
+ClientFactory = Callable[..., GraphMemoryClient]
+
+
+@pytest.fixture
+def make_client(server: str, settings: Settings) -> Iterator[ClientFactory]:
+    made: list[GraphMemoryClient] = []
+
+    def factory(tenant: str, role: str = "agent") -> GraphMemoryClient:
+        client = GraphMemoryClient(server, _create_key(settings, tenant, role))
+        made.append(client)
+        return client
+
+    yield factory
+    for c in made:
+        c.close()
+
+
+@pytest.fixture
+def client(make_client: ClientFactory, tenant: str) -> GraphMemoryClient:
+    return make_client(tenant, "agent")
+
+
+@pytest.fixture
+def admin(make_client: ClientFactory, tenant: str) -> GraphMemoryClient:
+    return make_client(tenant, "admin")
+
+
+@pytest.fixture
+def analyst(make_client: ClientFactory, tenant: str) -> GraphMemoryClient:
+    return make_client(tenant, "analyst")
+
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def episode(user: str = "alice", session: str | None = None, **kw: Any) -> dict[str, Any]:
+    """A valid episode payload; override any field."""
+    base: dict[str, Any] = {
+        "userId": user,
+        "sessionId": session or f"s-{uuid.uuid4().hex[:8]}",
+        "startedAt": T0,
+        "endedAt": T0 + timedelta(minutes=20),
+        "summary": f"{user} talked with the support agent about their account and plans.",
+        "outcome": "SUCCESS",
+        "topics": ["account"],
+        "source": "user",
+        "confidence": 0.8,
+    }
+    base.update(kw)
+    return base
+
+
+def fact(subject: str, predicate: str, obj: str, episodes: list[str], **kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "subject": subject, "predicate": predicate, "object": obj,
+        "episodes": [{"episodeId": e} for e in episodes], "source": "user",
+    }
+    base.update(kw)
+    return base
