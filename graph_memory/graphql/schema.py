@@ -11,7 +11,15 @@ from graph_memory.graphql.query import MemoryQuery
 
 __all__ = ["schema"]
 
-Query = merge_types("Query", (MemoryQuery,))
-Mutation = merge_types("Mutation", (MemoryMutation,))
+# One class per area; each area adds its line here.
+QUERIES: tuple[type, ...] = (
+    MemoryQuery,
+)
+MUTATIONS: tuple[type, ...] = (
+    MemoryMutation,
+)
+
+Query = merge_types("Query", QUERIES)
+Mutation = merge_types("Mutation", MUTATIONS)
 
 schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[ErrorCodes])
