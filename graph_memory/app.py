@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
 from cross_web import HTTPException
@@ -66,13 +66,14 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     async def graphql_endpoint(request: Request) -> Response:
         # GraphiQL itself (a browser GET for HTML) loads without a key; every operation needs one.
         wants_html = "text/html" in request.headers.get("accept", "")
-        if not (request.method == "GET" and wants_html and "query" not in request.query_params):
-            try:
-                request.state.principal = await gql.services.auth.authenticate(_bearer(request))
-            except GraphMemoryError as e:
-                return JSONResponse(
-                    {"errors": [{"message": e.message, "extensions": {"code": e.code}}]},
-                    status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        if request.method == "GET" and wants_html and "query" not in request.query_params:
+            return HTMLResponse(gql.graphql_ide_html)
+        try:
+            request.state.principal = await gql.services.auth.authenticate(_bearer(request))
+        except GraphMemoryError as e:
+            return JSONResponse(
+                {"errors": [{"message": e.message, "extensions": {"code": e.code}}]},
+                status_code=401, headers={"WWW-Authenticate": "Bearer"})
         try:
             return await gql.run(request)
         except HTTPException as e:

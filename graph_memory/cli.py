@@ -84,6 +84,28 @@ def _keys(args: argparse.Namespace) -> int:
     return asyncio.run(go())
 
 
+def _expire(args: argparse.Namespace) -> int:
+    from graph_memory.db import Database
+    from graph_memory.repositories.trust import TrustRepository
+    from graph_memory.services.expiry import ExpiryService
+
+    async def go() -> int:
+        db = Database.connect(Settings.from_env().neo4j())
+        try:
+            sweeper = ExpiryService(TrustRepository(db))
+            reports = ([await sweeper.sweep(args.tenant)] if args.tenant
+                       else await sweeper.sweep_all())
+            for r in reports:
+                print(f"{r.tenant}\texpired {r.expired}\tflagged {r.dependents_flagged}")
+            print(f"expired {sum(r.expired for r in reports)} fact(s) "
+                  f"in {len(reports)} tenant(s)")
+            return 0
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
 def _export_schema(args: argparse.Namespace) -> int:
     from graph_memory.graphql.schema import schema
 
@@ -122,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = ks.add_parser("revoke")
     c.add_argument("key_id")
     p.set_defaults(handler=_keys)
+    p = sub.add_parser("expire", help="expire facts whose TTL elapsed (schedule it, e.g. cron)")
+    p.add_argument("--tenant", help="one tenant (default: every tenant with facts due)")
+    p.set_defaults(handler=_expire)
     p = sub.add_parser("export-schema", help="write the GraphQL SDL")
     p.add_argument("-o", "--output", default="schema.graphql")
     p.set_defaults(handler=_export_schema)

@@ -121,6 +121,73 @@ class _Calls:
                                 asOf=as_of), "history"
 
 
+# -- trust & forgetting ----------------------------------------------------------------------
+_AUDIT_FIELDS = """
+  id at actor actorType action targetType targetId before after confidenceDelta reason redacted
+"""
+Q_REVIEW_QUEUE = f"""
+query($scopes: [String!]!, $first: Int!) {{
+  reviewQueue(scopes: $scopes, first: $first) {{
+    sessions neededSessions contributors fact {{ {FACT_FIELDS} }}
+    evidence {{ episodeId sessionId userId weight summary }}
+  }}
+}}"""
+Q_APPROVE = f"mutation($id: ID!) {{ approveFact(id: $id) {{ {FACT_FIELDS} }} }}"
+Q_REJECT = f"""
+mutation($id: ID!, $reason: String) {{
+  rejectFact(id: $id, reason: $reason) {{ {FACT_FIELDS} }}
+}}"""
+Q_FORGET = """
+mutation($userId: String!) {
+  forgetContributor(userId: $userId) {
+    receipt episodesDeleted factVersionsDeleted factsDeletedByTier { tier count }
+    factsRecomputed factsReturnedToReview factsReinstated dependentsFlagged proceduresDemoted
+    entitiesDeleted predicatesDeleted auditEventsRedacted userDeleted tookMs
+  }
+}"""
+Q_AUDIT_LOG = f"""
+query($filter: AuditFilterInput, $first: Int!, $after: String) {{
+  auditLog(filter: $filter, first: $first, after: $after) {{
+    edges {{ cursor node {{ {_AUDIT_FIELDS} }} }}
+    pageInfo {{ hasNextPage endCursor }}
+  }}
+}}"""
+Q_ALERTS = f"""
+query($from: DateTime, $to: DateTime, $first: Int!) {{
+  alerts(from: $from, to: $to, first: $first) {{
+    total counts {{ action actor count firstAt lastAt }} events {{ {_AUDIT_FIELDS} }}
+  }}
+}}"""
+
+
+class _TrustCalls:
+    @staticmethod
+    def review_queue(scopes: list[str], first: int) -> tuple[str, dict[str, Any], str]:
+        return Q_REVIEW_QUEUE, {"scopes": scopes, "first": first}, "reviewQueue"
+
+    @staticmethod
+    def approve_fact(fact_id: str) -> tuple[str, dict[str, Any], str]:
+        return Q_APPROVE, {"id": fact_id}, "approveFact"
+
+    @staticmethod
+    def reject_fact(fact_id: str, reason: str | None) -> tuple[str, dict[str, Any], str]:
+        return Q_REJECT, {"id": fact_id, "reason": reason}, "rejectFact"
+
+    @staticmethod
+    def forget_contributor(user_id: str) -> tuple[str, dict[str, Any], str]:
+        return Q_FORGET, {"userId": user_id}, "forgetContributor"
+
+    @staticmethod
+    def audit_log(first: int, after: str | None, **flt: Any) -> tuple[str, dict[str, Any], str]:
+        flt = {("from" if k in ("from_", "start") else "to" if k == "end" else k): _iso(v)
+               for k, v in flt.items() if v is not None}
+        return Q_AUDIT_LOG, {"filter": flt, "first": first, "after": after}, "auditLog"
+
+    @staticmethod
+    def alerts(start: Any, end: Any, first: int) -> tuple[str, dict[str, Any], str]:
+        return Q_ALERTS, _vars(**{"from": start, "to": end, "first": first}), "alerts"
+
+
 class GraphMemoryClient:
     def __init__(self, url: str, api_key: str, *, timeout: float = 30.0,
                  transport: httpx.BaseTransport | None = None) -> None:
@@ -182,6 +249,33 @@ class GraphMemoryClient:
         return result
 
 
+    # -- trust & forgetting ------------------------------------------------------------------
+    def review_queue(self, scopes: list[str], first: int = 50) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._call(_TrustCalls.review_queue(scopes, first))
+        return result
+
+    def approve_fact(self, fact_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(_TrustCalls.approve_fact(fact_id))
+        return result
+
+    def reject_fact(self, fact_id: str, reason: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(_TrustCalls.reject_fact(fact_id, reason))
+        return result
+
+    def forget_contributor(self, user_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(_TrustCalls.forget_contributor(user_id))
+        return result
+
+    def audit_log(self, *, first: int = 50, after: str | None = None,
+                  **flt: Any) -> dict[str, Any]:
+        """Filters: actor, target, action, start (inclusive), end (exclusive)."""
+        result: dict[str, Any] = self._call(_TrustCalls.audit_log(first, after, **flt))
+        return result
+
+    def alerts(self, start: Any = None, end: Any = None, first: int = 100) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(_TrustCalls.alerts(start, end, first))
+        return result
+
 class AsyncGraphMemoryClient:
     def __init__(self, url: str, api_key: str, *, timeout: float = 30.0,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
@@ -227,4 +321,31 @@ class AsyncGraphMemoryClient:
                       as_of: Any = None) -> dict[str, Any]:
         result: dict[str, Any] = await self._call(
             _Calls.history(subject, predicate, scopes, as_of))
+        return result
+
+    # -- trust & forgetting ------------------------------------------------------------------
+    async def review_queue(self, scopes: list[str], first: int = 50) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._call(_TrustCalls.review_queue(scopes, first))
+        return result
+
+    async def approve_fact(self, fact_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(_TrustCalls.approve_fact(fact_id))
+        return result
+
+    async def reject_fact(self, fact_id: str, reason: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(_TrustCalls.reject_fact(fact_id, reason))
+        return result
+
+    async def forget_contributor(self, user_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(_TrustCalls.forget_contributor(user_id))
+        return result
+
+    async def audit_log(self, *, first: int = 50, after: str | None = None,
+                  **flt: Any) -> dict[str, Any]:
+        """Filters: actor, target, action, start (inclusive), end (exclusive)."""
+        result: dict[str, Any] = await self._call(_TrustCalls.audit_log(first, after, **flt))
+        return result
+
+    async def alerts(self, start: Any = None, end: Any = None, first: int = 100) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(_TrustCalls.alerts(start, end, first))
         return result

@@ -8,12 +8,24 @@ from graph_memory.db import Database
 from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.policy import DEFAULT_POLICY, TenantPolicy
 from graph_memory.repositories.apikeys import ApiKeyRepository
+from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.recall import RecallRepository
+from graph_memory.repositories.trust import TrustRepository
+from graph_memory.services.audit_log import AuditLogService
 from graph_memory.services.auth import AuthService
+from graph_memory.services.bookkeeping import RetrievalBookkeeper
+from graph_memory.services.context_pack import ContextService
 from graph_memory.services.episodes import EpisodeService
+from graph_memory.services.expiry import ExpiryService
 from graph_memory.services.facts import FactService
+from graph_memory.services.forget import ForgetService
+from graph_memory.services.procedures import ProcedureService
 from graph_memory.services.reads import ReadService
+from graph_memory.services.recall import RecallService
+from graph_memory.services.review import ReviewService
+from graph_memory.services.trust import PolicyStore
 from graph_memory.settings import Settings
 
 __all__ = ["Services", "build_services"]
@@ -35,8 +47,21 @@ class Services:
     reads: ReadService
     episodes: EpisodeService
     auth: AuthService
+    # Trust & forgetting: tenant policy store, review, expiry, audit log, excision.
+    policies: PolicyStore | None = None
+    review: ReviewService | None = None
+    expiry: ExpiryService | None = None
+    audit_log: AuditLogService | None = None
+    forget: ForgetService | None = None
+    # Recall, working-memory packing, procedures; retrieval counts flushed in the background.
+    bookkeeper: RetrievalBookkeeper | None = None
+    recall: RecallService | None = None
+    context: ContextService | None = None
+    procedures: ProcedureService | None = None
 
     async def close(self) -> None:
+        if self.bookkeeper is not None:
+            await self.bookkeeper.close()  # flush pending retrieval counts first
         await self.db.close()
 
 
@@ -45,14 +70,27 @@ def build_services(settings: Settings, db: Database | None = None,
     db = db or Database.connect(settings.neo4j())
     embedder = embedder or build_embedder(settings)
     fact_repo = FactRepository(db)
+    trust_repo = TrustRepository(db)
+    policies = PolicyStore(trust_repo)
+    bookkeeper = RetrievalBookkeeper(RecallRepository(db))
+    recall = RecallService(RecallRepository(db), embedder, bookkeeper)
     return Services(
         settings=settings,
         db=db,
         embedder=embedder,
         fact_repo=fact_repo,
         entity_repo=EntityRepository(db),
-        facts=FactService(db, embedder, default_policy),
+        facts=FactService(db, embedder, policies.policy_for),
         reads=ReadService(fact_repo),
-        episodes=EpisodeService(db, embedder, default_policy),
+        episodes=EpisodeService(db, embedder, policies.policy_for),
         auth=AuthService(ApiKeyRepository(db)),
+        policies=policies,
+        review=ReviewService(trust_repo, policies.policy_for),
+        expiry=ExpiryService(trust_repo),
+        audit_log=AuditLogService(AuditRepository(db), trust_repo),
+        forget=ForgetService(db, policies.policy_for),
+        bookkeeper=bookkeeper,
+        recall=recall,
+        context=ContextService(recall),
+        procedures=ProcedureService(db, embedder, bookkeeper),
     )

@@ -20,7 +20,7 @@ from tenacity import (
     AsyncRetrying,
     retry_if_exception_type,
     stop_after_attempt,
-    wait_exponential_jitter,
+    wait_random_exponential,
 )
 
 from graph_memory.cypher import CypherCatalog, catalog
@@ -52,7 +52,7 @@ def _retrying() -> AsyncRetrying:
     return AsyncRetrying(
         retry=retry_if_exception_type(_TRANSIENT),
         stop=stop_after_attempt(5),
-        wait=wait_exponential_jitter(initial=0.05, max=2.0),
+        wait=wait_random_exponential(multiplier=0.05, max=2.0),
         reraise=True,
     )
 
@@ -73,6 +73,8 @@ class Database:
             max_connection_pool_size=50,
             # The driver's own retry would stack on ours; tenacity owns retry policy.
             max_transaction_retry_time=0,
+            # Schema-less property warnings (a label not yet created) are noise, not faults.
+            notifications_min_severity="OFF",
         )
         return cls(driver, conn.database)
 

@@ -142,9 +142,7 @@ def lock_entries(neo4j: str, gds: str, browser: str) -> list[dict[str, object]]:
         if missing:
             raise SystemExit(f"GDS artifacts already in lib/, refusing to lock: {missing}")
         entries = [entry(r, "lib") for r in lib] + [entry(r, "plugins") for r in plugins]
-    entries.sort(
-        key=lambda e: (e["target"], e["group"], e["artifact"], e.get("classifier") or "")
-    )
+    entries.sort(key=lambda e: (e["target"], e["group"], e["artifact"], e.get("classifier") or ""))
     names: dict[tuple[object, str], dict[str, object]] = {}
     for e in entries:
         clf = f"-{e['classifier']}" if "classifier" in e else ""

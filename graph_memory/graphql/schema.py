@@ -8,15 +8,21 @@ from strawberry.tools import merge_types
 from graph_memory.graphql.errors import ErrorCodes
 from graph_memory.graphql.mutation import MemoryMutation
 from graph_memory.graphql.query import MemoryQuery
+from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
+from graph_memory.graphql.trust import TrustMutation, TrustQuery
 
 __all__ = ["schema"]
 
 # One class per area; each area adds its line here.
 QUERIES: tuple[type, ...] = (
     MemoryQuery,
+    RecallQuery,
+    TrustQuery,
 )
 MUTATIONS: tuple[type, ...] = (
     MemoryMutation,
+    ProcedureMutation,
+    TrustMutation,
 )
 
 Query = merge_types("Query", QUERIES)

@@ -82,6 +82,7 @@ def _download(url: str, dest: Path, artifact: Artifact) -> None:
                 out.write(chunk)
         if size != artifact.size or digest.hexdigest() != artifact.sha256:
             raise _Mismatch(size, digest.hexdigest())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; jars are not secrets
         os.replace(tmp, dest)
     except urllib.error.HTTPError as e:
         raise DownloadError(
@@ -91,8 +92,9 @@ def _download(url: str, dest: Path, artifact: Artifact) -> None:
     except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
         reason = getattr(e, "reason", e)
         host = url.split("/", 3)[2] if "://" in url else url
+        where = "Maven Central" if host == "repo1.maven.org" else "the Maven repository"
         raise DownloadError(
-            f"cannot reach Maven Central ({host}): {reason}; check the network or proxy "
+            f"cannot reach {where} ({host}): {reason}; check the network or proxy "
             f"(HTTPS_PROXY), or point {REPOSITORY_ENV} at a reachable mirror, then run "
             "`graph-memory neo4j install` again"
         ) from e
@@ -100,9 +102,7 @@ def _download(url: str, dest: Path, artifact: Artifact) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def ensure_cached(
-    artifact: Artifact, cache: Path, repository: str, say: Reporter = print
-) -> int:
+def ensure_cached(artifact: Artifact, cache: Path, repository: str, say: Reporter = print) -> int:
     """Make ``cache/<repo path>`` the verified jar; returns the bytes downloaded (0 if cached)."""
     path = cache / artifact.repo_path
     if path.exists():
@@ -129,17 +129,19 @@ def ensure_cached(
 
 def _place(src: Path, dst: Path, artifact: Artifact) -> bool:
     """Hard-link (or copy, across file systems) a verified cache jar into the home."""
-    if dst.exists():
-        try:
-            if os.path.samefile(src, dst) or verify_file(dst, artifact):
-                return False
-        except OSError:
-            pass
+    try:
+        if os.path.samefile(src, dst):
+            return False
+    except OSError:
+        pass  # dst does not exist yet
     tmp = dst.with_name(f".{dst.name}.tmp")
     tmp.unlink(missing_ok=True)
     try:
         os.link(src, tmp)
     except OSError:
+        # No hard links here (another file system): keep a good copy rather than re-copy.
+        if verify_file(dst, artifact):
+            return False
         shutil.copyfile(src, tmp)
     os.replace(tmp, dst)
     return True
@@ -170,7 +172,8 @@ def install(lock: Lock, home: Path, cache: Path, say: Reporter = print) -> Insta
     missing = [a for a, f in zip(lock.artifacts, flags, strict=True) if f]
     if missing:
         total = sum(a.size for a in missing)
-        say(f"downloading {len(missing)} jars ({total / 1e6:.1f} MB) from {repository}")
+        jars = "jar" if len(missing) == 1 else "jars"
+        say(f"downloading {len(missing)} {jars} ({total / 1e6:.1f} MB) from {repository}")
         done: list[int] = []
         step = max(1, len(missing) // 10)
 

@@ -41,6 +41,7 @@ from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
 from graph_memory.services import audit
 from graph_memory.services.gate import CheckedFact, check_fact
+from graph_memory.services.trust import enforce_capacity
 
 __all__ = ["MAX_BATCH", "FactService", "ItemResult"]
 
@@ -240,6 +241,8 @@ class FactService:
         flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
         events += [audit.event(principal, "flag_needs_verification", "fact", f["id"], now,
                                reason=f"premise {f['premise']} superseded") for f in flagged]
+        # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
+        events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
         return events
 

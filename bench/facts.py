@@ -1,0 +1,268 @@
+"""Benchmark semantic memory: write throughput and bitemporal reads at scale.
+
+    python bench/facts.py --versions 1000000      # full target size
+    python bench/facts.py --versions 100000       # quicker
+
+Prints:
+  * assertFacts throughput through the service and through GraphQL over HTTP, batches of
+    1,000 (embeddings excluded: the embedder is off for this measurement);
+  * `facts` and `history` with asOf + validAt, p50/p95 through GraphQL over HTTP next to the
+    same read as raw Cypher over Bolt (the floor), and their ratio, in the same run.
+
+Bulk data is loaded straight over Bolt (UNWIND batches) into its own tenant, which is deleted
+at the end unless --keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import threading
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from neo4j import GraphDatabase
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from graph_memory.app import create_app  # noqa: E402
+from graph_memory.container import build_services, default_policy  # noqa: E402
+from graph_memory.cypher import catalog  # noqa: E402
+from graph_memory.domain import Citation, FactInput, Principal, Role, ft_token  # noqa: E402
+from graph_memory.services.auth import AuthService  # noqa: E402
+from graph_memory.services.facts import FactService  # noqa: E402
+from graph_memory.settings import Settings  # noqa: E402
+
+LOAD = """
+UNWIND $rows AS r
+CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
+  subject: r.subject, subject_name: r.subject, predicate: r.predicate, object: r.object,
+  object_key: toLower(r.object), object_is_entity: false, text: r.text, caption: r.text,
+  kind: 'fact', source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95,
+  status: r.status, cardinality: 'one', confidence: 0.8, version: r.version,
+  recorded_at: r.recorded_at, superseded_at: r.superseded_at,
+  successor_valid_from: r.successor_valid_from, superseded_by: r.superseded_by,
+  supersedes: r.supersedes, valid_from: r.valid_from, needs_verification: false,
+  retrieval_count: 0})
+"""
+LINK = """
+UNWIND $rows AS r
+MATCH (new:Fact {id: r.new}), (old:Fact {id: r.old})
+CREATE (new)-[:SUPERSEDES]->(old)
+"""
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def fmt(xs: list[float]) -> str:
+    return f"p50 {pct(xs, 50):7.2f} ms  p95 {pct(xs, 95):7.2f} ms"
+
+
+def load(driver: Any, tenant: str, versions: int, users: int, per_slot: int) -> list[tuple[str, str, str]]:
+    """Creates `versions` fact versions in chains of `per_slot` versions per slot."""
+    slots = versions // per_slot
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    sample: list[tuple[str, str, str]] = []
+    rows: list[dict[str, Any]] = []
+    links: list[dict[str, str]] = []
+    bar = tqdm(total=slots * per_slot, desc="loading fact versions", unit="v")
+
+    def flush() -> None:
+        with driver.session() as s:
+            s.run(LOAD, rows=rows, tenant=tenant).consume()
+            if links:
+                s.run(LINK, rows=links).consume()
+        bar.update(len(rows))
+        rows.clear()
+        links.clear()
+
+    for slot in range(slots):
+        user = f"user:u{slot % users}"
+        subject = f"entity {slot}"
+        predicate = f"attr_{slot % 7}"
+        ids = [f"fact_{uuid.uuid4().hex}" for _ in range(per_slot)]
+        for v in range(per_slot):
+            rec = base + timedelta(days=30 * v, seconds=slot)
+            nxt = base + timedelta(days=30 * (v + 1), seconds=slot)
+            last = v == per_slot - 1
+            rows.append({
+                "id": ids[v], "scope": user, "ft_scope": ft_token(tenant, user),
+                "subject": subject, "predicate": predicate, "object": f"value {slot}-{v}",
+                "text": f"{subject} {predicate} value {slot}-{v}",
+                "status": "active" if last else "superseded", "version": v + 1,
+                "recorded_at": rec, "valid_from": rec,
+                "superseded_at": None if last else nxt,
+                "successor_valid_from": None if last else nxt,
+                "superseded_by": None if last else ids[v + 1],
+                "supersedes": ids[v - 1] if v else None,
+            })
+            if v:
+                links.append({"new": ids[v], "old": ids[v - 1]})
+        if slot % 997 == 0:
+            sample.append((user, subject, predicate))
+        if len(rows) >= 10_000:
+            flush()
+    if rows:
+        flush()
+    bar.close()
+    return sample
+
+
+def serve(app: Any) -> tuple[uvicorn.Server, str]:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    return server, f"http://127.0.0.1:{port}/graphql"
+
+
+FACTS_Q = """query($f: FactFilterInput!, $a: DateTime, $v: DateTime) {
+  facts(filter: $f, asOf: $a, validAt: $v, first: 20) { edges { node { id object version recordedAt } } } }"""
+HISTORY_Q = """query($s: String!, $p: String!, $sc: [String!]!, $a: DateTime) {
+  history(subject: $s, predicate: $p, scopes: $sc, asOf: $a) { versions { id object version } } }"""
+
+
+def reads(driver: Any, url: str, key: str, tenant: str, sample: list[tuple[str, str, str]],
+          rounds: int) -> None:
+    as_of = datetime(2024, 4, 15, tzinfo=UTC)
+    valid_at = datetime(2024, 3, 1, tzinfo=UTC)
+    list_q = catalog()["fact.list"].text
+    hist_q = catalog()["fact.slot_versions"].text
+    http = httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    timings: dict[str, list[float]] = {k: [] for k in ("facts_http", "facts_raw", "hist_http", "hist_raw")}
+    picks = [random.choice(sample) for _ in range(rounds)]
+    for user, subject, predicate in picks:  # warm-up, not measured
+        http.post(url, json={"query": FACTS_Q, "variables": {
+            "f": {"scopes": [user], "subject": subject}, "a": as_of.isoformat(),
+            "v": valid_at.isoformat()}})
+    for user, subject, predicate in picks:
+        t = time.perf_counter()
+        r = http.post(url, json={"query": FACTS_Q, "variables": {
+            "f": {"scopes": [user], "subject": subject}, "a": as_of.isoformat(),
+            "v": valid_at.isoformat()}})
+        timings["facts_http"].append((time.perf_counter() - t) * 1000)
+        assert r.status_code == 200 and "errors" not in r.json(), r.text
+        t = time.perf_counter()
+        driver.execute_query(list_q, {
+            "tenant": tenant, "scopes": [user], "subject": subject, "predicate": None,
+            "statuses": ["active", "superseded", "retracted"], "as_of": as_of,
+            "valid_at": valid_at, "include_expired": False, "needs_verification": None,
+            "after_recorded": None, "after_id": None, "limit": 21})
+        timings["facts_raw"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        r = http.post(url, json={"query": HISTORY_Q, "variables": {
+            "s": subject, "p": predicate, "sc": [user], "a": as_of.isoformat()}})
+        timings["hist_http"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        driver.execute_query(hist_q, {"tenant": tenant, "scopes": [user], "subject": subject,
+                                      "predicate": predicate, "as_of": as_of})
+        timings["hist_raw"].append((time.perf_counter() - t) * 1000)
+    for name in ("facts", "hist"):
+        h, r = timings[f"{name}_http"], timings[f"{name}_raw"]
+        print(f"{name:>7} GraphQL/HTTP {fmt(h)}   raw Cypher/Bolt {fmt(r)}   "
+              f"ratio p50 {pct(h, 50) / pct(r, 50):.2f}x  p95 {pct(h, 95) / pct(r, 95):.2f}x")
+
+
+async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
+    services = build_services(settings)
+    service = FactService(services.db, None, default_policy)
+    tenant = f"bench-w-{uuid.uuid4().hex[:6]}"
+    principal = Principal(tenant=tenant, role=Role.AGENT, key_id="bench")
+    ep = await services.episodes.record(principal, [_episode()])
+    ep_id = ep[0][0]
+    assert ep_id
+    total = 0
+    t = time.perf_counter()
+    for b in range(batches):
+        items = [FactInput(subject=f"thing {b}-{i}", predicate="lives_in", object=f"place {i}",
+                           citations=(Citation(ep_id),), source="user") for i in range(1000)]
+        res = await service.assert_facts(principal, items)
+        total += sum(1 for r in res if r.ok)
+    dt = time.perf_counter() - t
+    print(f"assertFacts (service, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s")
+    await services.close()
+    # Over HTTP, with the served app's embedder switched off for the same comparison.
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=120) as http:
+        r = await http.post(url, json={"query": "mutation($e:[EpisodeInputGQL!]!){recordEpisodes(episodes:$e){id}}",
+                                       "variables": {"e": [_episode_gql()]}})
+        ep2 = r.json()["data"]["recordEpisodes"][0]["id"]
+        t = time.perf_counter()
+        total = 0
+        for b in range(batches):
+            facts = [{"subject": f"other {b}-{i}", "predicate": "lives_in", "object": f"place {i}",
+                      "episodes": [{"episodeId": ep2}], "source": "user"} for i in range(1000)]
+            r = await http.post(url, json={"query": "mutation($f:[FactInputGQL!]!){assertFacts(facts:$f){accepted}}",
+                                           "variables": {"f": facts}})
+            total += r.json()["data"]["assertFacts"]["accepted"]
+        dt = time.perf_counter() - t
+    print(f"assertFacts (GraphQL/HTTP, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s")
+
+
+def _episode() -> Any:
+    from graph_memory.domain import EpisodeInput, Outcome
+
+    now = datetime.now(UTC)
+    return EpisodeInput(user_id="u0", session_id="bench", started_at=now, ended_at=now,
+                        summary="benchmark episode with enough words to pass the gate",
+                        outcome=Outcome.SUCCESS, source="user")
+
+
+def _episode_gql() -> dict[str, Any]:
+    now = datetime.now(UTC).isoformat()
+    return {"userId": "u0", "sessionId": "bench", "startedAt": now, "endedAt": now,
+            "summary": "benchmark episode with enough words to pass the gate",
+            "outcome": "SUCCESS", "source": "user"}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--versions", type=int, default=100_000)
+    ap.add_argument("--users", type=int, default=10_000)
+    ap.add_argument("--per-slot", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=300)
+    ap.add_argument("--write-batches", type=int, default=10)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    settings = Settings.from_env()
+    conn = settings.neo4j()
+    driver = GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password))
+    tenant = f"bench-{uuid.uuid4().hex[:6]}"
+    services = build_services(settings)
+    # Writes are measured without embeddings (the issue's target excludes them).
+    services.facts = FactService(services.db, None, default_policy)
+    key = asyncio.run(AuthService(services.auth.repo).create_key(tenant, "admin", "bench"))[1]
+    server, url = serve(create_app(settings, services))
+    try:
+        asyncio.run(writes(settings, url, key, args.write_batches))
+        t = time.perf_counter()
+        sample = load(driver, tenant, args.versions, args.users, args.per_slot)
+        print(f"loaded {args.versions:,} versions in {time.perf_counter() - t:.1f} s")
+        reads(driver, url, key, tenant, sample, args.rounds)
+    finally:
+        server.should_exit = True
+        if not args.keep:
+            with driver.session() as s:
+                s.run("MATCH (n) WHERE n.tenant STARTS WITH 'bench' CALL (n) { DETACH DELETE n } "
+                      "IN TRANSACTIONS OF 10000 ROWS").consume()
+        driver.close()
+
+
+if __name__ == "__main__":
+    main()

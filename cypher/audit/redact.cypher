@@ -1,0 +1,8 @@
+// params: tenant, ids, now
+// returns: redacted
+// Excision keeps the audit trail's who/when/which action but drops what was said: content
+// snapshots and free-text reasons of events about deleted facts/episodes/users are blanked.
+UNWIND $ids AS id
+MATCH (a:AuditEvent {tenant: $tenant, target_id: id})
+SET a.before = null, a.after = null, a.reason = null, a.redacted_at = $now
+RETURN count(a) AS redacted

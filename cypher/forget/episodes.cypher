@@ -1,0 +1,10 @@
+// params: tenant, user_id
+// returns: id
+// The contributor's episodes: those they own, and any linked only to them.
+MATCH (e:Episode {tenant: $tenant, user_id: $user_id})
+RETURN e.id AS id
+UNION
+MATCH (:User {tenant: $tenant, id: $user_id})<-[:CONTRIBUTED_BY]-(e:Episode)
+WHERE e.tenant = $tenant
+  AND NOT EXISTS { MATCH (e)-[:CONTRIBUTED_BY]->(o:User) WHERE o.id <> $user_id }
+RETURN e.id AS id

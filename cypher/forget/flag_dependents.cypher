@@ -1,0 +1,14 @@
+// params: tenant, ids, now, reason
+// returns: id, current
+// Conclusions drawn from excised premises: current ones are flagged needs-verification; any
+// older reason text (which may quote the premise) is replaced by a content-free one.
+UNWIND $ids AS pid
+MATCH (d:Fact)-[:DEPENDS_ON]->(:Fact {id: pid})
+WHERE d.tenant = $tenant AND NOT d.id IN $ids
+WITH DISTINCT d
+WITH d, d.superseded_at IS NULL AND d.retracted_at IS NULL AS current
+SET d.needs_verification = CASE WHEN current THEN true ELSE d.needs_verification END,
+    d.verification_reason = CASE WHEN current OR d.verification_reason IS NOT NULL
+                                 THEN $reason ELSE null END,
+    d.flagged_at = CASE WHEN current THEN $now ELSE d.flagged_at END
+RETURN d.id AS id, current

@@ -1,0 +1,20 @@
+// params: tenant, ids, promote_successes, demote_margin, now
+// returns: id, status_before, status, success_count, failure_count
+// Evidence counts and status are derived from EVIDENCED_BY edges, never typed in, so removing
+// evidence (a forgotten contributor) recomputes them: demoted once failures outnumber
+// successes by demote_margin; active once promote_successes successes (or human-reviewed).
+UNWIND $ids AS id
+MATCH (p:Procedure {id: id})
+WHERE p.tenant = $tenant
+OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(:Episode)
+WITH p, sum(CASE WHEN r.success THEN 1 ELSE 0 END) AS wins,
+     sum(CASE WHEN r IS NOT NULL AND NOT r.success THEN 1 ELSE 0 END) AS losses
+WITH p, wins, losses, p.status AS status_before
+SET p.success_count = wins, p.failure_count = losses,
+    p.status = CASE
+      WHEN losses - wins >= $demote_margin THEN 'demoted'
+      WHEN wins >= $promote_successes OR p.reviewed THEN 'active'
+      ELSE 'candidate' END,
+    p.updated_at = $now
+RETURN p.id AS id, status_before, p.status AS status, wins AS success_count,
+       losses AS failure_count

@@ -1,0 +1,38 @@
+// params: tenant, scopes, vector, k, lucene, statuses, as_of, valid_at, include_expired, include_unverified, tiers
+// returns: fact, similarity, keyword
+// Hybrid candidates for recall: the k nearest facts per scope from the vector index (the
+// tenant/scope filter runs inside the HNSW search) plus the k best full-text hits (scoped by
+// the opaque ft_scope token inside the Lucene query). The in-force filter is the one of
+// fact.list, applied after the search. Keyword-only hits get their cosine computed here, so
+// every candidate carries a true vector score. Scores are raw: the service normalises them.
+CYPHER 25
+CALL () {
+  UNWIND $scopes AS scope
+  CALL (scope) {
+    MATCH (f:Fact)
+      SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector
+                   WHERE f.tenant = $tenant AND f.scope = scope LIMIT $k) SCORE AS score
+    RETURN f, score
+  }
+  RETURN f, score AS vscore, null AS kscore
+  UNION ALL
+  WITH 1 AS go WHERE $lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $k}) YIELD node, score
+  // The Lucene scope clause already confines hits; this re-check is defence in depth.
+  WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
+  RETURN node AS f, null AS vscore, score AS kscore
+}
+WITH f, max(vscore) AS vscore, max(kscore) AS kscore
+WHERE f.status IN $statuses
+  AND f.recorded_at <= $as_of
+  AND (f.retracted_at IS NULL OR f.retracted_at > $as_of)
+  AND (f.superseded_at IS NULL OR f.superseded_at > $as_of
+       OR $valid_at < f.successor_valid_from)
+  AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
+  AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
+  AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
+  AND ($include_unverified OR f.needs_verification IS NULL OR NOT f.needs_verification)
+  AND ($tiers IS NULL OR f.tier IN $tiers)
+RETURN f {.*, embedding: null} AS fact,
+       coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)) AS similarity,
+       kscore AS keyword

@@ -1,0 +1,36 @@
+// params: tenant, scopes, vector, k, lucene, statuses, as_of, intent, role
+// returns: procedure, similarity, keyword
+// Hybrid candidates among procedures: the version current at as_of, of an allowed status,
+// and of the requested intent/role when the caller names them (procedures are served only
+// for a matching intent; without one the service requires a close semantic match).
+CYPHER 25
+CALL () {
+  UNWIND $scopes AS scope
+  CALL (scope) {
+    MATCH (p:Procedure)
+      SEARCH p IN (VECTOR INDEX procedure_embedding FOR $vector
+                   WHERE p.tenant = $tenant AND p.scope = scope LIMIT $k) SCORE AS score
+    RETURN p, score
+  }
+  RETURN p, score AS vscore, null AS kscore
+  UNION ALL
+  WITH 1 AS go WHERE $lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('procedure_text', $lucene, {limit: $k}) YIELD node, score
+  WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
+  RETURN node AS p, null AS vscore, score AS kscore
+  UNION ALL
+  // A named intent is an exact lookup: its procedures qualify whatever the query's wording.
+  MATCH (p:Procedure)
+  WHERE $intent IS NOT NULL AND p.tenant = $tenant AND p.intent = $intent
+    AND p.scope IN $scopes
+  RETURN p, null AS vscore, null AS kscore
+}
+WITH p, max(vscore) AS vscore, max(kscore) AS kscore
+WHERE p.status IN $statuses
+  AND p.created_at <= $as_of
+  AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
+  AND ($intent IS NULL OR p.intent = $intent)
+  AND ($role IS NULL OR p.role = $role)
+RETURN p {.*, embedding: null} AS procedure,
+       coalesce(vscore, vector.similarity.cosine(p.embedding, $vector)) AS similarity,
+       kscore AS keyword

@@ -1,0 +1,219 @@
+"""Right to be forgotten: ``forgetContributor(userId)`` excises one user from a tenant's memory.
+
+What goes, in ONE write transaction under the tenant's write lock (all or nothing: a crash or
+a retry never leaves a half-forgotten user, and concurrent writers wait instead of citing an
+episode that is being deleted):
+
+* the user's episodes, hard-deleted (DETACH DELETE drops their vector/full-text entries);
+* every fact version whose evidence came only from those episodes, whatever its status.
+  Supersession chains are rewritten as if those versions were never written: a surviving
+  older version is superseded directly by the next surviving one (from that one's recording
+  time), or becomes current again when none survives; so no ``asOf`` read, history or
+  provenance can show the excised versions, nor a gap where they stood;
+* entities and predicates that only the excised facts named, and the (:User) node.
+
+What stays, changed: facts others also support lose the user's evidence and have their
+confidence recomputed (``fact.recompute_confidence``). An inferred fact that was promoted only
+by corroboration and now has fewer independent sessions than the tenant's threshold goes back
+to review as a candidate (a human-approved one stays active): the promotion rule must hold for
+the evidence that is left, not for evidence we may no longer hold. Facts that depended on an
+excised premise are flagged needs-verification. Procedures left with no evidence are demoted.
+
+The audit trail keeps who/when/which action of earlier events about deleted facts, episodes
+and the user, but their content (before/after snapshots, free-text reasons) is blanked. Actors
+are kept: they name the credential that acted (an agent, an operator), not the person the
+memory was about. The forget itself is ONE audit event with counts per tier and no content,
+keyed by a pseudonymous receipt (not the user id) returned to the caller. Surviving objects
+that changed get their own content-free events (confidence delta, demotion, flags).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_memory.db import Database, Tx
+from graph_memory.domain import Principal, Role, Tier, utcnow
+from graph_memory.errors import Forbidden, ValidationError
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.forget import ForgetRepository as Repo
+from graph_memory.repositories.procedures import ProcedureRepository
+from graph_memory.services import audit
+from graph_memory.services.procedures import DEMOTE_MARGIN, PROMOTE_SUCCESSES
+
+__all__ = ["ForgetReport", "ForgetService", "plan_relinks", "receipt_for"]
+
+REASON = "evidence removed: a contributor was forgotten"
+
+
+@dataclass
+class ForgetReport:
+    receipt: str
+    episodes_deleted: int = 0
+    facts_deleted: dict[str, int] = field(default_factory=lambda: {t.value: 0 for t in Tier})
+    facts_recomputed: int = 0
+    facts_returned_to_review: int = 0
+    facts_reinstated: int = 0
+    dependents_flagged: int = 0
+    procedures_demoted: int = 0
+    entities_deleted: int = 0
+    predicates_deleted: int = 0
+    audit_events_redacted: int = 0
+    user_deleted: bool = False
+    took_ms: float = 0.0
+
+    @property
+    def fact_versions_deleted(self) -> int:
+        return sum(self.facts_deleted.values())
+
+    def counts(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out.pop("receipt")
+        out.pop("took_ms")
+        out["fact_versions_deleted"] = self.fact_versions_deleted
+        return out
+
+
+def receipt_for(tenant: str, user_id: str) -> str:
+    """A pseudonymous reference to the forgotten user: the audit event is findable by whoever
+    holds the request (and the receipt), but the log itself does not name the person."""
+    return "forgotten_" + hashlib.sha256(f"{tenant}\x00{user_id}".encode()).hexdigest()[:24]
+
+
+def plan_relinks(links: list[dict[str, Any]], deleted: set[str]) -> list[dict[str, str | None]]:
+    """For chains touched by excision: which surviving versions to join, reopen or unlink.
+
+    ``links`` has, per excised chained version, its ``older`` and ``newer`` neighbours.
+    Returns {older, newer} pairs of SURVIVING versions; either side may be None (older is
+    current again / newer supersedes nothing).
+    """
+    older = {r["id"]: r["older"] for r in links}
+    newer = {r["id"]: r["newer"] for r in links}
+    pairs: set[tuple[str | None, str | None]] = set()
+    for d in older:
+        o, n = older[d], newer[d]
+        if o is not None and o not in deleted:
+            while n is not None and n in deleted:
+                n = newer.get(n)
+            pairs.add((o, n))
+        n = newer[d]
+        if n is not None and n not in deleted:
+            o = older[d]
+            while o is not None and o in deleted:
+                o = older.get(o)
+            pairs.add((o, n))
+    return [{"older": o, "newer": n} for o, n in sorted(pairs, key=str)]
+
+
+class ForgetService:
+    def __init__(
+        self, db: Database, policy_for: Callable[[str], Awaitable[TenantPolicy]]
+    ) -> None:
+        self.db = db
+        self._policy_for = policy_for
+
+    async def forget(self, principal: Principal, user_id: str) -> ForgetReport:
+        """Excise ``user_id`` from the caller's tenant (admins only). Idempotent: forgetting
+        an unknown or already forgotten user deletes nothing and is still audited.
+        Raises Forbidden (not admin), ValidationError (empty user id)."""
+        if principal.role is not Role.ADMIN:
+            raise Forbidden("only an admin may forget a contributor")
+        user_id = (user_id or "").strip()
+        if not user_id:
+            raise ValidationError("userId is empty", field="userId")
+        policy = await self._policy_for(principal.tenant)
+        started = time.perf_counter()
+
+        async def work(tx: Tx) -> ForgetReport:
+            return await self._excise(tx, principal, user_id, policy)
+
+        report: ForgetReport = await self.db.write_tx(work)
+        report.took_ms = (time.perf_counter() - started) * 1000
+        return report
+
+    async def _excise(
+        self, tx: Tx, principal: Principal, user_id: str, policy: TenantPolicy
+    ) -> ForgetReport:
+        tenant = principal.tenant
+        now = utcnow()
+        report = ForgetReport(receipt=receipt_for(tenant, user_id))
+        await FactRepository.lock_tenant(tx, tenant)
+        episode_ids = await Repo.episodes(tx, tenant, user_id)
+        facts = await Repo.facts(tx, tenant, episode_ids)
+        doomed = [f for f in facts if f["only"]]
+        deleted = {str(f["id"]) for f in doomed}
+        shared = sorted(str(f["id"]) for f in facts if not f["only"])
+        for tier, n in Counter(str(f["tier"]) for f in doomed).items():
+            report.facts_deleted[tier] = n
+        links = plan_relinks(
+            await Repo.chains(tx, tenant, sorted(str(f["id"]) for f in doomed if f["chained"])),
+            deleted)
+        reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
+        procedures = await Repo.procedures(tx, tenant, episode_ids)
+        keys, predicates = await Repo.refs(tx, tenant, sorted(deleted))
+        events: list[dict[str, Any]] = []
+        flagged = [f for f in await Repo.flag_dependents(
+            tx, tenant, sorted(deleted), now, f"a premise was removed: {REASON}") if f["current"]]
+        report.dependents_flagged = len(flagged)
+        events += [audit.event(principal, "flag_needs_verification", "fact", f["id"], now,
+                               reason="premise removed (contributor forgotten)")
+                   for f in flagged]
+        await Repo.relink(tx, tenant, links)
+        report.facts_reinstated = len(reopened)
+        events += [audit.event(principal, "reinstate", "fact", i, now,
+                               reason="its successors were excised (contributor forgotten)")
+                   for i in reopened]
+        await Repo.delete_facts(tx, tenant, sorted(deleted))
+        report.episodes_deleted = await Repo.delete_episodes(tx, tenant, episode_ids)
+        report.entities_deleted, report.predicates_deleted = await Repo.delete_orphans(
+            tx, tenant, keys, predicates)
+        demoted = await Repo.demote_procedures(tx, tenant, procedures, now, REASON)
+        # Procedures others also evidenced keep going: their counts (and the status those
+        # imply) are recomputed from the evidence left, by the procedures area's own rule.
+        gone = {d["id"] for d in demoted}
+        rest = await ProcedureRepository.recompute(
+            tx, tenant, [p for p in procedures if p not in gone],
+            promote_successes=PROMOTE_SUCCESSES, demote_margin=DEMOTE_MARGIN, now=now)
+        changed = [*demoted, *(
+            {"id": r["id"], "status_before": r["status_before"], "status": r["status"]}
+            for r in rest if r["status"] != r["status_before"])]
+        report.procedures_demoted = len(demoted)
+        rank = {"demoted": 0, "candidate": 1, "active": 2}
+        events += [audit.event(
+            principal, "demote" if rank.get(d.get("status", "demoted"), 0)
+            < rank.get(d["status_before"], 0) else "promote", "procedure", d["id"], now,
+            before={"status": d["status_before"]}, after={"status": d.get("status", "demoted")},
+            reason=REASON) for d in changed]
+        recomputed = await FactRepository.recompute_confidence(
+            tx, tenant, sorted(set(shared) | set(reopened)), policy.promote_sessions)
+        report.facts_recomputed = len(shared)
+        events += [audit.event(principal, "recompute_confidence", "fact", r["id"], now,
+                               confidence_delta=round((r["after"] or 0.0) - (r["before"] or 0.0),
+                                                      6), reason=REASON)
+                   for r in recomputed if r["id"] in set(shared) and r["after"] != r["before"]]
+        weak = [str(r["id"]) for r in recomputed
+                if r["status"] == "active" and int(r["sessions"]) < policy.promote_sessions]
+        back = await Repo.recandidate(tx, tenant, weak, now, REASON)
+        report.facts_returned_to_review = len(back)
+        events += [audit.event(principal, "demote", "fact", i, now, before={"status": "active"},
+                               after={"status": "candidate"},
+                               reason="fewer corroborating sessions than the promotion "
+                                      "threshold after a contributor was forgotten")
+                   for i in back]
+        report.user_deleted = await Repo.delete_user(tx, tenant, user_id) > 0
+        report.audit_events_redacted = await Repo.redact_audit(
+            tx, tenant, [*sorted(deleted), *episode_ids, user_id], now)
+        # Recorded last so that the redaction above cannot touch this run's own events.
+        events.append(audit.event(
+            principal, "forget_contributor", "user", report.receipt, now,
+            after=report.counts(),
+            confidence_delta=round(sum(e["confidence_delta"] or 0.0 for e in events
+                                       if e["action"] == "recompute_confidence"), 6)))
+        await AuditRepository.record_in_tx(tx, tenant, events)
+        return report

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from graph_memory.domain import (
+    entity_id,
+    entity_key,
+    ft_token,
+    noisy_or,
+    parse_scope,
+    require_aware,
+)
+from graph_memory.errors import ScopeMissing, ValidationError
+
+
+def test_noisy_or_counts_one_session_once_and_caps_by_tier() -> None:
+    assert noisy_or({"s1": [0.5, 0.5, 0.5]}, cap=1.0) == 0.5
+    assert noisy_or({"s1": [0.5], "s2": [0.5]}, cap=1.0) == 0.75
+    assert noisy_or({"s1": [0.9], "s2": [0.9], "s3": [0.9]}, cap=0.8) == 0.8
+    assert noisy_or({}, cap=1.0) == 0.0
+
+
+def test_naive_datetimes_are_refused_and_aware_ones_become_utc() -> None:
+    with pytest.raises(ValidationError):
+        require_aware(datetime(2026, 1, 1), "asOf")
+    cet = timezone(timedelta(hours=1))
+    assert require_aware(datetime(2026, 1, 1, 1, tzinfo=cet), "asOf") == datetime(
+        2026, 1, 1, tzinfo=timezone.utc
+    )
+    assert require_aware(None, "asOf") is None
+
+
+def test_scopes() -> None:
+    assert parse_scope("user:alice") == "user:alice"
+    assert parse_scope("team:support-1") == "team:support-1"
+    assert parse_scope("tenant") == "tenant"
+    with pytest.raises(ScopeMissing):
+        parse_scope(None)
+    with pytest.raises(ValidationError):
+        parse_scope("group:x")
+
+
+def test_entity_keys_normalise_case_and_space() -> None:
+    assert entity_key("  Alice   Smith ") == "alice smith"
+    assert entity_id("t", "Alice Smith") == entity_id("t", "alice  smith")
+    assert entity_id("t", "Alice") != entity_id("t2", "Alice")
+
+
+def test_fulltext_tokens_do_not_collide_on_dashes() -> None:
+    a = ft_token("acme", "tenant")
+    b = ft_token("acme-2", "tenant")
+    assert a != b and a.isalnum() and b.isalnum()
