@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import statistics
 import sys
 import threading
 import time
@@ -34,13 +33,13 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graph_memory.app import create_app  # noqa: E402
-from graph_memory.container import build_services, default_policy  # noqa: E402
-from graph_memory.cypher import catalog  # noqa: E402
-from graph_memory.domain import Citation, FactInput, Principal, Role, ft_token  # noqa: E402
-from graph_memory.services.auth import AuthService  # noqa: E402
-from graph_memory.services.facts import FactService  # noqa: E402
-from graph_memory.settings import Settings  # noqa: E402
+from graph_memory.app import create_app
+from graph_memory.container import build_services, default_policy
+from graph_memory.cypher import catalog
+from graph_memory.domain import Citation, FactInput, Principal, Role, ft_token
+from graph_memory.services.auth import AuthService
+from graph_memory.services.facts import FactService
+from graph_memory.settings import Settings
 
 LOAD = """
 UNWIND $rows AS r
@@ -63,14 +62,16 @@ CREATE (new)-[:SUPERSEDES]->(old)
 
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+    return xs[min(len(xs) - 1, round(p / 100 * (len(xs) - 1)))]
 
 
 def fmt(xs: list[float]) -> str:
     return f"p50 {pct(xs, 50):7.2f} ms  p95 {pct(xs, 95):7.2f} ms"
 
 
-def load(driver: Any, tenant: str, versions: int, users: int, per_slot: int) -> list[tuple[str, str, str]]:
+def load(
+    driver: Any, tenant: str, versions: int, users: int, per_slot: int
+) -> list[tuple[str, str, str]]:
     """Creates `versions` fact versions in chains of `per_slot` versions per slot."""
     slots = versions // per_slot
     base = datetime(2024, 1, 1, tzinfo=UTC)
@@ -97,17 +98,25 @@ def load(driver: Any, tenant: str, versions: int, users: int, per_slot: int) -> 
             rec = base + timedelta(days=30 * v, seconds=slot)
             nxt = base + timedelta(days=30 * (v + 1), seconds=slot)
             last = v == per_slot - 1
-            rows.append({
-                "id": ids[v], "scope": user, "ft_scope": ft_token(tenant, user),
-                "subject": subject, "predicate": predicate, "object": f"value {slot}-{v}",
-                "text": f"{subject} {predicate} value {slot}-{v}",
-                "status": "active" if last else "superseded", "version": v + 1,
-                "recorded_at": rec, "valid_from": rec,
-                "superseded_at": None if last else nxt,
-                "successor_valid_from": None if last else nxt,
-                "superseded_by": None if last else ids[v + 1],
-                "supersedes": ids[v - 1] if v else None,
-            })
+            rows.append(
+                {
+                    "id": ids[v],
+                    "scope": user,
+                    "ft_scope": ft_token(tenant, user),
+                    "subject": subject,
+                    "predicate": predicate,
+                    "object": f"value {slot}-{v}",
+                    "text": f"{subject} {predicate} value {slot}-{v}",
+                    "status": "active" if last else "superseded",
+                    "version": v + 1,
+                    "recorded_at": rec,
+                    "valid_from": rec,
+                    "superseded_at": None if last else nxt,
+                    "successor_valid_from": None if last else nxt,
+                    "superseded_by": None if last else ids[v + 1],
+                    "supersedes": ids[v - 1] if v else None,
+                }
+            )
             if v:
                 links.append({"new": ids[v], "old": ids[v - 1]})
         if slot % 997 == 0:
@@ -139,45 +148,91 @@ HISTORY_Q = """query($s: String!, $p: String!, $sc: [String!]!, $a: DateTime) {
   history(subject: $s, predicate: $p, scopes: $sc, asOf: $a) { versions { id object version } } }"""
 
 
-def reads(driver: Any, url: str, key: str, tenant: str, sample: list[tuple[str, str, str]],
-          rounds: int) -> None:
+def reads(
+    driver: Any, url: str, key: str, tenant: str, sample: list[tuple[str, str, str]], rounds: int
+) -> None:
     as_of = datetime(2024, 4, 15, tzinfo=UTC)
     valid_at = datetime(2024, 3, 1, tzinfo=UTC)
     list_q = catalog()["fact.list"].text
     hist_q = catalog()["fact.slot_versions"].text
     http = httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=30)
-    timings: dict[str, list[float]] = {k: [] for k in ("facts_http", "facts_raw", "hist_http", "hist_raw")}
+    timings: dict[str, list[float]] = {
+        k: [] for k in ("facts_http", "facts_raw", "hist_http", "hist_raw")
+    }
     picks = [random.choice(sample) for _ in range(rounds)]
     for user, subject, predicate in picks:  # warm-up, not measured
-        http.post(url, json={"query": FACTS_Q, "variables": {
-            "f": {"scopes": [user], "subject": subject}, "a": as_of.isoformat(),
-            "v": valid_at.isoformat()}})
+        http.post(
+            url,
+            json={
+                "query": FACTS_Q,
+                "variables": {
+                    "f": {"scopes": [user], "subject": subject},
+                    "a": as_of.isoformat(),
+                    "v": valid_at.isoformat(),
+                },
+            },
+        )
     for user, subject, predicate in picks:
         t = time.perf_counter()
-        r = http.post(url, json={"query": FACTS_Q, "variables": {
-            "f": {"scopes": [user], "subject": subject}, "a": as_of.isoformat(),
-            "v": valid_at.isoformat()}})
+        r = http.post(
+            url,
+            json={
+                "query": FACTS_Q,
+                "variables": {
+                    "f": {"scopes": [user], "subject": subject},
+                    "a": as_of.isoformat(),
+                    "v": valid_at.isoformat(),
+                },
+            },
+        )
         timings["facts_http"].append((time.perf_counter() - t) * 1000)
         assert r.status_code == 200 and "errors" not in r.json(), r.text
         t = time.perf_counter()
-        driver.execute_query(list_q, {
-            "tenant": tenant, "scopes": [user], "subject": subject, "predicate": None,
-            "statuses": ["active", "superseded", "retracted"], "as_of": as_of,
-            "valid_at": valid_at, "include_expired": False, "needs_verification": None,
-            "after_recorded": None, "after_id": None, "limit": 21})
+        driver.execute_query(
+            list_q,
+            {
+                "tenant": tenant,
+                "scopes": [user],
+                "subject": subject,
+                "predicate": None,
+                "statuses": ["active", "superseded", "retracted"],
+                "as_of": as_of,
+                "valid_at": valid_at,
+                "include_expired": False,
+                "needs_verification": None,
+                "after_recorded": None,
+                "after_id": None,
+                "limit": 21,
+            },
+        )
         timings["facts_raw"].append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        r = http.post(url, json={"query": HISTORY_Q, "variables": {
-            "s": subject, "p": predicate, "sc": [user], "a": as_of.isoformat()}})
+        r = http.post(
+            url,
+            json={
+                "query": HISTORY_Q,
+                "variables": {"s": subject, "p": predicate, "sc": [user], "a": as_of.isoformat()},
+            },
+        )
         timings["hist_http"].append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        driver.execute_query(hist_q, {"tenant": tenant, "scopes": [user], "subject": subject,
-                                      "predicate": predicate, "as_of": as_of})
+        driver.execute_query(
+            hist_q,
+            {
+                "tenant": tenant,
+                "scopes": [user],
+                "subject": subject,
+                "predicate": predicate,
+                "as_of": as_of,
+            },
+        )
         timings["hist_raw"].append((time.perf_counter() - t) * 1000)
     for name in ("facts", "hist"):
         h, r = timings[f"{name}_http"], timings[f"{name}_raw"]
-        print(f"{name:>7} GraphQL/HTTP {fmt(h)}   raw Cypher/Bolt {fmt(r)}   "
-              f"ratio p50 {pct(h, 50) / pct(r, 50):.2f}x  p95 {pct(h, 95) / pct(r, 95):.2f}x")
+        print(
+            f"{name:>7} GraphQL/HTTP {fmt(h)}   raw Cypher/Bolt {fmt(r)}   "
+            f"ratio p50 {pct(h, 50) / pct(r, 50):.2f}x  p95 {pct(h, 95) / pct(r, 95):.2f}x"
+        )
 
 
 async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
@@ -191,44 +246,86 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
     total = 0
     t = time.perf_counter()
     for b in range(batches):
-        items = [FactInput(subject=f"thing {b}-{i}", predicate="lives_in", object=f"place {i}",
-                           citations=(Citation(ep_id),), source="user") for i in range(1000)]
+        items = [
+            FactInput(
+                subject=f"thing {b}-{i}",
+                predicate="lives_in",
+                object=f"place {i}",
+                citations=(Citation(ep_id),),
+                source="user",
+            )
+            for i in range(1000)
+        ]
         res = await service.assert_facts(principal, items)
         total += sum(1 for r in res if r.ok)
     dt = time.perf_counter() - t
-    print(f"assertFacts (service, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s")
+    print(
+        f"assertFacts (service, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s"
+    )
     await services.close()
     # Over HTTP, with the served app's embedder switched off for the same comparison.
     async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=120) as http:
-        r = await http.post(url, json={"query": "mutation($e:[EpisodeInputGQL!]!){recordEpisodes(episodes:$e){id}}",
-                                       "variables": {"e": [_episode_gql()]}})
+        r = await http.post(
+            url,
+            json={
+                "query": "mutation($e:[EpisodeInputGQL!]!){recordEpisodes(episodes:$e){id}}",
+                "variables": {"e": [_episode_gql()]},
+            },
+        )
         ep2 = r.json()["data"]["recordEpisodes"][0]["id"]
         t = time.perf_counter()
         total = 0
         for b in range(batches):
-            facts = [{"subject": f"other {b}-{i}", "predicate": "lives_in", "object": f"place {i}",
-                      "episodes": [{"episodeId": ep2}], "source": "user"} for i in range(1000)]
-            r = await http.post(url, json={"query": "mutation($f:[FactInputGQL!]!){assertFacts(facts:$f){accepted}}",
-                                           "variables": {"f": facts}})
+            facts = [
+                {
+                    "subject": f"other {b}-{i}",
+                    "predicate": "lives_in",
+                    "object": f"place {i}",
+                    "episodes": [{"episodeId": ep2}],
+                    "source": "user",
+                }
+                for i in range(1000)
+            ]
+            r = await http.post(
+                url,
+                json={
+                    "query": "mutation($f:[FactInputGQL!]!){assertFacts(facts:$f){accepted}}",
+                    "variables": {"f": facts},
+                },
+            )
             total += r.json()["data"]["assertFacts"]["accepted"]
         dt = time.perf_counter() - t
-    print(f"assertFacts (GraphQL/HTTP, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s")
+    print(
+        f"assertFacts (GraphQL/HTTP, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s"
+    )
 
 
 def _episode() -> Any:
     from graph_memory.domain import EpisodeInput, Outcome
 
     now = datetime.now(UTC)
-    return EpisodeInput(user_id="u0", session_id="bench", started_at=now, ended_at=now,
-                        summary="benchmark episode with enough words to pass the gate",
-                        outcome=Outcome.SUCCESS, source="user")
+    return EpisodeInput(
+        user_id="u0",
+        session_id="bench",
+        started_at=now,
+        ended_at=now,
+        summary="benchmark episode with enough words to pass the gate",
+        outcome=Outcome.SUCCESS,
+        source="user",
+    )
 
 
 def _episode_gql() -> dict[str, Any]:
     now = datetime.now(UTC).isoformat()
-    return {"userId": "u0", "sessionId": "bench", "startedAt": now, "endedAt": now,
-            "summary": "benchmark episode with enough words to pass the gate",
-            "outcome": "SUCCESS", "source": "user"}
+    return {
+        "userId": "u0",
+        "sessionId": "bench",
+        "startedAt": now,
+        "endedAt": now,
+        "summary": "benchmark episode with enough words to pass the gate",
+        "outcome": "SUCCESS",
+        "source": "user",
+    }
 
 
 def main() -> None:
@@ -259,8 +356,10 @@ def main() -> None:
         server.should_exit = True
         if not args.keep:
             with driver.session() as s:
-                s.run("MATCH (n) WHERE n.tenant STARTS WITH 'bench' CALL (n) { DETACH DELETE n } "
-                      "IN TRANSACTIONS OF 10000 ROWS").consume()
+                s.run(
+                    "MATCH (n) WHERE n.tenant STARTS WITH 'bench' CALL (n) { DETACH DELETE n } "
+                    "IN TRANSACTIONS OF 10000 ROWS"
+                ).consume()
         driver.close()
 
 

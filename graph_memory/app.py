@@ -7,12 +7,12 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
-from cross_web import HTTPException
 
 from graph_memory.container import Services, build_services
 from graph_memory.errors import GraphMemoryError
@@ -42,8 +42,12 @@ class _GraphQL(GraphQL[Context, None]):
         return self._holder["s"]
 
     async def get_context(self, request: Any, response: Any) -> Context:
-        return Context(principal=request.state.principal, services=self.services,
-                       request=request, response=response)
+        return Context(
+            principal=request.state.principal,
+            services=self.services,
+            request=request,
+            response=response,
+        )
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
@@ -73,7 +77,9 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         except GraphMemoryError as e:
             return JSONResponse(
                 {"errors": [{"message": e.message, "extensions": {"code": e.code}}]},
-                status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
         try:
             return await gql.run(request)
         except HTTPException as e:

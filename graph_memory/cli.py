@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from graph_memory.settings import Settings
 __all__ = ["main"]
 
 
-def _run(coro_fn: Callable[[Settings], Awaitable[int]]) -> Callable[[argparse.Namespace], int]:
+def _run(coro_fn: Callable[[Settings], Coroutine[Any, Any, int]]) -> Callable[[argparse.Namespace], int]:
     def handler(args: argparse.Namespace) -> int:
         del args
         return asyncio.run(coro_fn(Settings.from_env()))
@@ -49,8 +49,7 @@ def _serve(args: argparse.Namespace) -> int:
     from graph_memory.app import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    uvicorn.run(create_app(Settings.from_env()), host=args.host, port=args.port,
-                log_level="info")
+    uvicorn.run(create_app(Settings.from_env()), host=args.host, port=args.port, log_level="info")
     return 0
 
 
@@ -93,12 +92,12 @@ def _expire(args: argparse.Namespace) -> int:
         db = Database.connect(Settings.from_env().neo4j())
         try:
             sweeper = ExpiryService(TrustRepository(db))
-            reports = ([await sweeper.sweep(args.tenant)] if args.tenant
-                       else await sweeper.sweep_all())
+            reports = (
+                [await sweeper.sweep(args.tenant)] if args.tenant else await sweeper.sweep_all()
+            )
             for r in reports:
                 print(f"{r.tenant}\texpired {r.expired}\tflagged {r.dependents_flagged}")
-            print(f"expired {sum(r.expired for r in reports)} fact(s) "
-                  f"in {len(reports)} tenant(s)")
+            print(f"expired {sum(r.expired for r in reports)} fact(s) in {len(reports)} tenant(s)")
             return 0
         finally:
             await db.close()

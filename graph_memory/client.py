@@ -78,7 +78,8 @@ def _unwrap(resp: httpx.Response) -> dict[str, Any]:
     except ValueError:
         raise GraphMemoryClientError(
             [{"message": resp.text, "extensions": {"code": f"HTTP_{resp.status_code}"}}],
-            resp.status_code) from None
+            resp.status_code,
+        ) from None
     if body.get("errors"):
         raise GraphMemoryClientError(body["errors"], resp.status_code)
     data: dict[str, Any] = body["data"]
@@ -109,16 +110,30 @@ class _Calls:
         return Q_ASSERT, {"facts": _jsonable(facts), "key": key}, "assertFacts"
 
     @staticmethod
-    def facts(scopes: list[str], as_of: Any, valid_at: Any, first: int, after: str | None,
-              **flt: Any) -> tuple[str, dict[str, Any], str]:
-        return Q_FACTS, _vars(filter={"scopes": scopes, **flt}, asOf=as_of, validAt=valid_at,
-                              first=first, after=after), "facts"
+    def facts(
+        scopes: list[str], as_of: Any, valid_at: Any, first: int, after: str | None, **flt: Any
+    ) -> tuple[str, dict[str, Any], str]:
+        return (
+            Q_FACTS,
+            _vars(
+                filter={"scopes": scopes, **flt},
+                asOf=as_of,
+                validAt=valid_at,
+                first=first,
+                after=after,
+            ),
+            "facts",
+        )
 
     @staticmethod
-    def history(subject: str, predicate: str, scopes: list[str],
-                as_of: Any) -> tuple[str, dict[str, Any], str]:
-        return Q_HISTORY, _vars(subject=subject, predicate=predicate, scopes=scopes,
-                                asOf=as_of), "history"
+    def history(
+        subject: str, predicate: str, scopes: list[str], as_of: Any
+    ) -> tuple[str, dict[str, Any], str]:
+        return (
+            Q_HISTORY,
+            _vars(subject=subject, predicate=predicate, scopes=scopes, asOf=as_of),
+            "history",
+        )
 
 
 # -- trust & forgetting ----------------------------------------------------------------------
@@ -179,8 +194,11 @@ class _TrustCalls:
 
     @staticmethod
     def audit_log(first: int, after: str | None, **flt: Any) -> tuple[str, dict[str, Any], str]:
-        flt = {("from" if k in ("from_", "start") else "to" if k == "end" else k): _iso(v)
-               for k, v in flt.items() if v is not None}
+        flt = {
+            ("from" if k in ("from_", "start") else "to" if k == "end" else k): _iso(v)
+            for k, v in flt.items()
+            if v is not None
+        }
         return Q_AUDIT_LOG, {"filter": flt, "first": first, "after": after}, "auditLog"
 
     @staticmethod
@@ -188,12 +206,133 @@ class _TrustCalls:
         return Q_ALERTS, _vars(**{"from": start, "to": end, "first": first}), "alerts"
 
 
+_SCORE_FIELDS = "vector keyword recency confidence tierBoost total"
+_PROCEDURE_FIELDS = """
+  id scope intent role version steps description status successCount failureCount createdBy
+  createdAt updatedAt supersededAt supersededBy supersedes retrievalCount lastRetrievedAt
+"""
+_RECALL_ARGS = {
+    "k": "Int", "overRecall": "Int", "weights": "RecallWeightsInput", "kinds": "[MemoryKind!]",
+    "tiers": "[TrustTier!]", "asOf": "DateTime", "validAt": "DateTime", "minScore": "Float",
+    "minConfidence": "Float", "minSimilarity": "Float", "halfLifeDays": "Float",
+    "includeCandidates": "Boolean", "includeExpired": "Boolean",
+    "includeUnverified": "Boolean", "intent": "String", "role": "String",
+}
+_RECALL_SELECTION = f"""
+  items {{
+    id kind text score {{ {_SCORE_FIELDS} }}
+    provenance {{
+      episodes {{ episodeId sessionId userId weight success startedAt summary source }}
+      contributors
+      times {{ freshAt recordedAt validFrom validTo supersededAt startedAt endedAt updatedAt }}
+    }}
+    fact {{ id subject predicate object tier status confidence version validFrom
+           supersededAt retrievalCount lastRetrievedAt }}
+    episode {{ id userId sessionId summary outcome startedAt }}
+    procedure {{ {_PROCEDURE_FIELDS} }}
+  }}
+  weights {{ vector keyword recency confidence }}
+  asOf validAt considered belowThreshold
+"""
+_CONTEXT_SELECTION = """
+  text tokens tokenBudget tokenizer asOf validAt
+  included { id kind score tokens }
+  dropped { id kind score tokens reason }
+"""
+Q_UPSERT_PROCEDURE = f"""
+mutation($intent: String!, $role: String!, $steps: [String!]!, $scope: String!,
+         $description: String) {{
+  upsertProcedure(intent: $intent, role: $role, steps: $steps, scope: $scope,
+                  description: $description) {{ action procedure {{ {_PROCEDURE_FIELDS} }} }}
+}}"""
+Q_PROCEDURES = f"""
+query($intent: String!, $scopes: [String!]!, $role: String, $includeCandidates: Boolean,
+      $asOf: DateTime, $first: Int) {{
+  procedures(intent: $intent, scopes: $scopes, role: $role,
+             includeCandidates: $includeCandidates, asOf: $asOf, first: $first) {{
+    {_PROCEDURE_FIELDS}
+  }}
+}}"""
+Q_PROCEDURE_OUTCOME = f"""
+mutation($id: ID!, $success: Boolean!, $episodeId: ID!) {{
+  recordProcedureOutcome(id: $id, success: $success, episodeId: $episodeId) {{
+    statusBefore status procedure {{ {_PROCEDURE_FIELDS} }}
+  }}
+}}"""
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w.title() for w in rest)
+
+
+class _RecallCalls:
+    """recall/context send only the options given, so the server's defaults apply otherwise."""
+
+    @staticmethod
+    def _search(field: str, selection: str, required: dict[str, tuple[str, Any]],
+                options: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
+        opts = {_camel(k): v for k, v in options.items() if v is not None}
+        unknown = set(opts) - set(_RECALL_ARGS) - ({"k"} if field == "context" else set())
+        if unknown:
+            raise TypeError(f"unknown {field} options {sorted(unknown)}")
+        decl = {**{n: t for n, (t, _) in required.items()},
+                **{n: _RECALL_ARGS[n] for n in opts}}
+        header = ", ".join(f"${n}: {t}" for n, t in decl.items())
+        args = ", ".join(f"{n}: ${n}" for n in decl)
+        query = f"query({header}) {{ {field}({args}) {{ {selection} }} }}"
+        variables = _jsonable(_vars(**{n: v for n, (_, v) in required.items()}, **opts))
+        return query, variables, field
+
+    @staticmethod
+    def recall(query: str, scopes: list[str], options: dict[str, Any]
+               ) -> tuple[str, dict[str, Any], str]:
+        return _RecallCalls._search(
+            "recall", _RECALL_SELECTION,
+            {"query": ("String!", query), "scopes": ("[String!]!", scopes)}, options)
+
+    @staticmethod
+    def context(query: str, token_budget: int, scopes: list[str], options: dict[str, Any]
+                ) -> tuple[str, dict[str, Any], str]:
+        return _RecallCalls._search(
+            "context", _CONTEXT_SELECTION,
+            {"query": ("String!", query), "tokenBudget": ("Int!", token_budget),
+             "scopes": ("[String!]!", scopes)}, options)
+
+    @staticmethod
+    def upsert_procedure(intent: str, role: str, steps: list[str], scope: str,
+                         description: str | None) -> tuple[str, dict[str, Any], str]:
+        return Q_UPSERT_PROCEDURE, {"intent": intent, "role": role, "steps": steps,
+                                    "scope": scope, "description": description}, \
+            "upsertProcedure"
+
+    @staticmethod
+    def procedures(intent: str, scopes: list[str], role: str | None, include_candidates: bool,
+                   as_of: Any, first: int) -> tuple[str, dict[str, Any], str]:
+        return Q_PROCEDURES, _vars(intent=intent, scopes=scopes, role=role,
+                                   includeCandidates=include_candidates, asOf=as_of,
+                                   first=first), "procedures"
+
+    @staticmethod
+    def record_procedure_outcome(procedure_id: str, success: bool, episode_id: str
+                                 ) -> tuple[str, dict[str, Any], str]:
+        return Q_PROCEDURE_OUTCOME, {"id": procedure_id, "success": success,
+                                     "episodeId": episode_id}, "recordProcedureOutcome"
+
+
 class GraphMemoryClient:
-    def __init__(self, url: str, api_key: str, *, timeout: float = 30.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        api_key: str,
+        *,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.url = url.rstrip("/") + ("" if url.endswith("/graphql") else "/graphql")
-        self._http = httpx.Client(timeout=timeout, transport=transport,
-                                  headers={"Authorization": f"Bearer {api_key}"})
+        self._http = httpx.Client(
+            timeout=timeout, transport=transport, headers={"Authorization": f"Bearer {api_key}"}
+        )
 
     def close(self) -> None:
         self._http.close()
@@ -219,35 +358,47 @@ class GraphMemoryClient:
     def record_episode(self, **episode: Any) -> str:
         r = self.record_episodes([episode])[0]
         if not r["ok"]:
-            raise GraphMemoryClientError([{"message": r["error"]["message"],
-                                           "extensions": {"code": r["error"]["code"]}}])
+            raise GraphMemoryClientError(
+                [{"message": r["error"]["message"], "extensions": {"code": r["error"]["code"]}}]
+            )
         return str(r["id"])
 
-    def assert_facts(self, facts: list[dict[str, Any]],
-                     idempotency_key: str | None = None) -> dict[str, Any]:
+    def assert_facts(
+        self, facts: list[dict[str, Any]], idempotency_key: str | None = None
+    ) -> dict[str, Any]:
         result: dict[str, Any] = self._call(_Calls.assert_facts(facts, idempotency_key))
         return result
 
-    def facts(self, scopes: list[str], *, as_of: Any = None, valid_at: Any = None,
-              first: int = 50, after: str | None = None, **flt: Any) -> dict[str, Any]:
+    def facts(
+        self,
+        scopes: list[str],
+        *,
+        as_of: Any = None,
+        valid_at: Any = None,
+        first: int = 50,
+        after: str | None = None,
+        **flt: Any,
+    ) -> dict[str, Any]:
         result: dict[str, Any] = self._call(
-            _Calls.facts(scopes, as_of, valid_at, first, after, **flt))
+            _Calls.facts(scopes, as_of, valid_at, first, after, **flt)
+        )
         return result
 
     def fact(self, fact_id: str) -> dict[str, Any] | None:
         result: dict[str, Any] | None = self.execute(Q_FACT, {"id": fact_id})["fact"]
         return result
 
-    def history(self, subject: str, predicate: str, scopes: list[str], *,
-                as_of: Any = None) -> dict[str, Any]:
+    def history(
+        self, subject: str, predicate: str, scopes: list[str], *, as_of: Any = None
+    ) -> dict[str, Any]:
         result: dict[str, Any] = self._call(_Calls.history(subject, predicate, scopes, as_of))
         return result
 
     def retract_fact(self, fact_id: str, reason: str | None = None) -> dict[str, Any]:
-        result: dict[str, Any] = self.execute(Q_RETRACT, {"id": fact_id,
-                                                          "reason": reason})["retractFact"]
+        result: dict[str, Any] = self.execute(Q_RETRACT, {"id": fact_id, "reason": reason})[
+            "retractFact"
+        ]
         return result
-
 
     # -- trust & forgetting ------------------------------------------------------------------
     def review_queue(self, scopes: list[str], first: int = 50) -> list[dict[str, Any]]:
@@ -266,8 +417,7 @@ class GraphMemoryClient:
         result: dict[str, Any] = self._call(_TrustCalls.forget_contributor(user_id))
         return result
 
-    def audit_log(self, *, first: int = 50, after: str | None = None,
-                  **flt: Any) -> dict[str, Any]:
+    def audit_log(self, *, first: int = 50, after: str | None = None, **flt: Any) -> dict[str, Any]:
         """Filters: actor, target, action, start (inclusive), end (exclusive)."""
         result: dict[str, Any] = self._call(_TrustCalls.audit_log(first, after, **flt))
         return result
@@ -276,12 +426,52 @@ class GraphMemoryClient:
         result: dict[str, Any] = self._call(_TrustCalls.alerts(start, end, first))
         return result
 
+    def recall(self, query: str, scopes: list[str], **options: Any) -> dict[str, Any]:
+        """Options (snake_case): k, over_recall, weights, kinds, tiers, as_of, valid_at,
+        min_score, min_confidence, min_similarity, half_life_days, include_candidates,
+        include_expired, include_unverified, intent, role."""
+        result: dict[str, Any] = self._call(_RecallCalls.recall(query, scopes, options))
+        return result
+
+    def context(self, query: str, token_budget: int, scopes: list[str],
+                **options: Any) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(
+            _RecallCalls.context(query, token_budget, scopes, options))
+        return result
+
+    def upsert_procedure(self, intent: str, role: str, steps: list[str], scope: str,
+                         description: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(
+            _RecallCalls.upsert_procedure(intent, role, steps, scope, description))
+        return result
+
+    def procedures(self, intent: str, scopes: list[str], *, role: str | None = None,
+                   include_candidates: bool = False, as_of: Any = None,
+                   first: int = 10) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._call(_RecallCalls.procedures(
+            intent, scopes, role, include_candidates, as_of, first))
+        return result
+
+    def record_procedure_outcome(self, procedure_id: str, success: bool,
+                                 episode_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(
+            _RecallCalls.record_procedure_outcome(procedure_id, success, episode_id))
+        return result
+
+
 class AsyncGraphMemoryClient:
-    def __init__(self, url: str, api_key: str, *, timeout: float = 30.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        api_key: str,
+        *,
+        timeout: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.url = url.rstrip("/") + ("" if url.endswith("/graphql") else "/graphql")
-        self._http = httpx.AsyncClient(timeout=timeout, transport=transport,
-                                       headers={"Authorization": f"Bearer {api_key}"})
+        self._http = httpx.AsyncClient(
+            timeout=timeout, transport=transport, headers={"Authorization": f"Bearer {api_key}"}
+        )
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -292,10 +482,8 @@ class AsyncGraphMemoryClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def execute(self, query: str,
-                      variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        resp = await self._http.post(self.url, json={"query": query,
-                                                     "variables": variables or {}})
+    async def execute(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        resp = await self._http.post(self.url, json={"query": query, "variables": variables or {}})
         return _unwrap(resp)
 
     async def _call(self, spec: tuple[str, dict[str, Any], str]) -> Any:
@@ -306,21 +494,31 @@ class AsyncGraphMemoryClient:
         result: list[dict[str, Any]] = await self._call(_Calls.record_episodes(episodes))
         return result
 
-    async def assert_facts(self, facts: list[dict[str, Any]],
-                           idempotency_key: str | None = None) -> dict[str, Any]:
+    async def assert_facts(
+        self, facts: list[dict[str, Any]], idempotency_key: str | None = None
+    ) -> dict[str, Any]:
         result: dict[str, Any] = await self._call(_Calls.assert_facts(facts, idempotency_key))
         return result
 
-    async def facts(self, scopes: list[str], *, as_of: Any = None, valid_at: Any = None,
-                    first: int = 50, after: str | None = None, **flt: Any) -> dict[str, Any]:
+    async def facts(
+        self,
+        scopes: list[str],
+        *,
+        as_of: Any = None,
+        valid_at: Any = None,
+        first: int = 50,
+        after: str | None = None,
+        **flt: Any,
+    ) -> dict[str, Any]:
         result: dict[str, Any] = await self._call(
-            _Calls.facts(scopes, as_of, valid_at, first, after, **flt))
+            _Calls.facts(scopes, as_of, valid_at, first, after, **flt)
+        )
         return result
 
-    async def history(self, subject: str, predicate: str, scopes: list[str], *,
-                      as_of: Any = None) -> dict[str, Any]:
-        result: dict[str, Any] = await self._call(
-            _Calls.history(subject, predicate, scopes, as_of))
+    async def history(
+        self, subject: str, predicate: str, scopes: list[str], *, as_of: Any = None
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(_Calls.history(subject, predicate, scopes, as_of))
         return result
 
     # -- trust & forgetting ------------------------------------------------------------------
@@ -340,12 +538,42 @@ class AsyncGraphMemoryClient:
         result: dict[str, Any] = await self._call(_TrustCalls.forget_contributor(user_id))
         return result
 
-    async def audit_log(self, *, first: int = 50, after: str | None = None,
-                  **flt: Any) -> dict[str, Any]:
+    async def audit_log(
+        self, *, first: int = 50, after: str | None = None, **flt: Any
+    ) -> dict[str, Any]:
         """Filters: actor, target, action, start (inclusive), end (exclusive)."""
         result: dict[str, Any] = await self._call(_TrustCalls.audit_log(first, after, **flt))
         return result
 
     async def alerts(self, start: Any = None, end: Any = None, first: int = 100) -> dict[str, Any]:
         result: dict[str, Any] = await self._call(_TrustCalls.alerts(start, end, first))
+        return result
+
+    async def recall(self, query: str, scopes: list[str], **options: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(_RecallCalls.recall(query, scopes, options))
+        return result
+
+    async def context(self, query: str, token_budget: int, scopes: list[str],
+                      **options: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(
+            _RecallCalls.context(query, token_budget, scopes, options))
+        return result
+
+    async def upsert_procedure(self, intent: str, role: str, steps: list[str], scope: str,
+                               description: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(
+            _RecallCalls.upsert_procedure(intent, role, steps, scope, description))
+        return result
+
+    async def procedures(self, intent: str, scopes: list[str], *, role: str | None = None,
+                         include_candidates: bool = False, as_of: Any = None,
+                         first: int = 10) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._call(_RecallCalls.procedures(
+            intent, scopes, role, include_candidates, as_of, first))
+        return result
+
+    async def record_procedure_outcome(self, procedure_id: str, success: bool,
+                                       episode_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call(
+            _RecallCalls.record_procedure_outcome(procedure_id, success, episode_id))
         return result

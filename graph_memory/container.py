@@ -65,8 +65,9 @@ class Services:
         await self.db.close()
 
 
-def build_services(settings: Settings, db: Database | None = None,
-                   embedder: Embedder | None = None) -> Services:
+def build_services(
+    settings: Settings, db: Database | None = None, embedder: Embedder | None = None
+) -> Services:
     db = db or Database.connect(settings.neo4j())
     embedder = embedder or build_embedder(settings)
     fact_repo = FactRepository(db)

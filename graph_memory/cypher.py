@@ -73,9 +73,7 @@ def parse(name: str, source: str) -> Query:
     body = _STRING.sub("''", _LINE_COMMENT.sub("", source))
     used = set(_PARAM.findall(body))
     if used != set(declared):
-        raise ValueError(
-            f"{name}: header params {sorted(declared)} != body params {sorted(used)}"
-        )
+        raise ValueError(f"{name}: header params {sorted(declared)} != body params {sorted(used)}")
     return Query(name=name, text=source, params=frozenset(declared), returns=returns)
 
 

@@ -45,6 +45,7 @@ class Tx:
         result = await self._tx.run(query.text, query.bind(dict(params)))
         return await result.data()
 
+
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
 
 
@@ -114,7 +115,8 @@ class Database:
                 out.append(await result.data())
             return out
 
-        return await self._with_retry(work, write=True)
+        out: list[list[Record]] = await self._with_retry(work, write=True)
+        return out
 
     async def _run(self, name: str, params: Mapping[str, Any], *, write: bool) -> list[Record]:
         query = self.queries[name]
@@ -124,7 +126,8 @@ class Database:
             result = await tx.run(query.text, bound)
             return await result.data()
 
-        return await self._with_retry(work, write=write)
+        out: list[Record] = await self._with_retry(work, write=write)
+        return out
 
     async def _with_retry(self, work: Any, *, write: bool) -> Any:
         try:

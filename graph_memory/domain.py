@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from graph_memory.errors import ScopeMissing, ValidationError
@@ -37,13 +37,13 @@ __all__ = [
 ]
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     AGENT = "agent"
     ANALYST = "analyst"
     ADMIN = "admin"
 
 
-class Tier(str, Enum):
+class Tier(StrEnum):
     SYSTEM = "system"
     ADMIN = "admin"
     USER = "user"
@@ -61,7 +61,7 @@ TIER_CAP: dict[Tier, float] = {
 }
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     CANDIDATE = "candidate"
     ACTIVE = "active"
     SUPERSEDED = "superseded"
@@ -70,12 +70,12 @@ class Status(str, Enum):
     REJECTED = "rejected"
 
 
-class Cardinality(str, Enum):
+class Cardinality(StrEnum):
     ONE = "one"
     MANY = "many"
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     SUCCESS = "success"
     ESCALATED = "escalated"
     ABANDONED = "abandoned"

@@ -47,9 +47,7 @@ def schema_migrations(root: Path | None = None) -> list[Migration]:
 
 
 async def applied_version(db: Database) -> int:
-    rows = await db.run_raw(
-        "MATCH (m:SchemaMigration) RETURN coalesce(max(m.version), 0) AS v"
-    )
+    rows = await db.run_raw("MATCH (m:SchemaMigration) RETURN coalesce(max(m.version), 0) AS v")
     return int(rows[0]["v"]) if rows else 0
 
 

@@ -38,8 +38,11 @@ class TenantPolicy:
     )
     # The highest tier a role can write at, whatever source it names.
     role_caps: dict[Role, Tier] = field(
-        default_factory=lambda: {Role.AGENT: Tier.USER, Role.ANALYST: Tier.USER,
-                                 Role.ADMIN: Tier.SYSTEM}
+        default_factory=lambda: {
+            Role.AGENT: Tier.USER,
+            Role.ANALYST: Tier.USER,
+            Role.ADMIN: Tier.SYSTEM,
+        }
     )
     # Predicate namespaces only admin/system tiers may write, and TTLs per predicate class.
     protected_prefixes: tuple[str, ...] = ("policy.", "system.")
@@ -48,19 +51,55 @@ class TenantPolicy:
     min_text_chars: int = 10
     min_summary_chars: int = 20
     service_phrases: frozenset[str] = frozenset(
-        {"ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "done", "yes", "no",
-         "sure", "got it", "noted", "hi", "hello", "hey", "bye", "cool", "great", "np",
-         "no problem", "you're welcome", "welcome", "ack", "fine", "alright", "understood"}
+        {
+            "ok",
+            "okay",
+            "k",
+            "kk",
+            "thanks",
+            "thank you",
+            "thx",
+            "ty",
+            "done",
+            "yes",
+            "no",
+            "sure",
+            "got it",
+            "noted",
+            "hi",
+            "hello",
+            "hey",
+            "bye",
+            "cool",
+            "great",
+            "np",
+            "no problem",
+            "you're welcome",
+            "welcome",
+            "ack",
+            "fine",
+            "alright",
+            "understood",
+        }
     )
     user_capacity: int = 10_000
     default_cardinality: dict[str, Cardinality] = field(
         default_factory=lambda: {
-            "name": Cardinality.ONE, "lives_in": Cardinality.ONE, "works_at": Cardinality.ONE,
-            "email": Cardinality.ONE, "timezone": Cardinality.ONE, "role": Cardinality.ONE,
-            "language": Cardinality.ONE, "prefers": Cardinality.MANY, "likes": Cardinality.MANY,
-            "dislikes": Cardinality.MANY, "knows": Cardinality.MANY,
-            "member_of": Cardinality.MANY, "has_goal": Cardinality.MANY,
-            "allergic_to": Cardinality.MANY, "uses": Cardinality.MANY,
+            "name": Cardinality.ONE,
+            "lives_in": Cardinality.ONE,
+            "works_at": Cardinality.ONE,
+            "email": Cardinality.ONE,
+            "timezone": Cardinality.ONE,
+            "role": Cardinality.ONE,
+            "language": Cardinality.ONE,
+            "prefers": Cardinality.MANY,
+            "likes": Cardinality.MANY,
+            "dislikes": Cardinality.MANY,
+            "knows": Cardinality.MANY,
+            "member_of": Cardinality.MANY,
+            "has_goal": Cardinality.MANY,
+            "allergic_to": Cardinality.MANY,
+            "uses": Cardinality.MANY,
         }
     )
 

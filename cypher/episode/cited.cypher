@@ -1,7 +1,8 @@
 // params: tenant, ids
-// returns: id, session_id, user_id, confidence, scope
+// returns: id, session_id, user_id, confidence, scope, started_at
 UNWIND $ids AS id
 MATCH (e:Episode {id: id})
 WHERE e.tenant = $tenant
 RETURN e.id AS id, e.session_id AS session_id, e.user_id AS user_id,
-       e.confidence AS confidence, e.scope AS scope
+       e.confidence AS confidence, e.scope AS scope,
+       e.started_at AS started_at

@@ -6,12 +6,14 @@ CYPHER 25
 CALL () {
   UNWIND $scopes AS scope
   CALL (scope) {
-    MATCH (e:Episode)
-      SEARCH e IN (VECTOR INDEX episode_embedding FOR $vector
-                   WHERE e.tenant = $tenant AND e.scope = scope LIMIT $k) SCORE AS score
-    RETURN e, score
+    // The hit is named apart from the outer `e`: reusing the name trips a planner bug in
+    // Neo4j 2026.01 ("key not found: SymbolUse") when SEARCH sits in a UNION branch.
+    MATCH (hit:Episode)
+      SEARCH hit IN (VECTOR INDEX episode_embedding FOR $vector
+                     WHERE hit.tenant = $tenant AND hit.scope = scope LIMIT $k) SCORE AS score
+    RETURN hit, score
   }
-  RETURN e, score AS vscore, null AS kscore
+  RETURN hit AS e, score AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('episode_text', $lucene, {limit: $k}) YIELD node, score

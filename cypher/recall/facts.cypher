@@ -9,12 +9,14 @@ CYPHER 25
 CALL () {
   UNWIND $scopes AS scope
   CALL (scope) {
-    MATCH (f:Fact)
-      SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector
-                   WHERE f.tenant = $tenant AND f.scope = scope LIMIT $k) SCORE AS score
-    RETURN f, score
+    // The hit is named apart from the outer `f`: reusing the name trips a planner bug in
+    // Neo4j 2026.01 ("key not found: SymbolUse") when SEARCH sits in a UNION branch.
+    MATCH (hit:Fact)
+      SEARCH hit IN (VECTOR INDEX fact_embedding FOR $vector
+                     WHERE hit.tenant = $tenant AND hit.scope = scope LIMIT $k) SCORE AS score
+    RETURN hit, score
   }
-  RETURN f, score AS vscore, null AS kscore
+  RETURN hit AS f, score AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $k}) YIELD node, score

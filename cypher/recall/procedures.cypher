@@ -7,12 +7,14 @@ CYPHER 25
 CALL () {
   UNWIND $scopes AS scope
   CALL (scope) {
-    MATCH (p:Procedure)
-      SEARCH p IN (VECTOR INDEX procedure_embedding FOR $vector
-                   WHERE p.tenant = $tenant AND p.scope = scope LIMIT $k) SCORE AS score
-    RETURN p, score
+    // The hit is named apart from the outer `p`: reusing the name trips a planner bug in
+    // Neo4j 2026.01 ("key not found: SymbolUse") when SEARCH sits in a UNION branch.
+    MATCH (hit:Procedure)
+      SEARCH hit IN (VECTOR INDEX procedure_embedding FOR $vector
+                     WHERE hit.tenant = $tenant AND hit.scope = scope LIMIT $k) SCORE AS score
+    RETURN hit, score
   }
-  RETURN p, score AS vscore, null AS kscore
+  RETURN hit AS p, score AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('procedure_text', $lucene, {limit: $k}) YIELD node, score

@@ -61,5 +61,10 @@ class Context:
             found = await s.entity_repo.get(tenant_principal.tenant, list(ids))
             return [found.get(i) for i in ids]
 
-        return {"provenance": provenance, "facts": facts, "deps": deps, "episodes": episodes,
-                "entities": entities}[name]
+        return {
+            "provenance": provenance,
+            "facts": facts,
+            "deps": deps,
+            "episodes": episodes,
+            "entities": entities,
+        }[name]

@@ -35,17 +35,39 @@ class ErrorCodes(SchemaExtension):
             # Parse/validation errors of the query itself.
             ext = dict(error.extensions or {})
             ext.setdefault("code", "GRAPHQL_VALIDATION")
-            return GraphQLError(error.message, error.nodes, error.source, error.positions,
-                                error.path, None, ext)
+            return GraphQLError(
+                error.message, error.nodes, error.source, error.positions, error.path, None, ext
+            )
         if isinstance(original, GraphMemoryError):
             ext = {"code": original.code}
             if original.field:
                 ext["field"] = original.field
-            return GraphQLError(original.message, error.nodes, error.source, error.positions,
-                                error.path, original, ext)
+            return GraphQLError(
+                original.message,
+                error.nodes,
+                error.source,
+                error.positions,
+                error.path,
+                original,
+                ext,
+            )
         if isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower():
-            return GraphQLError(str(original), error.nodes, error.source, error.positions,
-                                error.path, original, {"code": "VALIDATION"})
+            return GraphQLError(
+                str(original),
+                error.nodes,
+                error.source,
+                error.positions,
+                error.path,
+                original,
+                {"code": "VALIDATION"},
+            )
         log.error("unexpected error in %s", error.path, exc_info=original)
-        return GraphQLError("Internal error", error.nodes, error.source, error.positions,
-                            error.path, original, {"code": "INTERNAL"})
+        return GraphQLError(
+            "Internal error",
+            error.nodes,
+            error.source,
+            error.positions,
+            error.path,
+            original,
+            {"code": "INTERNAL"},
+        )

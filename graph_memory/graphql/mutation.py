@@ -32,8 +32,7 @@ class EpisodeInputGQL:
     key_entities: list[str] = strawberry.field(default_factory=list)
     source: str = "conversation"
     confidence: float = 0.7
-    scope: str | None = strawberry.field(
-        default=None, description="Defaults to user:<userId>.")
+    scope: str | None = strawberry.field(default=None, description="Defaults to user:<userId>.")
 
 
 @strawberry.type
@@ -48,7 +47,8 @@ class EpisodeResult:
 class CitationInput:
     episode_id: strawberry.ID
     weight: float | None = strawberry.field(
-        default=None, description="Support in (0, 1]; defaults to the episode's confidence.")
+        default=None, description="Support in (0, 1]; defaults to the episode's confidence."
+    )
 
 
 @strawberry.input
@@ -58,7 +58,8 @@ class FactInputGQL:
     object: str
     episodes: list[CitationInput]
     scope: str | None = strawberry.field(
-        default=None, description="Defaults to the first cited episode's scope.")
+        default=None, description="Defaults to the first cited episode's scope."
+    )
     object_is_entity: bool = False
     text: str | None = None
     kind: str = "fact"
@@ -75,8 +76,7 @@ class FactInputGQL:
 class FactResult:
     index: int
     ok: bool
-    action: str | None = strawberry.field(
-        description="created | superseded | corroborated")
+    action: str | None = strawberry.field(description="created | superseded | corroborated")
     fact_id: strawberry.ID | None
     version: int | None
     status: FactStatus | None
@@ -101,11 +101,19 @@ class AssertFactsPayload:
 
 def _fact_input(f: FactInputGQL) -> FactInput:
     return FactInput(
-        subject=f.subject, predicate=f.predicate, object=f.object,
+        subject=f.subject,
+        predicate=f.predicate,
+        object=f.object,
         citations=tuple(Citation(str(c.episode_id), c.weight) for c in f.episodes),
-        scope=f.scope, object_is_entity=f.object_is_entity, text=f.text, kind=f.kind,
-        source=f.source, sensitivity=f.sensitivity, valid_from=f.valid_from,
-        valid_to=f.valid_to, ttl_days=f.ttl_days,
+        scope=f.scope,
+        object_is_entity=f.object_is_entity,
+        text=f.text,
+        kind=f.kind,
+        source=f.source,
+        sensitivity=f.sensitivity,
+        valid_from=f.valid_from,
+        valid_to=f.valid_to,
+        ttl_days=f.ttl_days,
         cardinality=DCardinality(f.cardinality.value) if f.cardinality else None,
         depends_on=tuple(str(d) for d in f.depends_on),
     )
@@ -121,24 +129,37 @@ class MemoryMutation:
         require_role(ctx.principal, *_WRITERS)
         items = [
             EpisodeInput(
-                user_id=e.user_id, session_id=e.session_id, started_at=e.started_at,
-                ended_at=e.ended_at, summary=e.summary, outcome=DOutcome(e.outcome.value),
-                topics=tuple(e.topics), key_entities=tuple(e.key_entities), source=e.source,
-                confidence=e.confidence, scope=e.scope,
+                user_id=e.user_id,
+                session_id=e.session_id,
+                started_at=e.started_at,
+                ended_at=e.ended_at,
+                summary=e.summary,
+                outcome=DOutcome(e.outcome.value),
+                topics=tuple(e.topics),
+                key_entities=tuple(e.key_entities),
+                source=e.source,
+                confidence=e.confidence,
+                scope=e.scope,
             )
             for e in episodes
         ]
         out = await ctx.services.episodes.record(ctx.principal, items)
         return [
             EpisodeResult(
-                index=i, ok=err is None, id=strawberry.ID(ep_id) if ep_id else None,
+                index=i,
+                ok=err is None,
+                id=strawberry.ID(ep_id) if ep_id else None,
                 error=ItemError(code=err.code, message=err.message, field=err.field)
-                if err else None)
+                if err
+                else None,
+            )
             for i, (ep_id, err) in enumerate(out)
         ]
 
     @strawberry.mutation(description="Record one session summary; errors are raised.")
-    async def record_episode(self, info: Info[Any, None], episode: EpisodeInputGQL) -> strawberry.ID:
+    async def record_episode(
+        self, info: Info[Any, None], episode: EpisodeInputGQL
+    ) -> strawberry.ID:
         results = await MemoryMutation.record_episodes(self, info, [episode])
         r = results[0]
         if r.error is not None:
@@ -147,8 +168,7 @@ class MemoryMutation:
             err = GraphMemoryError(r.error.message, field=r.error.field)
             err.code = r.error.code
             raise err
-        assert r.id is not None  # ok results always carry an id
-        return r.id
+        return strawberry.ID(str(r.id))
 
     @strawberry.mutation(
         description="Assert up to 1,000 facts. Same object: corroborates the current version; "
@@ -163,16 +183,23 @@ class MemoryMutation:
         ctx = info.context
         require_role(ctx.principal, *_WRITERS)
         results = await ctx.services.facts.assert_facts(
-            ctx.principal, [_fact_input(f) for f in facts], idempotency_key)
+            ctx.principal, [_fact_input(f) for f in facts], idempotency_key
+        )
         out = [
             FactResult(
-                index=r.index, ok=r.ok, action=r.action,
+                index=r.index,
+                ok=r.ok,
+                action=r.action,
                 fact_id=strawberry.ID(r.fact_id) if r.fact_id else None,
-                version=r.version, status=FactStatus(r.status) if r.status else None,
+                version=r.version,
+                status=FactStatus(r.status) if r.status else None,
                 confidence=r.confidence,
                 supersedes=strawberry.ID(r.supersedes) if r.supersedes else None,
-                error=ItemError(code=r.error_code, message=r.error_message or "",
-                                field=r.error_field) if r.error_code else None,
+                error=ItemError(
+                    code=r.error_code, message=r.error_message or "", field=r.error_field
+                )
+                if r.error_code
+                else None,
             )
             for r in results
         ]

@@ -79,21 +79,31 @@ class MemoryQuery:
     ) -> FactConnection:
         ctx = info.context
         flt = FactFilter(
-            scopes=tuple(filter.scopes), subject=filter.subject, predicate=filter.predicate,
+            scopes=tuple(filter.scopes),
+            subject=filter.subject,
+            predicate=filter.predicate,
             include_candidates=filter.include_candidates,
             include_expired=filter.include_expired,
             needs_verification=filter.needs_verification,
         )
         rows = await ctx.services.reads.list_facts(
-            ctx.principal, flt, as_of=as_of, valid_at=valid_at, first=first,
-            after=decode_cursor(after))
+            ctx.principal,
+            flt,
+            as_of=as_of,
+            valid_at=valid_at,
+            first=first,
+            after=decode_cursor(after),
+        )
         page = rows[:first]
-        edges = [FactEdge(cursor=encode_cursor(r["recorded_at"], r["id"]),
-                          node=fact_from_record(r)) for r in page]
+        edges = [
+            FactEdge(cursor=encode_cursor(r["recorded_at"], r["id"]), node=fact_from_record(r))
+            for r in page
+        ]
         return FactConnection(
             edges=edges,
-            page_info=PageInfo(has_next_page=len(rows) > first,
-                               end_cursor=edges[-1].cursor if edges else None),
+            page_info=PageInfo(
+                has_next_page=len(rows) > first, end_cursor=edges[-1].cursor if edges else None
+            ),
         )
 
     @strawberry.field(description="Every version of (subject, predicate) with its provenance.")
@@ -107,8 +117,11 @@ class MemoryQuery:
     ) -> History:
         ctx = info.context
         rows = await ctx.services.reads.history(ctx.principal, scopes, subject, predicate, as_of)
-        return History(subject=entity_key(subject), predicate=predicate.strip().lower(),
-                       versions=[fact_from_record(r) for r in rows])
+        return History(
+            subject=entity_key(subject),
+            predicate=predicate.strip().lower(),
+            versions=[fact_from_record(r) for r in rows],
+        )
 
     @strawberry.field(description="An entity by id, or by name.")
     async def entity(
@@ -137,9 +150,15 @@ class MemoryQuery:
     ) -> list[Episode]:
         ctx = info.context
         rows = await ctx.services.episodes.list(
-            ctx.principal, scopes, user_id=user_id, session_id=session_id,
-            start=started_from, end=started_to, after=decode_cursor(after),
-            limit=min(max(first, 1), 500))
+            ctx.principal,
+            scopes,
+            user_id=user_id,
+            session_id=session_id,
+            start=started_from,
+            end=started_to,
+            after=decode_cursor(after),
+            limit=min(max(first, 1), 500),
+        )
         return [episode_from_record(r) for r in rows]
 
     @strawberry.field

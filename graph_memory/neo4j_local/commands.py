@@ -74,7 +74,7 @@ def _start(args: argparse.Namespace) -> int:
 
 
 def _stop(args: argparse.Namespace) -> int:
-    if not stop(_say, timeout=args.timeout):
+    if stop(_say, timeout=args.timeout) is False:
         _say("Neo4j (local) is not running")
     return 0
 

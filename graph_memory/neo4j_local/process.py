@@ -101,7 +101,7 @@ def read_pid(pid_file: Path) -> int | None:
     try:
         return int(text)
     except ValueError:
-        return -1  # unreadable content: the caller treats it as stale
+        return 0  # unreadable content: never a live pid, so the caller treats it as stale
 
 
 def _all_pids() -> list[int]:

@@ -64,8 +64,13 @@ def running_pid(home: Home, say: Reporter = print) -> int | None:
     if pid is not None:
         if is_neo4j(pid):
             return pid
-        what = "is not running" if not is_alive(pid) else "is not a Neo4j process"
-        say(f"removed stale pid file {home.pid_file} (pid {pid} {what})")
+        if pid <= 0:
+            what = "it holds no pid"
+        elif not is_alive(pid):
+            what = f"pid {pid} is not running"
+        else:
+            what = f"pid {pid} is not a Neo4j process"
+        say(f"removed stale pid file {home.pid_file} ({what})")
         home.pid_file.unlink(missing_ok=True)
     # A server whose pid file was deleted by hand is still ours to report and stop.
     orphans = find_servers(home.root)
@@ -236,15 +241,18 @@ def start(say: Reporter = print, timeout: float | None = None) -> StartResult | 
     )
 
 
-def stop(say: Reporter = print, timeout: float = 60.0) -> bool:
-    """Stop the server and wait until no Neo4j JVM of this home is left; True if one ran."""
+def stop(say: Reporter = print, timeout: float = 60.0) -> bool | None:
+    """Stop the server and wait until no Neo4j JVM of this home is left.
+
+    True if one ran, False if none did, None when NEO4J_URI names an external server.
+    """
     settings = Settings.from_env()
     if settings.external_uri:
         say(
             f"NEO4J_URI is set ({settings.external_uri}): an external server is configured, "
             "nothing to stop"
         )
-        return False
+        return None
     home = home_for(load_lock())
     pids = []
     pid = running_pid(home, say)

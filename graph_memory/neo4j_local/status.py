@@ -49,23 +49,27 @@ class ServerStatus:
         return 0 if self.running else 3
 
 
-def _ask(bolt_uri: str, user: str, password: str | None) -> tuple[ServerInfo | None, str | None]:
-    if password is None:
-        return None, "no password to log in with"
+_REJECTED = "the server rejects the password"
+
+
+def _ask(bolt_uri: str, user: str, password: str) -> tuple[ServerInfo | None, str | None]:
     try:
         return probe(bolt_uri, user, password, timeout=3.0), None
     except AuthError:
-        return None, "the server rejects the password from the password file"
+        return None, _REJECTED
     except (Neo4jError, DriverError, OSError) as e:
         return None, (str(e) or type(e).__name__).splitlines()[0][:200]
 
 
 def _external(settings: Settings, locked: str) -> ServerStatus:
     conn = settings.neo4j()
-    info, problem = _ask(conn.uri, conn.user, conn.password or None)
+    info, problem = _ask(conn.uri, conn.user, conn.password)
+    if problem == _REJECTED:
+        problem = f"reachable, but it rejects NEO4J_USER={conn.user} / NEO4J_PASSWORD"
     return ServerStatus(
         external=True,
-        running=info is not None,
+        # A server that refuses our credentials is up: the fix is the credentials.
+        running=info is not None or (problem or "").startswith("reachable"),
         pid=None,
         bolt_uri=conn.uri,
         browser_url=None,
@@ -105,9 +109,11 @@ def status(say: Reporter = print) -> ServerStatus:
     info: ServerInfo | None = None
     problem: str | None = None
     if pid is not None:
-        password = pw_file.read_text().strip() if pw_file.exists() else None
-        info, problem = _ask(bolt_uri, "neo4j", password)
-        if problem and "rejects the password" in problem:
+        if pw_file.exists():
+            info, problem = _ask(bolt_uri, "neo4j", pw_file.read_text().strip())
+        else:
+            problem = f"no password file {pw_file}"
+        if problem in (_REJECTED, f"no password file {pw_file}"):
             problem += f": {reset_hint(home, pw_file)}"
     return ServerStatus(
         external=False,
@@ -141,7 +147,12 @@ def render_status(st: ServerStatus) -> str:
         rows.append(("java", f"{st.java.java} (Java {st.java.version})"))
     elif st.java_problem:
         rows.append(("java", f"unusable: {st.java_problem}"))
-    answer = "answering" if st.info is not None else f"not answering: {st.problem or 'down'}"
+    if st.info is not None:
+        answer = "answering"
+    elif st.problem and st.problem.startswith("reachable"):
+        answer = st.problem
+    else:
+        answer = f"not answering: {st.problem or 'down'}"
     rows.append(("bolt", f"{st.bolt_uri} ({answer})"))
     if st.browser_url:
         rows.append(("browser", st.browser_url))

@@ -18,8 +18,14 @@ class ApiKeyRepository:
     ) -> None:
         await self.db.write(
             "apikey.create",
-            {"id": key_id, "hash": digest, "tenant": tenant, "role": role, "name": name,
-             "now": now},
+            {
+                "id": key_id,
+                "hash": digest,
+                "tenant": tenant,
+                "role": role,
+                "name": name,
+                "now": now,
+            },
         )
 
     async def by_hash(self, digest: str) -> Record | None:

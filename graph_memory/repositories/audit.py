@@ -22,7 +22,9 @@ class AuditRepository:
 
     async def record(self, tenant: str, events: list[dict[str, Any]]) -> None:
         if events:
-            await self.db.write("audit.record", {"tenant": require_tenant(tenant), "events": events})
+            await self.db.write(
+                "audit.record", {"tenant": require_tenant(tenant), "events": events}
+            )
 
     async def list(
         self,
@@ -39,10 +41,15 @@ class AuditRepository:
         rows = await self.db.read(
             "audit.list",
             {
-                "tenant": require_tenant(tenant), "actor": actor, "target": target,
-                "action": action, "from": start, "to": end,
+                "tenant": require_tenant(tenant),
+                "actor": actor,
+                "target": target,
+                "action": action,
+                "from": start,
+                "to": end,
                 "after_at": after[0] if after else None,
-                "after_id": after[1] if after else None, "limit": limit,
+                "after_id": after[1] if after else None,
+                "limit": limit,
             },
         )
         return [r["event"] for r in rows]

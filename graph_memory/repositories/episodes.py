@@ -39,10 +39,15 @@ class EpisodeRepository:
         rows = await self.db.read(
             "episode.list",
             {
-                "tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
-                "user_id": user_id, "session_id": session_id, "from": start, "to": end,
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "user_id": user_id,
+                "session_id": session_id,
+                "from": start,
+                "to": end,
                 "after_recorded": after[0] if after else None,
-                "after_id": after[1] if after else None, "limit": limit,
+                "after_id": after[1] if after else None,
+                "limit": limit,
             },
         )
         return [r["episode"] for r in rows]

@@ -27,7 +27,9 @@ class FactRepository:
 
     @staticmethod
     async def current_slots(tx: Tx, tenant: str, slots: list[dict[str, str]]) -> list[Record]:
-        return await tx.run("fact.current_slots", {"tenant": require_tenant(tenant), "slots": slots})
+        return await tx.run(
+            "fact.current_slots", {"tenant": require_tenant(tenant), "slots": slots}
+        )
 
     @staticmethod
     async def predicates(tx: Tx, tenant: str, names: list[str]) -> dict[str, str]:
@@ -44,12 +46,12 @@ class FactRepository:
     @staticmethod
     async def create(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
         if rows:
-            await tx.run("fact.create", {"tenant": require_tenant(tenant), "rows": rows, "now": now})
+            await tx.run(
+                "fact.create", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
+            )
 
     @staticmethod
-    async def add_evidence(
-        tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime
-    ) -> None:
+    async def add_evidence(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
         if rows:
             await tx.run("fact.add_evidence", {"tenant": tenant, "rows": rows, "now": now})
 
@@ -80,8 +82,13 @@ class FactRepository:
     ) -> Record | None:
         rows = await tx.run(
             "fact.retract",
-            {"tenant": require_tenant(tenant), "id": fact_id, "now": now, "actor": actor,
-             "reason": reason},
+            {
+                "tenant": require_tenant(tenant),
+                "id": fact_id,
+                "now": now,
+                "actor": actor,
+                "reason": reason,
+            },
         )
         return rows[0]["fact"] if rows else None
 
@@ -95,7 +102,7 @@ class FactRepository:
         rows = await self.db.read("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
         return {r["fact"]["id"]: r["fact"] for r in rows}
 
-    async def list(
+    async def in_force(
         self,
         tenant: str,
         scopes: list[str],
@@ -134,8 +141,13 @@ class FactRepository:
     ) -> list[Record]:
         rows = await self.db.read(
             "fact.slot_versions",
-            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
-             "subject": subject, "predicate": predicate, "as_of": as_of},
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "subject": subject,
+                "predicate": predicate,
+                "as_of": as_of,
+            },
         )
         return [r["fact"] for r in rows]
 

@@ -14,16 +14,18 @@ __all__ = ["ForgetRepository"]
 class ForgetRepository:
     @staticmethod
     async def episodes(tx: Tx, tenant: str, user_id: str) -> list[str]:
-        rows = await tx.run("forget.episodes", {"tenant": require_tenant(tenant),
-                                                "user_id": user_id})
+        rows = await tx.run(
+            "forget.episodes", {"tenant": require_tenant(tenant), "user_id": user_id}
+        )
         return sorted({str(r["id"]) for r in rows})
 
     @staticmethod
     async def facts(tx: Tx, tenant: str, episode_ids: list[str]) -> list[Record]:
         if not episode_ids:
             return []
-        return await tx.run("forget.facts", {"tenant": require_tenant(tenant),
-                                             "episode_ids": episode_ids})
+        return await tx.run(
+            "forget.facts", {"tenant": require_tenant(tenant), "episode_ids": episode_ids}
+        )
 
     @staticmethod
     async def chains(tx: Tx, tenant: str, ids: list[str]) -> list[Record]:
@@ -35,8 +37,9 @@ class ForgetRepository:
     async def procedures(tx: Tx, tenant: str, episode_ids: list[str]) -> list[str]:
         if not episode_ids:
             return []
-        rows = await tx.run("forget.procedures", {"tenant": require_tenant(tenant),
-                                                  "episode_ids": episode_ids})
+        rows = await tx.run(
+            "forget.procedures", {"tenant": require_tenant(tenant), "episode_ids": episode_ids}
+        )
         return [str(r["id"]) for r in rows]
 
     @staticmethod
@@ -52,8 +55,10 @@ class ForgetRepository:
     ) -> list[Record]:
         if not ids:
             return []
-        return await tx.run("forget.flag_dependents", {
-            "tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason})
+        return await tx.run(
+            "forget.flag_dependents",
+            {"tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason},
+        )
 
     @staticmethod
     async def relink(tx: Tx, tenant: str, links: list[dict[str, Any]]) -> None:
@@ -71,8 +76,9 @@ class ForgetRepository:
     async def delete_episodes(tx: Tx, tenant: str, ids: list[str]) -> int:
         if not ids:
             return 0
-        rows = await tx.run("forget.delete_episodes", {"tenant": require_tenant(tenant),
-                                                       "ids": ids})
+        rows = await tx.run(
+            "forget.delete_episodes", {"tenant": require_tenant(tenant), "ids": ids}
+        )
         return int(rows[0]["deleted"]) if rows else 0
 
     @staticmethod
@@ -81,8 +87,10 @@ class ForgetRepository:
     ) -> tuple[int, int]:
         if not keys and not predicates:
             return 0, 0
-        rows = await tx.run("forget.delete_orphans", {"tenant": require_tenant(tenant),
-                                                      "keys": keys, "predicates": predicates})
+        rows = await tx.run(
+            "forget.delete_orphans",
+            {"tenant": require_tenant(tenant), "keys": keys, "predicates": predicates},
+        )
         return int(rows[0]["entities"]), int(rows[0]["predicates"])
 
     @staticmethod
@@ -91,8 +99,10 @@ class ForgetRepository:
     ) -> list[Record]:
         if not ids:
             return []
-        return await tx.run("forget.demote_procedures", {
-            "tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason})
+        return await tx.run(
+            "forget.demote_procedures",
+            {"tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason},
+        )
 
     @staticmethod
     async def recandidate(
@@ -100,20 +110,24 @@ class ForgetRepository:
     ) -> list[str]:
         if not ids:
             return []
-        rows = await tx.run("forget.recandidate", {
-            "tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason})
+        rows = await tx.run(
+            "forget.recandidate",
+            {"tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason},
+        )
         return [str(r["id"]) for r in rows]
 
     @staticmethod
     async def delete_user(tx: Tx, tenant: str, user_id: str) -> int:
-        rows = await tx.run("forget.delete_user", {"tenant": require_tenant(tenant),
-                                                   "user_id": user_id})
+        rows = await tx.run(
+            "forget.delete_user", {"tenant": require_tenant(tenant), "user_id": user_id}
+        )
         return int(rows[0]["deleted"]) if rows else 0
 
     @staticmethod
     async def redact_audit(tx: Tx, tenant: str, target_ids: list[str], now: datetime) -> int:
         if not target_ids:
             return 0
-        rows = await tx.run("audit.redact", {"tenant": require_tenant(tenant),
-                                             "ids": target_ids, "now": now})
+        rows = await tx.run(
+            "audit.redact", {"tenant": require_tenant(tenant), "ids": target_ids, "now": now}
+        )
         return int(rows[0]["redacted"]) if rows else 0

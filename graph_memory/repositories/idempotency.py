@@ -23,8 +23,13 @@ class IdempotencyRepository:
     ) -> None:
         await self.db.write(
             "idempotency.put",
-            {"tenant": require_tenant(tenant), "key": key, "request_hash": request_hash,
-             "result": result, "now": now},
+            {
+                "tenant": require_tenant(tenant),
+                "key": key,
+                "request_hash": request_hash,
+                "result": result,
+                "now": now,
+            },
         )
 
     @staticmethod
@@ -33,6 +38,11 @@ class IdempotencyRepository:
     ) -> None:
         await tx.run(
             "idempotency.put",
-            {"tenant": require_tenant(tenant), "key": key, "request_hash": request_hash,
-             "result": result, "now": now},
+            {
+                "tenant": require_tenant(tenant),
+                "key": key,
+                "request_hash": request_hash,
+                "result": result,
+                "now": now,
+            },
         )

@@ -16,47 +16,104 @@ class RecallRepository:
         self.db = db
 
     async def facts(
-        self, tenant: str, scopes: list[str], *, vector: list[float], k: int,
-        lucene: str | None, statuses: list[str], as_of: datetime, valid_at: datetime,
-        include_expired: bool, include_unverified: bool, tiers: list[str] | None,
+        self,
+        tenant: str,
+        scopes: list[str],
+        *,
+        vector: list[float],
+        k: int,
+        lucene: str | None,
+        statuses: list[str],
+        as_of: datetime,
+        valid_at: datetime,
+        include_expired: bool,
+        include_unverified: bool,
+        tiers: list[str] | None,
     ) -> list[Record]:
         """Rows ``{fact, similarity, keyword}``; similarity is the index's cosine in [0, 1]."""
-        return await self.db.read("recall.facts", {
-            "tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
-            "vector": vector, "k": k, "lucene": lucene, "statuses": statuses,
-            "as_of": as_of, "valid_at": valid_at, "include_expired": include_expired,
-            "include_unverified": include_unverified, "tiers": tiers,
-        })
+        return await self.db.read(
+            "recall.facts",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "vector": vector,
+                "k": k,
+                "lucene": lucene,
+                "statuses": statuses,
+                "as_of": as_of,
+                "valid_at": valid_at,
+                "include_expired": include_expired,
+                "include_unverified": include_unverified,
+                "tiers": tiers,
+            },
+        )
 
     async def episodes(
-        self, tenant: str, scopes: list[str], *, vector: list[float], k: int,
-        lucene: str | None, as_of: datetime, valid_at: datetime,
+        self,
+        tenant: str,
+        scopes: list[str],
+        *,
+        vector: list[float],
+        k: int,
+        lucene: str | None,
+        as_of: datetime,
+        valid_at: datetime,
     ) -> list[Record]:
-        return await self.db.read("recall.episodes", {
-            "tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
-            "vector": vector, "k": k, "lucene": lucene, "as_of": as_of, "valid_at": valid_at,
-        })
+        return await self.db.read(
+            "recall.episodes",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "vector": vector,
+                "k": k,
+                "lucene": lucene,
+                "as_of": as_of,
+                "valid_at": valid_at,
+            },
+        )
 
     async def procedures(
-        self, tenant: str, scopes: list[str], *, vector: list[float], k: int,
-        lucene: str | None, statuses: list[str], as_of: datetime, intent: str | None,
+        self,
+        tenant: str,
+        scopes: list[str],
+        *,
+        vector: list[float],
+        k: int,
+        lucene: str | None,
+        statuses: list[str],
+        as_of: datetime,
+        intent: str | None,
         role: str | None,
     ) -> list[Record]:
-        return await self.db.read("recall.procedures", {
-            "tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
-            "vector": vector, "k": k, "lucene": lucene, "statuses": statuses, "as_of": as_of,
-            "intent": intent, "role": role,
-        })
+        return await self.db.read(
+            "recall.procedures",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "vector": vector,
+                "k": k,
+                "lucene": lucene,
+                "statuses": statuses,
+                "as_of": as_of,
+                "intent": intent,
+                "role": role,
+            },
+        )
 
     async def provenance(
         self, tenant: str, *, facts: list[str], episodes: list[str], procedures: list[str]
     ) -> dict[str, list[Record]]:
         if not (facts or episodes or procedures):
             return {}
-        rows = await self.db.read("recall.provenance", {
-            "tenant": require_tenant(tenant), "facts": facts, "episodes": episodes,
-            "procedures": procedures,
-        })
+        rows = await self.db.read(
+            "recall.provenance",
+            {
+                "tenant": require_tenant(tenant),
+                "facts": facts,
+                "episodes": episodes,
+                "procedures": procedures,
+            },
+        )
         return {r["id"]: r["evidence"] for r in rows}
 
     async def touch(self, tenant: str, rows: list[dict[str, Any]]) -> int:
@@ -64,6 +121,5 @@ class RecallRepository:
         count, at}``. Returns how many nodes were found."""
         if not rows:
             return 0
-        out = await self.db.write("recall.touch", {"tenant": require_tenant(tenant),
-                                                   "rows": rows})
+        out = await self.db.write("recall.touch", {"tenant": require_tenant(tenant), "rows": rows})
         return int(out[0]["touched"] or 0) if out else 0

@@ -28,64 +28,111 @@ class TrustRepository:
     async def set_policy_in_tx(
         tx: Tx, tenant: str, policy: str, now: datetime, actor: str
     ) -> Record:
-        rows = await tx.run("tenant.policy_set", {"tenant": require_tenant(tenant),
-                                                  "policy": policy, "now": now, "actor": actor})
+        rows = await tx.run(
+            "tenant.policy_set",
+            {"tenant": require_tenant(tenant), "policy": policy, "now": now, "actor": actor},
+        )
         return rows[0]
 
     @staticmethod
     async def evict_over_capacity(
-        tx: Tx, tenant: str, scopes: list[str], capacity: int, protect: list[str],
-        now: datetime, actor: str, recency_days: float,
+        tx: Tx,
+        tenant: str,
+        scopes: list[str],
+        capacity: int,
+        protect: list[str],
+        now: datetime,
+        actor: str,
+        recency_days: float,
     ) -> list[Record]:
-        return await tx.run("tenant.policy_evict", {
-            "tenant": require_tenant(tenant), "scopes": require_scopes(scopes),
-            "capacity": capacity, "protect": protect, "now": now, "actor": actor,
-            "recency_days": recency_days,
-        })
+        return await tx.run(
+            "tenant.policy_evict",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "capacity": capacity,
+                "protect": protect,
+                "now": now,
+                "actor": actor,
+                "recency_days": recency_days,
+            },
+        )
 
     # -- alerts -----------------------------------------------------------------------------
     async def alerts(
-        self, tenant: str, actions: list[str], start: datetime | None, end: datetime | None,
+        self,
+        tenant: str,
+        actions: list[str],
+        start: datetime | None,
+        end: datetime | None,
         limit: int,
     ) -> list[Record]:
-        rows = await self.db.read("audit.alerts", {
-            "tenant": require_tenant(tenant), "actions": actions, "from": start, "to": end,
-            "limit": limit})
+        rows = await self.db.read(
+            "audit.alerts",
+            {
+                "tenant": require_tenant(tenant),
+                "actions": actions,
+                "from": start,
+                "to": end,
+                "limit": limit,
+            },
+        )
         return [r["event"] for r in rows]
 
     async def alert_counts(
         self, tenant: str, actions: list[str], start: datetime | None, end: datetime | None
     ) -> list[Record]:
-        return await self.db.read("audit.alert_counts", {
-            "tenant": require_tenant(tenant), "actions": actions, "from": start, "to": end})
+        return await self.db.read(
+            "audit.alert_counts",
+            {"tenant": require_tenant(tenant), "actions": actions, "from": start, "to": end},
+        )
 
     # -- review -----------------------------------------------------------------------------
     async def review_queue(
         self, tenant: str, scopes: list[str], now: datetime, limit: int
     ) -> list[Record]:
-        return await self.db.read("review.queue", {
-            "tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "now": now,
-            "limit": limit})
+        return await self.db.read(
+            "review.queue",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "now": now,
+                "limit": limit,
+            },
+        )
 
     @staticmethod
-    async def approve(tx: Tx, tenant: str, fact_id: str, now: datetime,
-                      actor: str) -> Record | None:
-        rows = await tx.run("review.approve", {"tenant": require_tenant(tenant), "id": fact_id,
-                                               "now": now, "actor": actor})
+    async def approve(
+        tx: Tx, tenant: str, fact_id: str, now: datetime, actor: str
+    ) -> Record | None:
+        rows = await tx.run(
+            "review.approve",
+            {"tenant": require_tenant(tenant), "id": fact_id, "now": now, "actor": actor},
+        )
         return rows[0]["fact"] if rows else None
 
     @staticmethod
-    async def reject(tx: Tx, tenant: str, fact_id: str, now: datetime, actor: str,
-                     reason: str | None) -> Record | None:
-        rows = await tx.run("review.reject", {"tenant": require_tenant(tenant), "id": fact_id,
-                                              "now": now, "actor": actor, "reason": reason})
+    async def reject(
+        tx: Tx, tenant: str, fact_id: str, now: datetime, actor: str, reason: str | None
+    ) -> Record | None:
+        rows = await tx.run(
+            "review.reject",
+            {
+                "tenant": require_tenant(tenant),
+                "id": fact_id,
+                "now": now,
+                "actor": actor,
+                "reason": reason,
+            },
+        )
         return rows[0]["fact"] if rows else None
 
     # -- TTL expiry -------------------------------------------------------------------------
     @staticmethod
     async def expire_due(tx: Tx, tenant: str, now: datetime, limit: int) -> list[Record]:
-        return await tx.run("expiry.sweep", {"tenant": require_tenant(tenant), "now": now,
-                                             "limit": limit})
+        return await tx.run(
+            "expiry.sweep", {"tenant": require_tenant(tenant), "now": now, "limit": limit}
+        )
 
     async def tenants_due(self, now: datetime) -> list[str]:
         """Operations only: tenant ids with facts due, for the all-tenant CLI sweep."""

@@ -35,12 +35,14 @@ class AuthService:
         try:
             role_ = Role(role)
         except ValueError:
-            raise ValidationError(f"role must be one of {[r.value for r in Role]}",
-                                  field="role") from None
+            raise ValidationError(
+                f"role must be one of {[r.value for r in Role]}", field="role"
+            ) from None
         key_id = f"key_{secrets.token_hex(6)}"
         secret = f"gm_{secrets.token_urlsafe(32)}"
-        await self.repo.create(key_id, digest(secret), tenant, role_.value, name or key_id,
-                               utcnow())
+        await self.repo.create(
+            key_id, digest(secret), tenant, role_.value, name or key_id, utcnow()
+        )
         return key_id, secret
 
     async def revoke(self, key_id: str) -> None:
@@ -58,7 +60,11 @@ class AuthService:
         row = await self.repo.by_hash(d)
         if row is None or row["revoked_at"] is not None:
             raise Unauthenticated("invalid or revoked API key")
-        principal = Principal(tenant=row["tenant"], role=Role(row["role"]), key_id=row["id"],
-                              name=row["name"] or row["id"])
+        principal = Principal(
+            tenant=row["tenant"],
+            role=Role(row["role"]),
+            key_id=row["id"],
+            name=row["name"] or row["id"],
+        )
         self._cache[d] = (time.monotonic() + _CACHE_SECONDS, principal)
         return principal

@@ -14,8 +14,9 @@ async def check_embedding_model(db: Database, embedder: Embedder, *, record: boo
     rows = await db.read("embedding.get", {})
     if not rows:
         if record:
-            await db.write("embedding.set", {"model": embedder.model,
-                                             "dimensions": embedder.dimensions})
+            await db.write(
+                "embedding.set", {"model": embedder.model, "dimensions": embedder.dimensions}
+            )
         return
     model, dims = rows[0]["model"], rows[0]["dimensions"]
     if model != embedder.model or dims != embedder.dimensions:

@@ -49,15 +49,26 @@ class EpisodeService:
             text = item.summary.strip()
             if item.topics:
                 text += "\nTopics: " + ", ".join(item.topics)
-            rows.append({
-                "id": ep_id, "scope": scope, "ft_scope": ft_token(principal.tenant, scope),
-                "user_id": item.user_id, "session_id": item.session_id,
-                "started_at": item.started_at, "ended_at": item.ended_at,
-                "summary": item.summary.strip(), "text": text,
-                "caption": item.summary.strip()[:80], "outcome": item.outcome.value,
-                "topics": list(item.topics), "key_entities": list(item.key_entities),
-                "source": item.source, "confidence": item.confidence, "embedding": None,
-            })
+            rows.append(
+                {
+                    "id": ep_id,
+                    "scope": scope,
+                    "ft_scope": ft_token(principal.tenant, scope),
+                    "user_id": item.user_id,
+                    "session_id": item.session_id,
+                    "started_at": item.started_at,
+                    "ended_at": item.ended_at,
+                    "summary": item.summary.strip(),
+                    "text": text,
+                    "caption": item.summary.strip()[:80],
+                    "outcome": item.outcome.value,
+                    "topics": list(item.topics),
+                    "key_entities": list(item.key_entities),
+                    "source": item.source,
+                    "confidence": item.confidence,
+                    "embedding": None,
+                }
+            )
             out.append((ep_id, None))
         if rows:
             if self.embedder is not None:
@@ -66,11 +77,20 @@ class EpisodeService:
                     r["embedding"] = v
             now = utcnow()
             await self.repo.record(principal.tenant, rows, now)
-            await self.audit.record(principal.tenant, [
-                audit.event(principal, "record", "episode", r["id"], now,
-                            after={k: v for k, v in r.items() if k != "embedding"})
-                for r in rows
-            ])
+            await self.audit.record(
+                principal.tenant,
+                [
+                    audit.event(
+                        principal,
+                        "record",
+                        "episode",
+                        r["id"],
+                        now,
+                        after={k: v for k, v in r.items() if k != "embedding"},
+                    )
+                    for r in rows
+                ],
+            )
         return out
 
     async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
@@ -89,6 +109,12 @@ class EpisodeService:
         limit: int = 20,
     ) -> list[Record]:
         return await self.repo.list(
-            principal.tenant, [parse_scope(s) for s in scopes], user_id=user_id,
-            session_id=session_id, start=start, end=end, after=after, limit=limit,
+            principal.tenant,
+            [parse_scope(s) for s in scopes],
+            user_id=user_id,
+            session_id=session_id,
+            start=start,
+            end=end,
+            after=after,
+            limit=limit,
         )

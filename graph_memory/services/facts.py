@@ -64,8 +64,13 @@ class ItemResult:
 
     @classmethod
     def failed(cls, index: int, err: GraphMemoryError) -> ItemResult:
-        return cls(index=index, ok=False, error_code=err.code, error_message=err.message,
-                   error_field=err.field)
+        return cls(
+            index=index,
+            ok=False,
+            error_code=err.code,
+            error_message=err.message,
+            error_field=err.field,
+        )
 
 
 @dataclass
@@ -132,8 +137,12 @@ class FactService:
             if idempotency_key:
                 # Recorded in the same transaction: a crash cannot land the facts without it.
                 await IdempotencyRepository.put_in_tx(
-                    tx, tenant, f"facts:{idempotency_key}", request_hash,
-                    json.dumps([r.__dict__ for r in ordered]), now,
+                    tx,
+                    tenant,
+                    f"facts:{idempotency_key}",
+                    request_hash,
+                    json.dumps([r.__dict__ for r in ordered]),
+                    now,
                 )
             return ordered
 
@@ -158,9 +167,9 @@ class FactService:
         tenant = principal.tenant
         # Protected-namespace refusals were raised by the gate; they are audited alerts too.
         events = [
-            audit.event(principal, "tier_conflict", "fact", "-", now,
-                        reason=r.error_message)
-            for r in results.values() if r.error_code == TierConflict.code
+            audit.event(principal, "tier_conflict", "fact", "-", now, reason=r.error_message)
+            for r in results.values()
+            if r.error_code == TierConflict.code
         ]
         cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
         episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
@@ -168,7 +177,8 @@ class FactService:
             missing = [c.episode_id for c in cf.item.citations if c.episode_id not in episodes]
             if missing:
                 results[i] = ItemResult.failed(
-                    i, NotFound(f"unknown episode(s) {missing}", field="episodes"))
+                    i, NotFound(f"unknown episode(s) {missing}", field="episodes")
+                )
                 del checked[i]
         cards = await self._cardinalities(tx, tenant, policy, checked, results, now)
         scopes = {i: self._scope_of(cf, episodes) for i, cf in checked.items()}
@@ -186,52 +196,88 @@ class FactService:
             key = (scopes[i], cf.subject_key, cf.predicate)
             slot = slots[key]
             cites = [
-                {"episode_id": c.episode_id,
-                 "weight": c.weight if c.weight is not None
-                 else float(episodes[c.episode_id]["confidence"] or 0.5)}
+                {
+                    "episode_id": c.episode_id,
+                    "weight": c.weight
+                    if c.weight is not None
+                    else float(episodes[c.episode_id]["confidence"] or 0.5),
+                }
                 for c in cf.item.citations
             ]
             same = next((v for v in slot.current if v["object_key"] == cf.object_key), None)
             if same is not None:
                 evidence.append({"id": same["id"], "citations": cites})
-                results[i] = ItemResult(index=i, ok=True, action="corroborated",
-                                        fact_id=same["id"], version=same["version"])
+                results[i] = ItemResult(
+                    index=i,
+                    ok=True,
+                    action="corroborated",
+                    fact_id=same["id"],
+                    version=same["version"],
+                )
                 continue
             prior = (
                 max(slot.current, key=lambda v: v["version"])
-                if cards[cf.predicate] is Cardinality.ONE and slot.current else None
+                if cards[cf.predicate] is Cardinality.ONE and slot.current
+                else None
             )
             if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
                 err = TierConflict(
                     f"{cf.tier.value}-tier write would override a {prior['tier']}-tier fact "
-                    f"on ({cf.subject_key}, {cf.predicate})", field="object")
+                    f"on ({cf.subject_key}, {cf.predicate})",
+                    field="object",
+                )
                 results[i] = ItemResult.failed(i, err)
-                events.append(audit.event(principal, "tier_conflict", "fact", prior["id"], now,
-                                          reason=err.message))
+                events.append(
+                    audit.event(
+                        principal, "tier_conflict", "fact", prior["id"], now, reason=err.message
+                    )
+                )
                 continue
-            row = self._new_row(i, cf, key[0], cards[cf.predicate], cites, prior, principal,
-                                vectors.get(i), episodes, now)
+            row = self._new_row(
+                i,
+                cf,
+                key[0],
+                cards[cf.predicate],
+                cites,
+                prior,
+                principal,
+                vectors.get(i),
+                episodes,
+                now,
+            )
             creates.append(row)
-            new_version = {"id": row["id"], "object_key": cf.object_key, "tier": cf.tier.value,
-                           "status": row["status"], "version": row["version"]}
+            new_version = {
+                "id": row["id"],
+                "object_key": cf.object_key,
+                "tier": cf.tier.value,
+                "status": row["status"],
+                "version": row["version"],
+            }
             if prior is not None:
                 slot.current = [v for v in slot.current if v["id"] != prior["id"]]
-                superseded.append({
-                    "id": prior["id"],
-                    "reason": f"premise {prior['id']} ({cf.subject_key} {cf.predicate}) "
-                              f"superseded by {row['id']} at {now.isoformat()}",
-                })
+                superseded.append(
+                    {
+                        "id": prior["id"],
+                        "reason": f"premise {prior['id']} ({cf.subject_key} {cf.predicate}) "
+                        f"superseded by {row['id']} at {now.isoformat()}",
+                    }
+                )
             slot.current.append(new_version)
             results[i] = ItemResult(
-                index=i, ok=True, action="superseded" if prior else "created",
-                fact_id=row["id"], version=row["version"],
-                supersedes=prior["id"] if prior else None)
+                index=i,
+                ok=True,
+                action="superseded" if prior else "created",
+                fact_id=row["id"],
+                version=row["version"],
+                supersedes=prior["id"] if prior else None,
+            )
 
         await FactRepository.create(tx, tenant, creates, now)
         await FactRepository.add_evidence(tx, tenant, evidence, now)
         touched = sorted({r.fact_id for r in results.values() if r.ok and r.fact_id})
         recomputed = await FactRepository.recompute_confidence(
-            tx, tenant, touched, policy.promote_sessions)
+            tx, tenant, touched, policy.promote_sessions
+        )
         by_id = {r["id"]: r for r in recomputed}
         for r in results.values():
             if r.ok and r.fact_id in by_id:
@@ -239,16 +285,30 @@ class FactService:
                 r.confidence = by_id[r.fact_id]["after"]
         events += self._write_events(principal, results, creates, by_id, now)
         flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
-        events += [audit.event(principal, "flag_needs_verification", "fact", f["id"], now,
-                               reason=f"premise {f['premise']} superseded") for f in flagged]
+        events += [
+            audit.event(
+                principal,
+                "flag_needs_verification",
+                "fact",
+                f["id"],
+                now,
+                reason=f"premise {f['premise']} superseded",
+            )
+            for f in flagged
+        ]
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
         return events
 
     async def _cardinalities(
-        self, tx: Tx, tenant: str, policy: TenantPolicy, checked: dict[int, CheckedFact],
-        results: dict[int, ItemResult], now: datetime,
+        self,
+        tx: Tx,
+        tenant: str,
+        policy: TenantPolicy,
+        checked: dict[int, CheckedFact],
+        results: dict[int, ItemResult],
+        now: datetime,
     ) -> dict[str, Cardinality]:
         names = sorted({cf.predicate for cf in checked.values()})
         registered = await FactRepository.predicates(tx, tenant, names)
@@ -260,20 +320,30 @@ class FactService:
             if have is None:
                 have = declared or policy.default_cardinality.get(cf.predicate)
                 if have is None:
-                    results[i] = ItemResult.failed(i, ValidationError(
-                        f"unknown predicate cardinality for {cf.predicate!r}: pass cardinality "
-                        "ONE or MANY once (it is then registered for the tenant)",
-                        field="cardinality"))
+                    results[i] = ItemResult.failed(
+                        i,
+                        ValidationError(
+                            f"unknown predicate cardinality for {cf.predicate!r}: pass cardinality "
+                            "ONE or MANY once (it is then registered for the tenant)",
+                            field="cardinality",
+                        ),
+                    )
                     del checked[i]
                     continue
                 new_defs[cf.predicate] = have
             elif declared is not None and declared is not have:
-                results[i] = ItemResult.failed(i, Conflict(
-                    f"predicate {cf.predicate!r} is registered as {have.value}, "
-                    f"not {declared.value}", field="cardinality"))
+                results[i] = ItemResult.failed(
+                    i,
+                    Conflict(
+                        f"predicate {cf.predicate!r} is registered as {have.value}, "
+                        f"not {declared.value}",
+                        field="cardinality",
+                    ),
+                )
                 del checked[i]
         await FactRepository.define_predicates(
-            tx, tenant, [{"name": n, "cardinality": c.value} for n, c in new_defs.items()], now)
+            tx, tenant, [{"name": n, "cardinality": c.value} for n, c in new_defs.items()], now
+        )
         return {**known, **new_defs}
 
     @staticmethod
@@ -284,17 +354,27 @@ class FactService:
 
     @staticmethod
     def _new_row(
-        i: int, cf: CheckedFact, scope: str, card: Cardinality, cites: list[dict[str, Any]],
-        prior: dict[str, Any] | None, principal: Principal, vector: list[float] | None,
-        episodes: dict[str, Record], now: datetime,
+        i: int,
+        cf: CheckedFact,
+        scope: str,
+        card: Cardinality,
+        cites: list[dict[str, Any]],
+        prior: dict[str, Any] | None,
+        principal: Principal,
+        vector: list[float] | None,
+        episodes: dict[str, Record],
+        now: datetime,
     ) -> dict[str, Any]:
         tenant = principal.tenant
         item = cf.item
         valid_from = cf.valid_from
         if valid_from is None:
-            starts = [episodes[c.episode_id].get("started_at") for c in item.citations]
-            starts = [s for s in starts if s is not None]
-            valid_from = min(starts).to_native() if starts else now  # type: ignore[union-attr]
+            starts = [
+                native
+                for c in item.citations
+                if (native := _native(episodes[c.episode_id].get("started_at"))) is not None
+            ]
+            valid_from = min(starts) if starts else now
         # Inferred facts wait for corroboration or review; declared ones are active at once.
         status = Status.CANDIDATE if cf.tier is Tier.INFERRED else Status.ACTIVE
         return {
@@ -332,8 +412,11 @@ class FactService:
 
     @staticmethod
     def _write_events(
-        principal: Principal, results: dict[int, ItemResult], creates: list[dict[str, Any]],
-        recomputed: dict[str, Record], now: datetime,
+        principal: Principal,
+        results: dict[int, ItemResult],
+        creates: list[dict[str, Any]],
+        recomputed: dict[str, Record],
+        now: datetime,
     ) -> list[dict[str, Any]]:
         rows = {c["id"]: c for c in creates}
         out = []
@@ -342,15 +425,34 @@ class FactService:
                 continue
             rc = recomputed.get(r.fact_id, {})
             delta = (rc.get("after") or 0.0) - (rc.get("before") or 0.0)
-            after = {k: v for k, v in rows.get(r.fact_id, {}).items()
-                     if k not in ("embedding", "citations")} or None
-            out.append(audit.event(
-                principal, r.action or "write", "fact", r.fact_id, now,
-                before={"id": r.supersedes} if r.supersedes else None,
-                after=after, confidence_delta=round(delta, 6)))
+            after = {
+                k: v
+                for k, v in rows.get(r.fact_id, {}).items()
+                if k not in ("embedding", "citations")
+            } or None
+            out.append(
+                audit.event(
+                    principal,
+                    r.action or "write",
+                    "fact",
+                    r.fact_id,
+                    now,
+                    before={"id": r.supersedes} if r.supersedes else None,
+                    after=after,
+                    confidence_delta=round(delta, 6),
+                )
+            )
             if rc.get("status_before") == "candidate" and rc.get("status") == "active":
-                out.append(audit.event(principal, "promote", "fact", r.fact_id, now,
-                                       reason=f"corroborated by {rc['sessions']} sessions"))
+                out.append(
+                    audit.event(
+                        principal,
+                        "promote",
+                        "fact",
+                        r.fact_id,
+                        now,
+                        reason=f"corroborated by {rc['sessions']} sessions",
+                    )
+                )
         return out
 
     async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
@@ -373,21 +475,60 @@ class FactService:
                 raise Conflict(f"fact {fact_id} is already retracted")
             cap = policy.role_caps[principal.role]
             if TIER_RANK[cap] < TIER_RANK[Tier(before["tier"])]:
-                await AuditRepository.record_in_tx(tx, tenant, [audit.event(
-                    principal, "tier_conflict", "fact", fact_id, now,
-                    reason=f"{cap.value} cannot retract a {before['tier']}-tier fact")])
+                await AuditRepository.record_in_tx(
+                    tx,
+                    tenant,
+                    [
+                        audit.event(
+                            principal,
+                            "tier_conflict",
+                            "fact",
+                            fact_id,
+                            now,
+                            reason=f"{cap.value} cannot retract a {before['tier']}-tier fact",
+                        )
+                    ],
+                )
                 raise TierConflict(f"{cap.value} tier cannot retract a {before['tier']}-tier fact")
             after = await FactRepository.retract(tx, tenant, fact_id, now, principal.actor, reason)
             if after is None:
                 raise NotFound(f"no fact {fact_id}")
             flagged = await FactRepository.flag_dependents(
-                tx, tenant, [{"id": fact_id, "reason": f"premise {fact_id} "
-                              f"({before.get('caption')}) retracted at {now.isoformat()}"}], now)
-            events = [audit.event(principal, "retract", "fact", fact_id, now, before=before,
-                                  after=after, reason=reason,
-                                  confidence_delta=-(before.get("confidence") or 0.0))]
-            events += [audit.event(principal, "flag_needs_verification", "fact", f["id"], now,
-                                   reason=f"premise {fact_id} retracted") for f in flagged]
+                tx,
+                tenant,
+                [
+                    {
+                        "id": fact_id,
+                        "reason": f"premise {fact_id} "
+                        f"({before.get('caption')}) retracted at {now.isoformat()}",
+                    }
+                ],
+                now,
+            )
+            events = [
+                audit.event(
+                    principal,
+                    "retract",
+                    "fact",
+                    fact_id,
+                    now,
+                    before=before,
+                    after=after,
+                    reason=reason,
+                    confidence_delta=-(before.get("confidence") or 0.0),
+                )
+            ]
+            events += [
+                audit.event(
+                    principal,
+                    "flag_needs_verification",
+                    "fact",
+                    f["id"],
+                    now,
+                    reason=f"premise {fact_id} retracted",
+                )
+                for f in flagged
+            ]
             await AuditRepository.record_in_tx(tx, tenant, events)
             return after
 
@@ -396,5 +537,13 @@ class FactService:
 
 
 def _hash_items(items: list[FactInput]) -> str:
-    return hashlib.sha256(json.dumps([i.__dict__ for i in items], default=str,
-                                     sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps([i.__dict__ for i in items], default=str, sort_keys=True).encode()
+    ).hexdigest()
+
+
+def _native(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    native: datetime = value.to_native() if hasattr(value, "to_native") else value
+    return native

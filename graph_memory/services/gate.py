@@ -85,7 +85,11 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
         raise ValidationError(f"object is a service phrase ({obj!r}), not a memory", field="object")
     if len(obj) > MAX_FIELD or len(item.subject) > 512:
         raise ValidationError("subject or object is too long", field="object")
-    text = item.text.strip() if item.text else f"{item.subject.strip()} {predicate.replace('_', ' ')} {obj}"
+    text = (
+        item.text.strip()
+        if item.text
+        else f"{item.subject.strip()} {predicate.replace('_', ' ')} {obj}"
+    )
     if item.text is not None:
         _refuse_noise(item.text, "text", policy.min_text_chars, policy)
     if item.kind not in policy.known_kinds:
@@ -112,16 +116,23 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     valid_from = require_aware(item.valid_from, "validFrom")
     valid_to = require_aware(item.valid_to, "validTo")
     if valid_from is not None and valid_to is not None and valid_from >= valid_to:
-        raise ValidationError("validFrom must be before validTo (half-open interval)",
-                              field="validFrom")
+        raise ValidationError(
+            "validFrom must be before validTo (half-open interval)", field="validFrom"
+        )
     tier = tier_for(principal, item.source, policy)
     if policy.is_protected(predicate) and TIER_RANK[tier] < TIER_RANK[Tier.ADMIN]:
         raise _protected(predicate, tier)
     ttl = item.ttl_days if item.ttl_days is not None else policy.ttl_for(predicate, item.kind)
     return CheckedFact(
-        item=item, subject_key=subject, predicate=predicate,
-        object_key=entity_key(obj), tier=tier, text=text,
-        valid_from=valid_from, valid_to=valid_to, ttl_days=ttl,
+        item=item,
+        subject_key=subject,
+        predicate=predicate,
+        object_key=entity_key(obj),
+        tier=tier,
+        text=text,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        ttl_days=ttl,
     )
 
 

@@ -59,7 +59,7 @@ class ReadService:
             statuses.append(Status.CANDIDATE.value)
         if flt.include_expired:
             statuses.append(Status.EXPIRED.value)
-        return await self.facts.list(
+        return await self.facts.in_force(
             principal.tenant,
             [parse_scope(s) for s in flt.scopes],
             subject=entity_key(flt.subject) if flt.subject else None,
@@ -84,8 +84,11 @@ class ReadService:
         """Every version of (subject, predicate) recorded by as_of, oldest first."""
         at, _ = self.moments(as_of, None)
         return await self.facts.slot_versions(
-            principal.tenant, [parse_scope(s) for s in scopes], entity_key(subject),
-            predicate.strip().lower(), at,
+            principal.tenant,
+            [parse_scope(s) for s in scopes],
+            entity_key(subject),
+            predicate.strip().lower(),
+            at,
         )
 
     async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:

@@ -203,6 +203,9 @@ class RecallService:
     def _check(self, req: RecallRequest) -> RecallRequest:
         if not req.query.strip():
             raise ValidationError("query is empty", field="query")
+        if not req.scopes:
+            raise ValidationError("at least one scope (user:<id>, team:<id>, tenant) is "
+                                  "required", field="scopes")
         if not 1 <= req.k <= MAX_K:
             raise ValidationError(f"k must be in 1..{MAX_K}", field="k")
         if not 1 <= req.over_recall <= MAX_OVER_RECALL:

@@ -133,8 +133,11 @@ def episode(user: str = "alice", session: str | None = None, **kw: Any) -> dict[
 
 def fact(subject: str, predicate: str, obj: str, episodes: list[str], **kw: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "subject": subject, "predicate": predicate, "object": obj,
-        "episodes": [{"episodeId": e} for e in episodes], "source": "user",
+        "subject": subject,
+        "predicate": predicate,
+        "object": obj,
+        "episodes": [{"episodeId": e} for e in episodes],
+        "source": "user",
     }
     base.update(kw)
     return base

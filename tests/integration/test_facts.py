@@ -54,7 +54,10 @@ def test_as_of_and_valid_at_compose(client: GraphMemoryClient) -> None:
     paris, berlin = _move(client)
     r1, r2 = _ts(paris["recordedAt"]), _ts(berlin["recordedAt"])
     between = r1 + (r2 - r1) / 2
-    q = lambda **kw: _objects(client.facts(SCOPES, subject="alice", **kw))  # noqa: E731
+
+    def q(**kw: Any) -> list[str]:
+        return _objects(client.facts(SCOPES, subject="alice", **kw))
+
     # What was true in 2024, as we believe now: Paris (Berlin starts 2025).
     assert q(valid_at=Y2024) == ["Paris"]
     # What did we believe, before learning of the move, about 2025: still Paris.
@@ -78,8 +81,9 @@ def test_as_of_and_valid_at_compose(client: GraphMemoryClient) -> None:
         (Y2024 + timedelta(days=1), []),  # after
     ],
 )
-def test_valid_time_boundaries(client: GraphMemoryClient, valid_at: datetime,
-                               expected: list[str]) -> None:
+def test_valid_time_boundaries(
+    client: GraphMemoryClient, valid_at: datetime, expected: list[str]
+) -> None:
     e = client.record_episode(**episode("alice"))
     client.assert_facts([fact("alice", "works_at", "Lyon", [e], validFrom=Y2020, validTo=Y2024)])
     assert _objects(client.facts(SCOPES, subject="alice", valid_at=valid_at)) == expected
@@ -88,8 +92,11 @@ def test_valid_time_boundaries(client: GraphMemoryClient, valid_at: datetime,
 def test_belief_time_boundaries(client: GraphMemoryClient) -> None:
     paris, berlin = _move(client)
     r1, r2 = _ts(paris["recordedAt"]), _ts(berlin["recordedAt"])
-    q = lambda at: _objects(client.facts(SCOPES, subject="alice", as_of=at,  # noqa: E731
-                                         valid_at=Y2025 + timedelta(days=1)))
+
+    def q(at: datetime) -> list[str]:
+        conn = client.facts(SCOPES, subject="alice", as_of=at, valid_at=Y2025 + timedelta(days=1))
+        return _objects(conn)
+
     assert q(r1 - timedelta(microseconds=1)) == []  # before recordedAt
     assert q(r1) == ["Paris"]  # equal to recordedAt: believed
     assert q(r2 - timedelta(microseconds=1)) == ["Paris"]  # last instant of the old belief
@@ -118,24 +125,34 @@ def test_many_valued_predicates_accumulate(client: GraphMemoryClient) -> None:
     e = client.record_episode(**episode("alice"))
     client.assert_facts([fact("alice", "likes", "tea", [e]), fact("alice", "likes", "jazz", [e])])
     assert sorted(_objects(client.facts(SCOPES, subject="alice", predicate="likes"))) == [
-        "jazz", "tea"]
+        "jazz",
+        "tea",
+    ]
 
 
 def test_bad_items_are_reported_and_siblings_land(client: GraphMemoryClient) -> None:
     e = client.record_episode(**episode("alice"))
-    out = client.assert_facts([
-        fact("alice", "email", "alice@example.com", [e]),
-        fact("alice", "email", "x@example.com", ["ep_does_not_exist"]),
-        fact("", "email", "a@b.c", [e]),
-        fact("alice", "nickname", "Ally", [e]),  # unknown cardinality, none declared
-        fact("alice", "works_at", "ACME", [e], validFrom=Y2025, validTo=Y2020),
-        fact("alice", "works_at", "ACME", [e], validFrom="2025-01-01T00:00:00"),  # naive
-        fact("alice", "nickname", "Ally", [e], cardinality="ONE"),
-    ])
+    out = client.assert_facts(
+        [
+            fact("alice", "email", "alice@example.com", [e]),
+            fact("alice", "email", "x@example.com", ["ep_does_not_exist"]),
+            fact("", "email", "a@b.c", [e]),
+            fact("alice", "nickname", "Ally", [e]),  # unknown cardinality, none declared
+            fact("alice", "works_at", "ACME", [e], validFrom=Y2025, validTo=Y2020),
+            fact("alice", "works_at", "ACME", [e], validFrom="2025-01-01T00:00:00"),  # naive
+            fact("alice", "nickname", "Ally", [e], cardinality="ONE"),
+        ]
+    )
     codes = [(r["ok"], (r["error"] or {}).get("code")) for r in out["results"]]
-    assert codes == [(True, None), (False, "NOT_FOUND"), (False, "VALIDATION"),
-                     (False, "VALIDATION"), (False, "VALIDATION"), (False, "VALIDATION"),
-                     (True, None)]
+    assert codes == [
+        (True, None),
+        (False, "NOT_FOUND"),
+        (False, "VALIDATION"),
+        (False, "VALIDATION"),
+        (False, "VALIDATION"),
+        (False, "VALIDATION"),
+        (True, None),
+    ]
     assert out["accepted"] == 2 and out["rejected"] == 5
     assert out["results"][2]["error"]["field"] == "subject"
 
@@ -168,7 +185,9 @@ def test_retracted_fact_leaves_the_present_but_not_history(client: GraphMemoryCl
     assert _objects(client.facts(SCOPES, subject="alice")) == []
     assert _objects(client.facts(SCOPES, subject="alice", as_of=before)) == ["Oslo"]
     hist = client.history("alice", "lives_in", SCOPES)["versions"]
-    assert hist[0]["status"] == "RETRACTED" and hist[0]["retractReason"] == "user said it was a joke"
+    assert (
+        hist[0]["status"] == "RETRACTED" and hist[0]["retractReason"] == "user said it was a joke"
+    )
     with pytest.raises(GraphMemoryClientError) as err:
         client.retract_fact(fid)
     assert err.value.code == "CONFLICT"
@@ -217,3 +236,11 @@ def test_analyst_cannot_write(analyst: GraphMemoryClient) -> None:
     with pytest.raises(GraphMemoryClientError) as err:
         analyst.record_episode(**episode("alice"))
     assert err.value.code == "FORBIDDEN"
+
+
+def test_valid_from_defaults_to_when_it_was_said(client: GraphMemoryClient) -> None:
+    said = datetime(2025, 5, 4, 12, 0, tzinfo=UTC)
+    e = client.record_episode(**episode("alice", startedAt=said, endedAt=said + timedelta(hours=1)))
+    fid = client.assert_facts([fact("alice", "lives_in", "Madrid", [e])])["results"][0]["factId"]
+    got = client.fact(fid)
+    assert got is not None and _ts(got["validFrom"]) == said and got["validTo"] is None

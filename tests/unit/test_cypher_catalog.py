@@ -40,7 +40,9 @@ def test_catalog_names_follow_paths(tmp_path: Path) -> None:
     (tmp_path / "fact").mkdir()
     (tmp_path / "fact" / "get_one.cypher").write_text("// params: id\nRETURN $id")
     (tmp_path / "schema").mkdir()
-    (tmp_path / "schema" / "001_x.cypher").write_text("CREATE INDEX x IF NOT EXISTS FOR (n:N) ON n.a")
+    (tmp_path / "schema" / "001_x.cypher").write_text(
+        "CREATE INDEX x IF NOT EXISTS FOR (n:N) ON n.a"
+    )
     cat = CypherCatalog(tmp_path)
     assert cat.names() == ["fact.get_one"]
     with pytest.raises(KeyError):

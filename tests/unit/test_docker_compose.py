@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _lock() -> dict[str, object]:
     data: dict[str, object] = json.loads(
-        (ROOT / "graph_memory" / "neo4j_local" / "neo4j-jars.lock.json").read_text())
+        (ROOT / "graph_memory" / "neo4j_local" / "neo4j-jars.lock.json").read_text()
+    )
     return data
 
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -27,7 +27,7 @@ def test_naive_datetimes_are_refused_and_aware_ones_become_utc() -> None:
         require_aware(datetime(2026, 1, 1), "asOf")
     cet = timezone(timedelta(hours=1))
     assert require_aware(datetime(2026, 1, 1, 1, tzinfo=cet), "asOf") == datetime(
-        2026, 1, 1, tzinfo=timezone.utc
+        2026, 1, 1, tzinfo=UTC
     )
     assert require_aware(None, "asOf") is None
 

@@ -46,10 +46,17 @@ class ItemError:
 
 def episode_from_record(r: dict[str, Any]) -> Episode:
     return Episode(
-        id=strawberry.ID(r["id"]), scope=r["scope"], user_id=r["user_id"],
-        session_id=r["session_id"], started_at=dt(r.get("started_at")),
-        ended_at=dt(r.get("ended_at")), summary=r["summary"], outcome=Outcome(r["outcome"]),
-        topics=list(r.get("topics") or []), key_entities=list(r.get("key_entities") or []),
-        source=r.get("source") or "", confidence=float(r.get("confidence") or 0.0),
+        id=strawberry.ID(r["id"]),
+        scope=r["scope"],
+        user_id=r["user_id"],
+        session_id=r["session_id"],
+        started_at=dt(r.get("started_at")),
+        ended_at=dt(r.get("ended_at")),
+        summary=r["summary"],
+        outcome=Outcome(r["outcome"]),
+        topics=list(r.get("topics") or []),
+        key_entities=list(r.get("key_entities") or []),
+        source=r.get("source") or "",
+        confidence=float(r.get("confidence") or 0.0),
         recorded_at=dt(r.get("recorded_at")),
     )

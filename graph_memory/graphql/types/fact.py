@@ -77,8 +77,13 @@ class Entity:
 
         ctx = info.context
         rows = await ctx.services.reads.list_facts(
-            ctx.principal, FactFilter(scopes=tuple(scopes), subject=self.key),
-            as_of=as_of, valid_at=valid_at, first=first, after=None)
+            ctx.principal,
+            FactFilter(scopes=tuple(scopes), subject=self.key),
+            as_of=as_of,
+            valid_at=valid_at,
+            first=first,
+            after=None,
+        )
         return [fact_from_record(r) for r in rows[:first]]
 
 
@@ -120,10 +125,14 @@ class Fact:
         rows = await info.context.loader("provenance").load(str(self.id))
         return [
             Evidence(
-                episode_id=strawberry.ID(r["episode_id"]), session_id=r["session_id"],
-                user_id=r.get("user_id"), weight=float(r["weight"] or 0.0),
-                summary=r.get("summary"), source=r.get("source"),
-                started_at=dt(r.get("started_at")), linked_at=dt(r.get("linked_at")),
+                episode_id=strawberry.ID(r["episode_id"]),
+                session_id=r["session_id"],
+                user_id=r.get("user_id"),
+                weight=float(r["weight"] or 0.0),
+                summary=r.get("summary"),
+                source=r.get("source"),
+                started_at=dt(r.get("started_at")),
+                linked_at=dt(r.get("linked_at")),
             )
             for r in rows
         ]
@@ -152,7 +161,8 @@ class Fact:
         from graph_memory.domain import entity_id
 
         rec = await info.context.loader("entities").load(
-            entity_id(info.context.principal.tenant, self.subject))
+            entity_id(info.context.principal.tenant, self.subject)
+        )
         return Entity(id=rec["id"], name=rec["name"], key=rec["key"]) if rec else None
 
 
