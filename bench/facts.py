@@ -300,6 +300,17 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
     )
 
 
+async def _make_key(settings: Settings, tenant: str) -> str:
+    from graph_memory.db import Database
+    from graph_memory.repositories.apikeys import ApiKeyRepository
+
+    db = Database.connect(settings.neo4j())
+    try:
+        return (await AuthService(ApiKeyRepository(db)).create_key(tenant, "admin", "bench"))[1]
+    finally:
+        await db.close()
+
+
 def _episode() -> Any:
     from graph_memory.domain import EpisodeInput, Outcome
 
@@ -341,11 +352,15 @@ def main() -> None:
     conn = settings.neo4j()
     driver = GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password))
     tenant = f"bench-{uuid.uuid4().hex[:6]}"
-    services = build_services(settings)
-    # Writes are measured without embeddings (the target excludes them).
-    services.facts = FactService(services.db, None, default_policy)
-    key = asyncio.run(AuthService(services.auth.repo).create_key(tenant, "admin", "bench"))[1]
-    server, url = serve(create_app(settings, services))
+    key = asyncio.run(_make_key(settings, tenant))
+
+    def factory(s: Settings) -> Any:
+        services = build_services(s)
+        # Writes are measured without embeddings (the target excludes them).
+        services.facts = FactService(services.db, None, default_policy)
+        return services
+
+    server, url = serve(create_app(settings, services_factory=factory))
     try:
         asyncio.run(writes(settings, url, key, args.write_batches))
         t = time.perf_counter()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from cross_web import HTTPException
@@ -50,14 +50,20 @@ class _GraphQL(GraphQL[Context, None]):
         )
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    services: Services | None = None,
+    services_factory: Callable[[Settings], Services] | None = None,
+) -> Starlette:
+    """Build the app. Services are made inside the server's event loop (the async driver is
+    bound to the loop that created it), by ``services_factory`` when given."""
     settings = settings or Settings.from_env()
     holder: dict[str, Services] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         own = services is None
-        holder["s"] = services or build_services(settings)
+        holder["s"] = services or (services_factory or build_services)(settings)
         await holder["s"].db.driver.verify_connectivity()
         try:
             yield

@@ -44,11 +44,53 @@ class FactRepository:
             await tx.run("predicate.define", {"tenant": tenant, "rows": rows, "now": now})
 
     @staticmethod
-    async def create(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
-        if rows:
-            await tx.run(
-                "fact.create", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
-            )
+    async def write_versions(
+        tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime
+    ) -> None:
+        """New versions with subject, object, evidence, dependency and supersession edges.
+
+        Flat statements (one UNWIND each) instead of one statement of subqueries: the planner
+        keeps each one a straight pipeline, and the batch stays one transaction.
+        """
+        if not rows:
+            return
+        tenant = require_tenant(tenant)
+        await tx.run(
+            "fact.create",
+            {
+                "tenant": tenant,
+                "rows": [
+                    {k: r[k] for k in ("props", "subject", "subject_id", "subject_name")}
+                    for r in rows
+                ],
+            },
+        )
+        objects = [
+            {k: r[k] for k in ("id", "object", "object_key", "object_id")}
+            for r in rows
+            if r["object_is_entity"]
+        ]
+        if objects:
+            await tx.run("fact.link_objects", {"tenant": tenant, "rows": objects, "now": now})
+        evidence = [
+            {"fact_id": r["id"], "episode_id": c["episode_id"], "weight": c["weight"]}
+            for r in rows
+            for c in r["citations"]
+        ]
+        await tx.run("fact.link_evidence", {"tenant": tenant, "rows": evidence, "now": now})
+        depends = [{"fact_id": r["id"], "premise_id": p} for r in rows for p in r["depends_on"]]
+        if depends:
+            await tx.run("fact.link_depends", {"tenant": tenant, "rows": depends})
+        closing = [
+            {"old": r["supersedes"], "new": r["id"], "valid_from": r["valid_from"]}
+            for r in rows
+            if r["supersedes"]
+        ]
+        if closing:
+            await tx.run("fact.close_superseded", {"tenant": tenant, "rows": closing, "now": now})
+        vectors = [{"id": r["id"], "embedding": r["embedding"]} for r in rows if r["embedding"]]
+        if vectors:
+            await tx.run("fact.set_embeddings", {"tenant": tenant, "rows": vectors})
 
     @staticmethod
     async def add_evidence(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:

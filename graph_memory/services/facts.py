@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import (
-    TIER_CAP,
     TIER_RANK,
     Cardinality,
     FactInput,
     Principal,
-    Status,
     Tier,
-    entity_id,
-    ft_token,
     parse_scope,
     utcnow,
 )
@@ -39,7 +34,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
-from graph_memory.services import audit
+from graph_memory.services import audit, fact_rows
 from graph_memory.services.gate import CheckedFact, check_fact
 from graph_memory.services.trust import enforce_capacity
 
@@ -233,7 +228,7 @@ class FactService:
                     )
                 )
                 continue
-            row = self._new_row(
+            row = fact_rows.new_row(
                 i,
                 cf,
                 key[0],
@@ -244,6 +239,7 @@ class FactService:
                 vectors.get(i),
                 episodes,
                 now,
+                policy.promote_sessions,
             )
             creates.append(row)
             new_version = {
@@ -272,18 +268,20 @@ class FactService:
                 supersedes=prior["id"] if prior else None,
             )
 
-        await FactRepository.create(tx, tenant, creates, now)
+        await FactRepository.write_versions(tx, tenant, creates, now)
         await FactRepository.add_evidence(tx, tenant, evidence, now)
-        touched = sorted({r.fact_id for r in results.values() if r.ok and r.fact_id})
+        # New versions got their confidence from their citations; only corroborated ones
+        # need the evidence recounted from their edges.
         recomputed = await FactRepository.recompute_confidence(
-            tx, tenant, touched, policy.promote_sessions
+            tx, tenant, sorted({e["id"] for e in evidence}), policy.promote_sessions
         )
         by_id = {r["id"]: r for r in recomputed}
+        by_id.update(fact_rows.created_confidence(creates))
         for r in results.values():
             if r.ok and r.fact_id in by_id:
                 r.status = by_id[r.fact_id]["status"]
                 r.confidence = by_id[r.fact_id]["after"]
-        events += self._write_events(principal, results, creates, by_id, now)
+        events += fact_rows.write_events(principal, results, creates, by_id, now)
         flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
         events += [
             audit.event(
@@ -351,109 +349,6 @@ class FactService:
         if cf.item.scope:
             return parse_scope(cf.item.scope)
         return str(episodes[cf.item.citations[0].episode_id]["scope"])
-
-    @staticmethod
-    def _new_row(
-        i: int,
-        cf: CheckedFact,
-        scope: str,
-        card: Cardinality,
-        cites: list[dict[str, Any]],
-        prior: dict[str, Any] | None,
-        principal: Principal,
-        vector: list[float] | None,
-        episodes: dict[str, Record],
-        now: datetime,
-    ) -> dict[str, Any]:
-        tenant = principal.tenant
-        item = cf.item
-        valid_from = cf.valid_from
-        if valid_from is None:
-            starts = [
-                native
-                for c in item.citations
-                if (native := _native(episodes[c.episode_id].get("started_at"))) is not None
-            ]
-            valid_from = min(starts) if starts else now
-        # Inferred facts wait for corroboration or review; declared ones are active at once.
-        status = Status.CANDIDATE if cf.tier is Tier.INFERRED else Status.ACTIVE
-        return {
-            "id": f"fact_{uuid.uuid4().hex}",
-            "scope": scope,
-            "ft_scope": ft_token(tenant, scope),
-            "subject": cf.subject_key,
-            "subject_id": entity_id(tenant, item.subject),
-            "subject_name": item.subject.strip(),
-            "predicate": cf.predicate,
-            "object": item.object.strip(),
-            "object_key": cf.object_key,
-            "object_id": entity_id(tenant, item.object),
-            "object_is_entity": item.object_is_entity,
-            "text": cf.text,
-            "caption": f"{item.subject.strip()} · {cf.predicate} · {item.object.strip()}"[:120],
-            "kind": item.kind,
-            "source": item.source,
-            "tier": cf.tier.value,
-            "tier_rank": TIER_RANK[cf.tier],
-            "tier_cap": TIER_CAP[cf.tier],
-            "status": status.value,
-            "cardinality": card.value,
-            "version": (int(prior["version"]) + 1) if prior else 1,
-            "valid_from": valid_from,
-            "valid_to": cf.valid_to,
-            "expires_at": now + timedelta(days=cf.ttl_days) if cf.ttl_days else None,
-            "ttl_days": cf.ttl_days,
-            "created_by": principal.actor,
-            "citations": cites,
-            "depends_on": list(item.depends_on),
-            "supersedes": prior["id"] if prior else None,
-            "embedding": vector,
-        }
-
-    @staticmethod
-    def _write_events(
-        principal: Principal,
-        results: dict[int, ItemResult],
-        creates: list[dict[str, Any]],
-        recomputed: dict[str, Record],
-        now: datetime,
-    ) -> list[dict[str, Any]]:
-        rows = {c["id"]: c for c in creates}
-        out = []
-        for r in results.values():
-            if not r.ok or r.fact_id is None:
-                continue
-            rc = recomputed.get(r.fact_id, {})
-            delta = (rc.get("after") or 0.0) - (rc.get("before") or 0.0)
-            after = {
-                k: v
-                for k, v in rows.get(r.fact_id, {}).items()
-                if k not in ("embedding", "citations")
-            } or None
-            out.append(
-                audit.event(
-                    principal,
-                    r.action or "write",
-                    "fact",
-                    r.fact_id,
-                    now,
-                    before={"id": r.supersedes} if r.supersedes else None,
-                    after=after,
-                    confidence_delta=round(delta, 6),
-                )
-            )
-            if rc.get("status_before") == "candidate" and rc.get("status") == "active":
-                out.append(
-                    audit.event(
-                        principal,
-                        "promote",
-                        "fact",
-                        r.fact_id,
-                        now,
-                        reason=f"corroborated by {rc['sessions']} sessions",
-                    )
-                )
-        return out
 
     async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
         """Retract the fact: belief ends now, the version stays in history as retracted.
@@ -540,10 +435,3 @@ def _hash_items(items: list[FactInput]) -> str:
     return hashlib.sha256(
         json.dumps([i.__dict__ for i in items], default=str, sort_keys=True).encode()
     ).hexdigest()
-
-
-def _native(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    native: datetime = value.to_native() if hasattr(value, "to_native") else value
-    return native

@@ -1,0 +1,205 @@
+"""Pure builders for the write path: a new version's node properties, its derived confidence,
+and the audit events of a batch. No I/O, so the rules are unit-testable."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from graph_memory.db import Record
+from graph_memory.domain import (
+    TIER_CAP,
+    TIER_RANK,
+    Cardinality,
+    Principal,
+    Status,
+    Tier,
+    entity_id,
+    ft_token,
+    noisy_or,
+)
+from graph_memory.services import audit
+from graph_memory.services.gate import CheckedFact
+
+if TYPE_CHECKING:
+    from graph_memory.services.facts import ItemResult
+
+__all__ = ["created_confidence", "native", "new_row", "write_events"]
+
+# What an audit snapshot of a version keeps: enough to say what it claimed, not its vectors.
+_AUDIT_KEYS = (
+    "caption",
+    "scope",
+    "subject",
+    "predicate",
+    "object",
+    "version",
+    "status",
+    "tier",
+    "confidence",
+    "valid_from",
+    "valid_to",
+    "expires_at",
+    "supersedes",
+    "source",
+    "kind",
+)
+
+
+def native(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    out: datetime = value.to_native() if hasattr(value, "to_native") else value
+    return out
+
+
+def new_row(
+    i: int,
+    cf: CheckedFact,
+    scope: str,
+    card: Cardinality,
+    cites: list[dict[str, Any]],
+    prior: dict[str, Any] | None,
+    principal: Principal,
+    vector: list[float] | None,
+    episodes: dict[str, Record],
+    now: datetime,
+    promote_sessions: int,
+) -> dict[str, Any]:
+    """Everything needed to write one new version; ``props`` is the node's property map."""
+    del i
+    tenant = principal.tenant
+    item = cf.item
+    valid_from = cf.valid_from
+    if valid_from is None:
+        # When it was said is the best default for when it became true.
+        starts = [
+            s
+            for c in item.citations
+            if (s := native(episodes[c.episode_id].get("started_at"))) is not None
+        ]
+        valid_from = min(starts) if starts else now
+    by_session: dict[str, list[float]] = {}
+    for c in cites:
+        by_session.setdefault(str(episodes[c["episode_id"]]["session_id"]), []).append(c["weight"])
+    confidence = noisy_or(by_session, TIER_CAP[cf.tier])
+    # Inferred facts wait for corroboration by distinct sessions (or review); declared ones
+    # are active at once.
+    status = (
+        Status.CANDIDATE
+        if cf.tier is Tier.INFERRED and len(by_session) < promote_sessions
+        else Status.ACTIVE
+    )
+    fact_id = f"fact_{uuid.uuid4().hex}"
+    subject_name = item.subject.strip()
+    obj = item.object.strip()
+    props: dict[str, Any] = {
+        "id": fact_id,
+        "tenant": tenant,
+        "scope": scope,
+        "ft_scope": ft_token(tenant, scope),
+        "subject": cf.subject_key,
+        "subject_name": subject_name,
+        "predicate": cf.predicate,
+        "object": obj,
+        "object_key": cf.object_key,
+        "object_is_entity": item.object_is_entity,
+        "text": cf.text,
+        "caption": f"{subject_name} · {cf.predicate} · {obj}"[:120],
+        "kind": item.kind,
+        "source": item.source,
+        "tier": cf.tier.value,
+        "tier_rank": TIER_RANK[cf.tier],
+        "tier_cap": TIER_CAP[cf.tier],
+        "status": status.value,
+        "cardinality": card.value,
+        "confidence": confidence,
+        "version": (int(prior["version"]) + 1) if prior else 1,
+        "recorded_at": now,
+        "valid_from": valid_from,
+        "valid_to": cf.valid_to,
+        "expires_at": now + timedelta(days=cf.ttl_days) if cf.ttl_days else None,
+        "ttl_days": cf.ttl_days,
+        "created_by": principal.actor,
+        "supersedes": prior["id"] if prior else None,
+        "needs_verification": False,
+        "retrieval_count": 0,
+    }
+    return {
+        "id": fact_id,
+        "scope": scope,
+        "status": status.value,
+        "version": props["version"],
+        "props": props,
+        "subject": cf.subject_key,
+        "subject_id": entity_id(tenant, item.subject),
+        "subject_name": subject_name,
+        "object": obj,
+        "object_key": cf.object_key,
+        "object_id": entity_id(tenant, item.object),
+        "object_is_entity": item.object_is_entity,
+        "citations": cites,
+        "sessions": len(by_session),
+        "depends_on": list(item.depends_on),
+        "supersedes": prior["id"] if prior else None,
+        "valid_from": valid_from,
+        "embedding": vector,
+    }
+
+
+def created_confidence(creates: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The recompute-shaped record for versions whose confidence was set at creation."""
+    return {
+        c["id"]: {
+            "id": c["id"],
+            "before": 0.0,
+            "after": c["props"]["confidence"],
+            "status_before": None,
+            "status": c["status"],
+            "sessions": c["sessions"],
+        }
+        for c in creates
+    }
+
+
+def write_events(
+    principal: Principal,
+    results: dict[int, ItemResult],
+    creates: list[dict[str, Any]],
+    recomputed: dict[str, Any],
+    now: datetime,
+) -> list[dict[str, Any]]:
+    rows = {c["id"]: c["props"] for c in creates}
+    out = []
+    for r in results.values():
+        if not r.ok or r.fact_id is None:
+            continue
+        rc = recomputed.get(r.fact_id, {})
+        delta = (rc.get("after") or 0.0) - (rc.get("before") or 0.0)
+        props = rows.get(r.fact_id)
+        after = {k: props.get(k) for k in _AUDIT_KEYS} if props else None
+        out.append(
+            audit.event(
+                principal,
+                r.action or "write",
+                "fact",
+                r.fact_id,
+                now,
+                before={"id": r.supersedes} if r.supersedes else None,
+                after=after,
+                confidence_delta=round(delta, 6),
+            )
+        )
+        if rc.get("status_before") == "candidate" and rc.get("status") == "active":
+            out.append(
+                audit.event(
+                    principal,
+                    "promote",
+                    "fact",
+                    r.fact_id,
+                    now,
+                    reason=f"corroborated by {rc['sessions']} sessions",
+                )
+            )
+    return out
