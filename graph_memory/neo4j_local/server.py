@@ -7,15 +7,16 @@ in its own session: we own the server pid, and no launcher JVM lingers beside it
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..settings import Settings, local_password_file
-from .config import ServerConfig, write_conf
+from .config import ServerConfig, conf_ports, write_conf
 from .errors import PasswordError, PortInUse, StartError
 from .fetch import InstallReport, install
 from .home import Home, ensure_password, home_for, jar_cache, reset_hint
@@ -32,6 +33,11 @@ __all__ = [
     "start",
     "stop",
 ]
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; start/stop are then not serialised
+    fcntl = None  # type: ignore[assignment]
 
 Reporter = Callable[[str], None]
 START_TIMEOUT_ENV = "GRAPH_MEMORY_NEO4J_START_TIMEOUT"
@@ -158,8 +164,8 @@ def _timeout() -> float:
         return 120.0
 
 
-def _urls(cfg: ServerConfig) -> tuple[str, str]:
-    return f"bolt://127.0.0.1:{cfg.bolt_port}", f"http://127.0.0.1:{cfg.http_port}/browser/"
+def _urls(bolt: int, http: int) -> tuple[str, str]:
+    return f"bolt://127.0.0.1:{bolt}", f"http://127.0.0.1:{http}/browser/"
 
 
 def start(say: Reporter = print, timeout: float | None = None) -> StartResult | None:
@@ -175,16 +181,36 @@ def start(say: Reporter = print, timeout: float | None = None) -> StartResult | 
             "nothing to start"
         )
         return None
-    timeout = _timeout() if timeout is None else timeout
     lock = load_lock()
     home = home_for(lock)
+    with _exclusive(home):
+        return _start(lock, home, say, _timeout() if timeout is None else timeout)
+
+
+@contextlib.contextmanager
+def _exclusive(home: Home) -> Iterator[None]:
+    """Serialise start/stop of one home across processes (parallel test workers, two shells)."""
+    home.run.mkdir(parents=True, exist_ok=True)
+    with (home.run / ".lifecycle.lock").open("a") as f:
+        if fcntl is not None:
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def _start(lock: Lock, home: Home, say: Reporter, timeout: float) -> StartResult:
     pw_file = local_password_file()
-    java = find_java()
-    cfg = ServerConfig.from_env(vector_module=java.has_vector)
-    bolt_uri, browser_url = _urls(cfg)
+    wanted = ServerConfig.from_env(vector_module=False)
 
     pid = running_pid(home, say)
     if pid is not None:
+        # Talk to the ports it was started with; the environment may have changed since.
+        bolt, http = conf_ports(home.conf_file) or (wanted.bolt_port, wanted.http_port)
+        if (bolt, http) != (wanted.bolt_port, wanted.http_port):
+            say(
+                f"note: the running server uses Bolt {bolt} / HTTP {http}, not the configured "
+                f"{wanted.bolt_port} / {wanted.http_port}: stop it, then start, to switch"
+            )
+        bolt_uri, browser_url = _urls(bolt, http)
         password, _ = ensure_password(home, pw_file)
         started = time.monotonic()
         wait_ready(None, pid, bolt_uri, password, timeout, home, reset_hint(home, pw_file))
@@ -192,6 +218,9 @@ def start(say: Reporter = print, timeout: float | None = None) -> StartResult | 
             pid, time.monotonic() - started, True, bolt_uri, browser_url, lock.neo4j, None
         )
 
+    java = find_java()
+    cfg = ServerConfig.from_env(vector_module=java.has_vector)
+    bolt_uri, browser_url = _urls(cfg.bolt_port, cfg.http_port)
     _check_ports(cfg)
     home.make_dirs()
     report = install(lock, home.root, jar_cache(), say)
@@ -254,15 +283,24 @@ def stop(say: Reporter = print, timeout: float = 60.0) -> bool | None:
         )
         return None
     home = home_for(load_lock())
+    with _exclusive(home):
+        return _stop(home, say, timeout)
+
+
+def _stop(home: Home, say: Reporter, timeout: float) -> bool:
     pids = []
     pid = running_pid(home, say)
     if pid is not None:
         pids.append(pid)
-    pids += [p for p in find_servers(home.root) if p not in pids]
+    pids += [p for p in find_servers(home.root, with_tools=True) if p not in pids]
     for p in pids:
         say(f"stopping Neo4j (pid {p})")
         started = time.monotonic()
         terminate(p, timeout, say)
         say(f"stopped in {time.monotonic() - started:.1f} s")
     home.pid_file.unlink(missing_ok=True)
+    # Let Popen learn that servers we launched ourselves are gone (no zombie, no warning).
+    for proc in list(_LAUNCHED):
+        if proc.poll() is not None:
+            _LAUNCHED.remove(proc)
     return bool(pids)

@@ -107,6 +107,8 @@ def new_row(
         "object_is_entity": item.object_is_entity,
         "text": cf.text,
         "caption": f"{subject_name} · {cf.predicate} · {obj}"[:120],
+        # Neo4j Browser captions a node by `name` first: show the triple, not a field of it.
+        "name": f"{subject_name} · {cf.predicate} · {obj}"[:120],
         "kind": item.kind,
         "source": item.source,
         "tier": cf.tier.value,
