@@ -13,7 +13,13 @@ from graph_memory.domain import Citation, EpisodeInput, FactInput, Role
 from graph_memory.domain import Outcome as DOutcome
 from graph_memory.graphql.context import require_role
 from graph_memory.graphql.types.episode import ItemError, Outcome
-from graph_memory.graphql.types.fact import Cardinality, Fact, FactStatus, fact_from_record
+from graph_memory.graphql.types.fact import (
+    Cardinality,
+    Fact,
+    FactStatus,
+    Predicate,
+    fact_from_record,
+)
 
 __all__ = ["MemoryMutation"]
 
@@ -214,3 +220,27 @@ class MemoryMutation:
         require_role(ctx.principal, Role.AGENT, Role.ANALYST, Role.ADMIN)
         rec = await ctx.services.facts.retract(ctx.principal, str(id), reason)
         return fact_from_record(rec)
+
+
+@strawberry.input
+class PredicateInput:
+    name: str
+    cardinality: Cardinality
+
+
+@strawberry.type
+class PredicateMutation:
+    @strawberry.mutation(
+        description="Register predicates' cardinality (ONE: a new object supersedes; MANY: "
+        "objects accumulate). A registered cardinality cannot change."
+    )
+    async def define_predicates(
+        self, info: Info[Any, None], predicates: list[PredicateInput]
+    ) -> list[Predicate]:
+        from graph_memory.services.predicates import PredicateService
+
+        ctx = info.context
+        require_role(ctx.principal, Role.ADMIN)
+        defs = {p.name.strip().lower(): DCardinality(p.cardinality.value) for p in predicates}
+        out = await PredicateService(ctx.services.db).define(ctx.principal, defs)
+        return [Predicate(name=n, cardinality=Cardinality(c.value)) for n, c in out.items()]

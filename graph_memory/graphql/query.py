@@ -12,7 +12,7 @@ from graph_memory.domain import entity_key
 from graph_memory.errors import NotFound
 from graph_memory.graphql.convert import decode_cursor, encode_cursor
 from graph_memory.graphql.types.episode import Episode, episode_from_record
-from graph_memory.graphql.types.fact import Entity, Fact, fact_from_record
+from graph_memory.graphql.types.fact import Cardinality, Entity, Fact, Predicate, fact_from_record
 from graph_memory.services.reads import FactFilter
 
 __all__ = ["MemoryQuery"]
@@ -160,6 +160,15 @@ class MemoryQuery:
             limit=min(max(first, 1), 500),
         )
         return [episode_from_record(r) for r in rows]
+
+    @strawberry.field(description="The predicate registry: built-in defaults and the tenant's own.")
+    async def predicates(self, info: Info[Any, None]) -> list[Predicate]:
+        from graph_memory.services.predicates import PredicateService
+
+        ctx = info.context
+        policy = await ctx.services.facts.policy(ctx.principal.tenant)
+        found = await PredicateService(ctx.services.db).list(ctx.principal, policy)
+        return [Predicate(name=n, cardinality=Cardinality(c.value)) for n, c in found.items()]
 
     @strawberry.field
     async def episode(self, info: Info[Any, None], id: strawberry.ID) -> Episode | None:

@@ -6,7 +6,7 @@ import strawberry
 from strawberry.tools import merge_types
 
 from graph_memory.graphql.errors import ErrorCodes
-from graph_memory.graphql.mutation import MemoryMutation
+from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
 from graph_memory.graphql.trust import TrustMutation, TrustQuery
@@ -21,6 +21,7 @@ QUERIES: tuple[type, ...] = (
 )
 MUTATIONS: tuple[type, ...] = (
     MemoryMutation,
+    PredicateMutation,
     ProcedureMutation,
     TrustMutation,
 )

@@ -244,3 +244,25 @@ def test_valid_from_defaults_to_when_it_was_said(client: GraphMemoryClient) -> N
     fid = client.assert_facts([fact("alice", "lives_in", "Madrid", [e])])["results"][0]["factId"]
     got = client.fact(fid)
     assert got is not None and _ts(got["validFrom"]) == said and got["validTo"] is None
+
+
+def test_predicate_registry_is_per_tenant_and_final(
+    admin: GraphMemoryClient, client: GraphMemoryClient
+) -> None:
+    q = "mutation($p: [PredicateInput!]!) { definePredicates(predicates: $p) { name cardinality } }"
+    admin.execute(q, {"p": [{"name": "favourite_colour", "cardinality": "ONE"}]})
+    names = {
+        p["name"]: p["cardinality"]
+        for p in client.execute("{ predicates { name cardinality } }")["predicates"]
+    }
+    assert names["favourite_colour"] == "ONE" and names["likes"] == "MANY"
+    with pytest.raises(GraphMemoryClientError) as err:
+        admin.execute(q, {"p": [{"name": "favourite_colour", "cardinality": "MANY"}]})
+    assert err.value.code == "CONFLICT"
+    with pytest.raises(GraphMemoryClientError) as err:
+        client.execute(q, {"p": [{"name": "x_y", "cardinality": "MANY"}]})
+    assert err.value.code == "FORBIDDEN"
+    e = client.record_episode(**episode("alice"))
+    client.assert_facts([fact("alice", "favourite_colour", "blue", [e])])
+    r = client.assert_facts([fact("alice", "favourite_colour", "green", [e])])["results"][0]
+    assert r["action"] == "superseded"

@@ -17,6 +17,7 @@ __all__ = [
     "Evidence",
     "Fact",
     "FactStatus",
+    "Predicate",
     "TrustTier",
     "fact_from_record",
 ]
@@ -44,6 +45,12 @@ class FactStatus(Enum):
 class Cardinality(Enum):
     ONE = "one"
     MANY = "many"
+
+
+@strawberry.type(description="A predicate and whether it holds one value or many.")
+class Predicate:
+    name: str
+    cardinality: Cardinality
 
 
 @strawberry.type(description="One episode supporting a fact, with its weight and contributor.")
