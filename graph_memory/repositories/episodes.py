@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graph_memory.db import Database, Record
+from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_scopes, require_tenant
 
 __all__ = ["EpisodeRepository"]
@@ -15,10 +15,9 @@ class EpisodeRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def record(self, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
-        await self.db.write(
-            "episode.record", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
-        )
+    @staticmethod
+    async def record_in_tx(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
+        await tx.run("episode.record", {"tenant": require_tenant(tenant), "rows": rows, "now": now})
 
     async def get(self, tenant: str, ids: list[str]) -> dict[str, Record]:
         rows = await self.db.read("episode.get", {"tenant": require_tenant(tenant), "ids": ids})

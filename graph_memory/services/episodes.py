@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from graph_memory.db import Database, Record
+from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import EpisodeInput, Principal, ft_token, parse_scope, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import GraphMemoryError
@@ -76,21 +76,24 @@ class EpisodeService:
                 for r, v in zip(rows, vectors, strict=True):
                     r["embedding"] = v
             now = utcnow()
-            await self.repo.record(principal.tenant, rows, now)
-            await self.audit.record(
-                principal.tenant,
-                [
-                    audit.event(
-                        principal,
-                        "record",
-                        "episode",
-                        r["id"],
-                        now,
-                        after={k: v for k, v in r.items() if k != "embedding"},
-                    )
-                    for r in rows
-                ],
-            )
+            events = [
+                audit.event(
+                    principal,
+                    "record",
+                    "episode",
+                    r["id"],
+                    now,
+                    after={k: v for k, v in r.items() if k != "embedding"},
+                )
+                for r in rows
+            ]
+
+            async def work(tx: Tx) -> None:
+                # The episodes and their audit events land together or not at all.
+                await EpisodeRepository.record_in_tx(tx, principal.tenant, rows, now)
+                await AuditRepository.record_in_tx(tx, principal.tenant, events)
+
+            await self.repo.db.write_tx(work)
         return out
 
     async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
