@@ -17,8 +17,14 @@ setup() {
     "$PY" -m venv "$VENV"
   fi
   echo "==> installing graph-memory and its dependencies"
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet -e ".[dev]"
+  # Build-backend chatter goes to a log that is shown only if the install fails.
+  local log="$VENV/install.log"
+  if ! { "$VENV/bin/python" -m pip install --quiet --upgrade pip &&
+         "$VENV/bin/python" -m pip install --quiet -e ".[dev]"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "install failed (log: $log)" >&2
+    exit 1
+  fi
   export PATH="$VENV/bin:$PATH"
   if [ -z "${NEO4J_URI:-}" ]; then
     echo "==> fetching (first time only) and starting the local Neo4j"
@@ -44,7 +50,7 @@ case "$cmd" in
     key="$(graph-memory keys create --tenant "${GRAPH_MEMORY_DEMO_TENANT:-demo}" --role admin --name dev-serve --quiet)"
     echo "==> API key for tenant ${GRAPH_MEMORY_DEMO_TENANT:-demo} (admin): $key"
     echo "    GraphiQL: http://127.0.0.1:${PORT:-8000}/graphql  (header Authorization: Bearer $key)"
-    echo "    Neo4j Browser: http://127.0.0.1:${GRAPH_MEMORY_NEO4J_HTTP_PORT:-7474}/browser/ (user neo4j, password in $(graph-memory neo4j password-file 2>/dev/null || echo '~/.cache/graph-memory/neo4j-password'))"
+    echo "    Neo4j Browser: http://127.0.0.1:${GRAPH_MEMORY_NEO4J_HTTP_PORT:-7474}/browser/ (user neo4j, password in $("$VENV/bin/python" -c 'from graph_memory.settings import local_password_file as f; print(f())'))"
     exec graph-memory serve --host "${HOST:-127.0.0.1}" --port "${PORT:-8000}" "$@"
     ;;
   test)
