@@ -153,7 +153,7 @@ def reads(
 ) -> None:
     as_of = datetime(2024, 4, 15, tzinfo=UTC)
     valid_at = datetime(2024, 3, 1, tzinfo=UTC)
-    list_q = catalog()["fact.list"].text
+    list_q = catalog()["fact.in_force_subject"].text
     hist_q = catalog()["fact.slot_versions"].text
     http = httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=30)
     timings: dict[str, list[float]] = {

@@ -15,7 +15,14 @@ from graph_memory.cypher import cypher_root
 from graph_memory.db import Database
 from graph_memory.errors import MigrationError
 
-__all__ = ["Migration", "applied_version", "migrate", "pending", "schema_migrations"]
+__all__ = [
+    "Migration",
+    "applied_version",
+    "applied_versions",
+    "migrate",
+    "pending",
+    "schema_migrations",
+]
 
 _NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.cypher$")
 
@@ -46,24 +53,31 @@ def schema_migrations(root: Path | None = None) -> list[Migration]:
     return out
 
 
+async def applied_versions(db: Database) -> set[int]:
+    rows = await db.run_raw("MATCH (m:SchemaMigration) RETURN m.version AS v")
+    return {int(r["v"]) for r in rows}
+
+
 async def applied_version(db: Database) -> int:
-    rows = await db.run_raw("MATCH (m:SchemaMigration) RETURN coalesce(max(m.version), 0) AS v")
-    return int(rows[0]["v"]) if rows else 0
+    return max(await applied_versions(db), default=0)
 
 
 async def pending(db: Database) -> list[Migration]:
-    current = await applied_version(db)
-    return [m for m in schema_migrations() if m.version > current]
+    done = await applied_versions(db)
+    return [m for m in schema_migrations() if m.version not in done]
 
 
 async def migrate(db: Database, *, dimensions: int) -> list[Migration]:
-    """Apply every pending migration; returns the ones applied (empty when up to date).
+    """Apply every migration not yet recorded, in order; returns the ones applied.
 
-    Raises MigrationError when the database is ahead of this code.
+    Raises MigrationError when the database is ahead of this code. A lower-numbered file added
+    after a higher one was applied (parallel branches) is still applied: each file is
+    idempotent DDL, tracked by its own number.
     """
     known = schema_migrations()
     latest = max((m.version for m in known), default=0)
-    current = await applied_version(db)
+    done = await applied_versions(db)
+    current = max(done, default=0)
     if current > latest:
         raise MigrationError(
             f"database schema is at version {current} but this graph_memory knows only up to "
@@ -71,7 +85,7 @@ async def migrate(db: Database, *, dimensions: int) -> list[Migration]:
         )
     applied: list[Migration] = []
     for m in known:
-        if m.version <= current:
+        if m.version in done:
             continue
         for stmt in m.statements:
             params = {"dimensions": dimensions} if "$dimensions" in stmt else {}

@@ -159,23 +159,32 @@ class FactRepository:
         after: tuple[datetime, str] | None,
         limit: int,
     ) -> list[Record]:
-        rows = await self.db.read(
-            "fact.list",
-            {
-                "tenant": require_tenant(tenant),
-                "scopes": require_scopes(scopes),
-                "subject": subject,
-                "predicate": predicate,
-                "statuses": statuses,
-                "as_of": as_of,
-                "valid_at": valid_at,
-                "include_expired": include_expired,
-                "needs_verification": needs_verification,
-                "after_recorded": after[0] if after else None,
-                "after_id": after[1] if after else None,
-                "limit": limit,
-            },
-        )
+        params: dict[str, Any] = {
+            "tenant": require_tenant(tenant),
+            "scopes": require_scopes(scopes),
+            "statuses": statuses,
+            "as_of": as_of,
+            "valid_at": valid_at,
+            "include_expired": include_expired,
+            "needs_verification": needs_verification,
+            "after_recorded": after[0] if after else None,
+            "after_id": after[1] if after else None,
+            "limit": limit,
+        }
+        # One fixed query per access path, so each plan seeks its own index instead of one
+        # query whose optional filters leave the planner a tenant-wide scan.
+        if subject is not None and predicate is not None:
+            name = "fact.in_force_slot"
+            params |= {"subject": subject, "predicate": predicate}
+        elif subject is not None:
+            name = "fact.in_force_subject"
+            params |= {"subject": subject}
+        elif predicate is not None:
+            name = "fact.in_force_predicate"
+            params |= {"predicate": predicate}
+        else:
+            name = "fact.in_force_scope"
+        rows = await self.db.read(name, params)
         return [r["fact"] for r in rows]
 
     async def slot_versions(

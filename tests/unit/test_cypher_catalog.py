@@ -9,7 +9,7 @@ from graph_memory.cypher import CypherCatalog, catalog, parse
 
 def test_every_query_file_loads_and_headers_match_bodies() -> None:
     names = catalog().names()
-    assert "fact.create" in names and "fact.list" in names
+    assert "fact.create" in names and "fact.in_force_slot" in names
     for name in names:
         assert catalog()[name].params is not None
 

@@ -1,13 +1,12 @@
-// params: tenant, scopes, subject, predicate, statuses, as_of, valid_at, include_expired, needs_verification, after_recorded, after_id, limit
+// params: tenant, scopes, subject, statuses, as_of, valid_at, include_expired, needs_verification, after_recorded, after_id, limit
 // returns: fact
+// Every predicate of one subject.
 // Bitemporal read. A version is in force at (as_of, valid_at) when
 //  * belief: recorded by as_of and not retracted by then; if superseded by then, only the part
 //    of its validity before its successor's validFrom is still believed;
 //  * validity: valid_from <= valid_at < valid_to (half-open, open ends are null).
 MATCH (f:Fact)
-WHERE f.tenant = $tenant AND f.scope IN $scopes
-  AND ($subject IS NULL OR f.subject = $subject)
-  AND ($predicate IS NULL OR f.predicate = $predicate)
+WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
   AND f.status IN $statuses
   AND f.recorded_at <= $as_of
   AND (f.retracted_at IS NULL OR f.retracted_at > $as_of)
