@@ -15,7 +15,9 @@ from graph_memory.settings import Settings
 __all__ = ["main"]
 
 
-def _run(coro_fn: Callable[[Settings], Coroutine[Any, Any, int]]) -> Callable[[argparse.Namespace], int]:
+def _run(
+    coro_fn: Callable[[Settings], Coroutine[Any, Any, int]],
+) -> Callable[[argparse.Namespace], int]:
     def handler(args: argparse.Namespace) -> int:
         del args
         return asyncio.run(coro_fn(Settings.from_env()))
@@ -153,9 +155,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from neo4j.exceptions import AuthError, ServiceUnavailable
+
+    from graph_memory.errors import GraphMemoryError
+
     args = build_parser().parse_args(argv)
     handler: Any = args.handler
-    return int(handler(args))
+    # Expected failures get one line saying what is wrong and what to do, not a traceback.
+    try:
+        return int(handler(args))
+    except GraphMemoryError as e:
+        print(f"graph-memory: {e.message}", file=sys.stderr)
+    except ServiceUnavailable as e:
+        print(
+            f"graph-memory: cannot reach Neo4j ({e}); start it with `graph-memory neo4j "
+            "start` or check NEO4J_URI",
+            file=sys.stderr,
+        )
+    except AuthError:
+        print(
+            "graph-memory: Neo4j refused the credentials; check NEO4J_PASSWORD or the local "
+            "password file",
+            file=sys.stderr,
+        )
+    return 1
 
 
 if __name__ == "__main__":
