@@ -111,7 +111,7 @@ class FactInput:
     object_is_entity: bool = False
     text: str | None = None
     kind: str = "fact"
-    source: str = "conversation"
+    source: str = "user"
     sensitivity: str = "low"
     valid_from: datetime | None = None
     valid_to: datetime | None = None
@@ -124,8 +124,8 @@ class FactInput:
 class EpisodeInput:
     user_id: str
     session_id: str
-    started_at: datetime
-    ended_at: datetime
+    started_at: datetime | None
+    ended_at: datetime | None
     summary: str
     outcome: Outcome
     topics: tuple[str, ...] = ()

@@ -49,7 +49,7 @@ class TenantPolicy:
     predicate_ttl_days: dict[str, int] = field(default_factory=lambda: {"policy.": 30})
     promote_sessions: int = 3
     min_text_chars: int = 10
-    min_summary_chars: int = 20
+    min_summary_chars: int = 12
     service_phrases: frozenset[str] = frozenset(
         {
             "ok",

@@ -30,8 +30,10 @@ _WRITERS = (Role.AGENT, Role.ADMIN)
 class EpisodeInputGQL:
     user_id: str
     session_id: str
-    started_at: datetime
-    ended_at: datetime
+    started_at: datetime | None = strawberry.field(default=None, description="Defaults to now.")
+    ended_at: datetime | None = strawberry.field(
+        default=None, description="Defaults to startedAt."
+    )
     summary: str
     outcome: Outcome
     topics: list[str] = strawberry.field(default_factory=list)
@@ -69,7 +71,12 @@ class FactInputGQL:
     object_is_entity: bool = False
     text: str | None = None
     kind: str = "fact"
-    source: str = "conversation"
+    source: str = strawberry.field(
+        default="user",
+        description="Where it came from: user (stated by the user, active at once), "
+        "conversation/agent/extraction (inferred: a candidate until 3 sessions agree), tool, "
+        "document; admin keys also system/policy/admin.",
+    )
     sensitivity: str = "low"
     valid_from: datetime | None = None
     valid_to: datetime | None = None

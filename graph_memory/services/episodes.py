@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
@@ -46,6 +46,8 @@ class EpisodeService:
                 out.append((None, e))
                 continue
             ep_id = f"ep_{uuid.uuid4().hex}"
+            # An episode reported without times happened now (and took no time).
+            started = item.started_at.astimezone(UTC) if item.started_at else utcnow()
             text = item.summary.strip()
             if item.topics:
                 text += "\nTopics: " + ", ".join(item.topics)
@@ -56,8 +58,8 @@ class EpisodeService:
                     "ft_scope": ft_token(principal.tenant, scope),
                     "user_id": item.user_id,
                     "session_id": item.session_id,
-                    "started_at": item.started_at,
-                    "ended_at": item.ended_at,
+                    "started_at": started,
+                    "ended_at": item.ended_at.astimezone(UTC) if item.ended_at else started,
                     "summary": item.summary.strip(),
                     "text": text,
                     "caption": item.summary.strip()[:80],

@@ -266,3 +266,27 @@ def test_predicate_registry_is_per_tenant_and_final(
     client.assert_facts([fact("alice", "favourite_colour", "blue", [e])])
     r = client.assert_facts([fact("alice", "favourite_colour", "green", [e])])["results"][0]
     assert r["action"] == "superseded"
+
+
+def test_defaults_a_new_user_meets(client: GraphMemoryClient) -> None:
+    # An episode without times happened now; a fact without a source was stated by the user.
+    before = datetime.now(UTC)
+    e = client.record_episode(
+        userId="alice",
+        sessionId="s9",
+        outcome="SUCCESS",
+        summary="Alice asked to be called Ali from now on.",
+    )
+    got = client.execute("query($id: ID!) { episode(id: $id) { startedAt endedAt } }", {"id": e})[
+        "episode"
+    ]
+    assert _ts(got["startedAt"]) >= before and got["endedAt"] == got["startedAt"]
+    declared = client.assert_facts(
+        [{"subject": "alice", "predicate": "name", "object": "Ali", "episodes": [{"episodeId": e}]}]
+    )["results"][0]
+    assert declared["status"] == "ACTIVE"
+    inferred = client.assert_facts(
+        [fact("alice", "likes", "short names", [e], source="conversation")]
+    )["results"][0]
+    assert inferred["status"] == "CANDIDATE"
+    assert _objects(client.facts(SCOPES, subject="alice")) == ["Ali"]
