@@ -157,7 +157,7 @@ mutation($userId: String!) {
   forgetContributor(userId: $userId) {
     receipt episodesDeleted factVersionsDeleted factsDeletedByTier { tier count }
     factsRecomputed factsReturnedToReview factsReinstated dependentsFlagged proceduresDemoted
-    entitiesDeleted predicatesDeleted auditEventsRedacted userDeleted tookMs
+    entitiesDeleted auditEventsRedacted userDeleted tookMs
   }
 }"""
 Q_AUDIT_LOG = f"""
@@ -214,7 +214,8 @@ _PROCEDURE_FIELDS = """
 _RECALL_ARGS = {
     "k": "Int", "overRecall": "Int", "weights": "RecallWeightsInput", "kinds": "[MemoryKind!]",
     "tiers": "[TrustTier!]", "asOf": "DateTime", "validAt": "DateTime", "minScore": "Float",
-    "minConfidence": "Float", "minSimilarity": "Float", "halfLifeDays": "Float",
+    "minConfidence": "Float", "minRelevance": "Float",
+    "relativeRelevance": "Float", "halfLifeDays": "Float",
     "includeCandidates": "Boolean", "includeExpired": "Boolean",
     "includeUnverified": "Boolean", "intent": "String", "role": "String",
 }
@@ -428,8 +429,8 @@ class GraphMemoryClient:
 
     def recall(self, query: str, scopes: list[str], **options: Any) -> dict[str, Any]:
         """Options (snake_case): k, over_recall, weights, kinds, tiers, as_of, valid_at,
-        min_score, min_confidence, min_similarity, half_life_days, include_candidates,
-        include_expired, include_unverified, intent, role."""
+        min_score, min_confidence, min_relevance, relative_relevance, half_life_days,
+        include_candidates, include_expired, include_unverified, intent, role."""
         result: dict[str, Any] = self._call(_RecallCalls.recall(query, scopes, options))
         return result
 

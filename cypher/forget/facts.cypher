@@ -1,13 +1,17 @@
 // params: tenant, episode_ids
-// returns: id, tier, only, chained
-// Every fact version citing those episodes; `only` when all of its evidence is among them
-// (it is then excised), `chained` when it sits in a supersession chain (needs relinking).
+// returns: doomed, doomed_tiers, chained, shared, shared_inferred
+// Every fact version citing those episodes, split into the ones whose evidence is all theirs
+// (`doomed`, excised, with their tiers in the same order; `chained` when they sit in a
+// supersession chain) and the ones others also support (`shared`). A fact has at most one
+// DERIVED_FROM edge per episode, so comparing its edges to these episodes with its
+// DERIVED_FROM degree answers "only theirs" without scanning a list.
 UNWIND $episode_ids AS eid
 MATCH (e:Episode {id: eid})<-[:DERIVED_FROM]-(f:Fact)
 WHERE e.tenant = $tenant AND f.tenant = $tenant
-WITH DISTINCT f
-RETURN f.id AS id, f.tier AS tier,
-       NOT EXISTS {
-         MATCH (f)-[:DERIVED_FROM]->(o:Episode) WHERE NOT o.id IN $episode_ids
-       } AS only,
-       EXISTS { (f)-[:SUPERSEDES]-(:Fact) } AS chained
+WITH f, count(*) AS theirs
+WITH f, COUNT { (f)-[:DERIVED_FROM]->() } = theirs AS only
+RETURN collect(CASE WHEN only THEN f.id END) AS doomed,
+       collect(CASE WHEN only THEN f.tier END) AS doomed_tiers,
+       collect(CASE WHEN only AND EXISTS { (f)-[:SUPERSEDES]-() } THEN f.id END) AS chained,
+       collect(CASE WHEN NOT only THEN f.id END) AS shared,
+       collect(CASE WHEN NOT only AND f.tier = 'inferred' THEN f.id END) AS shared_inferred

@@ -1,5 +1,5 @@
 // params: tenant, scopes, vector, k, lucene, as_of, valid_at
-// returns: episode, similarity, keyword
+// returns: id, text, confidence, fresh_ms, similarity, keyword
 // Hybrid candidates among episodes (same shape as recall.facts). An episode is in force once
 // recorded (belief time) and once it has started (validity time): "what had happened by T".
 CYPHER 25
@@ -23,6 +23,7 @@ CALL () {
 WITH e, max(vscore) AS vscore, max(kscore) AS kscore
 WHERE e.recorded_at <= $as_of
   AND (e.started_at IS NULL OR e.started_at <= $valid_at)
-RETURN e {.*, embedding: null} AS episode,
+RETURN e.id AS id, e.text AS text, e.confidence AS confidence,
+       coalesce(e.ended_at, e.started_at, e.recorded_at).epochMillis AS fresh_ms,
        coalesce(vscore, vector.similarity.cosine(e.embedding, $vector)) AS similarity,
        kscore AS keyword

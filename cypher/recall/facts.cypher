@@ -1,10 +1,12 @@
 // params: tenant, scopes, vector, k, lucene, statuses, as_of, valid_at, include_expired, include_unverified, tiers
-// returns: fact, similarity, keyword
+// returns: id, text, tier, tier_rank, confidence, subject, predicate, fresh_ms, similarity, keyword
 // Hybrid candidates for recall: the k nearest facts per scope from the vector index (the
 // tenant/scope filter runs inside the HNSW search) plus the k best full-text hits (scoped by
 // the opaque ft_scope token inside the Lucene query). The in-force filter is the one of
 // fact.list, applied after the search. Keyword-only hits get their cosine computed here, so
 // every candidate carries a true vector score. Scores are raw: the service normalises them.
+// Only what scoring needs comes back (times as epoch millis: cheap to decode); the
+// survivors are hydrated by recall.hydrate.
 CYPHER 25
 CALL () {
   UNWIND $scopes AS scope
@@ -35,6 +37,8 @@ WHERE f.status IN $statuses
   AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
   AND ($include_unverified OR f.needs_verification IS NULL OR NOT f.needs_verification)
   AND ($tiers IS NULL OR f.tier IN $tiers)
-RETURN f {.*, embedding: null} AS fact,
+RETURN f.id AS id, f.text AS text, f.tier AS tier, f.tier_rank AS tier_rank,
+       f.confidence AS confidence, f.subject AS subject, f.predicate AS predicate,
+       coalesce(f.valid_from, f.recorded_at).epochMillis AS fresh_ms,
        coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)) AS similarity,
        kscore AS keyword

@@ -1,5 +1,5 @@
 // params: tenant, scopes, vector, k, lucene, statuses, as_of, intent, role
-// returns: procedure, similarity, keyword
+// returns: id, text, success_count, failure_count, fresh_ms, similarity, keyword
 // Hybrid candidates among procedures: the version current at as_of, of an allowed status,
 // and of the requested intent/role when the caller names them (procedures are served only
 // for a matching intent; without one the service requires a close semantic match).
@@ -33,6 +33,7 @@ WHERE p.status IN $statuses
   AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
   AND ($intent IS NULL OR p.intent = $intent)
   AND ($role IS NULL OR p.role = $role)
-RETURN p {.*, embedding: null} AS procedure,
+RETURN p.id AS id, p.text AS text, p.success_count AS success_count,
+       p.failure_count AS failure_count, coalesce(p.updated_at, p.created_at).epochMillis AS fresh_ms,
        coalesce(vscore, vector.similarity.cosine(p.embedding, $vector)) AS similarity,
        kscore AS keyword

@@ -7,7 +7,8 @@
 UNWIND $scopes AS scope
 CALL (scope) {
   MATCH (f:Fact {tenant: $tenant, scope: scope})
-  WHERE f.superseded_at IS NULL AND f.retracted_at IS NULL
+  WHERE f.subject IS NOT NULL AND f.predicate IS NOT NULL  // lets fact_slot serve the count
+    AND f.superseded_at IS NULL AND f.retracted_at IS NULL
     AND f.status IN ['active', 'candidate', 'expired']
   RETURN count(f) AS live
 }

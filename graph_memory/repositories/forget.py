@@ -12,26 +12,34 @@ __all__ = ["ForgetRepository"]
 
 
 class ForgetRepository:
+    # Reads return one row of lists: thousands of ids cross the wire far faster as one value
+    # than as thousands of records, and a forget of 10k facts has a latency budget.
     @staticmethod
     async def episodes(tx: Tx, tenant: str, user_id: str) -> list[str]:
         rows = await tx.run(
             "forget.episodes", {"tenant": require_tenant(tenant), "user_id": user_id}
         )
-        return sorted({str(r["id"]) for r in rows})
+        return sorted(rows[0]["ids"]) if rows else []
 
     @staticmethod
-    async def facts(tx: Tx, tenant: str, episode_ids: list[str]) -> list[Record]:
+    async def facts(tx: Tx, tenant: str, episode_ids: list[str]) -> Record:
+        """doomed (+ doomed_tiers, same order), chained, shared, shared_inferred: id lists."""
+        empty: Record = {
+            k: [] for k in ("doomed", "doomed_tiers", "chained", "shared", "shared_inferred")
+        }
         if not episode_ids:
-            return []
-        return await tx.run(
+            return empty
+        rows = await tx.run(
             "forget.facts", {"tenant": require_tenant(tenant), "episode_ids": episode_ids}
         )
+        return rows[0] if rows else empty
 
     @staticmethod
     async def chains(tx: Tx, tenant: str, ids: list[str]) -> list[Record]:
         if not ids:
             return []
-        return await tx.run("forget.chains", {"tenant": require_tenant(tenant), "ids": ids})
+        rows = await tx.run("forget.chains", {"tenant": require_tenant(tenant), "ids": ids})
+        return list(rows[0]["links"]) if rows else []
 
     @staticmethod
     async def procedures(tx: Tx, tenant: str, episode_ids: list[str]) -> list[str]:
@@ -40,14 +48,7 @@ class ForgetRepository:
         rows = await tx.run(
             "forget.procedures", {"tenant": require_tenant(tenant), "episode_ids": episode_ids}
         )
-        return [str(r["id"]) for r in rows]
-
-    @staticmethod
-    async def refs(tx: Tx, tenant: str, ids: list[str]) -> tuple[list[str], list[str]]:
-        if not ids:
-            return [], []
-        rows = await tx.run("forget.refs", {"tenant": require_tenant(tenant), "ids": ids})
-        return list(rows[0]["keys"]), list(rows[0]["predicates"])
+        return sorted(rows[0]["ids"]) if rows else []
 
     @staticmethod
     async def flag_dependents(
@@ -61,16 +62,31 @@ class ForgetRepository:
         )
 
     @staticmethod
+    async def unlink_evidence(
+        tx: Tx, tenant: str, fact_ids: list[str], episode_ids: list[str]
+    ) -> None:
+        if fact_ids and episode_ids:
+            await tx.run(
+                "forget.unlink_evidence",
+                {
+                    "tenant": require_tenant(tenant),
+                    "fact_ids": fact_ids,
+                    "episode_ids": episode_ids,
+                },
+            )
+
+    @staticmethod
     async def relink(tx: Tx, tenant: str, links: list[dict[str, Any]]) -> None:
         if links:
             await tx.run("forget.relink", {"tenant": require_tenant(tenant), "links": links})
 
     @staticmethod
-    async def delete_facts(tx: Tx, tenant: str, ids: list[str]) -> int:
+    async def delete_facts(tx: Tx, tenant: str, ids: list[str]) -> tuple[int, int]:
+        """Deletes the versions and the entities only they named: (facts, entities)."""
         if not ids:
-            return 0
+            return 0, 0
         rows = await tx.run("forget.delete_facts", {"tenant": require_tenant(tenant), "ids": ids})
-        return int(rows[0]["deleted"]) if rows else 0
+        return (int(rows[0]["deleted"]), int(rows[0]["entities"])) if rows else (0, 0)
 
     @staticmethod
     async def delete_episodes(tx: Tx, tenant: str, ids: list[str]) -> int:
@@ -80,18 +96,6 @@ class ForgetRepository:
             "forget.delete_episodes", {"tenant": require_tenant(tenant), "ids": ids}
         )
         return int(rows[0]["deleted"]) if rows else 0
-
-    @staticmethod
-    async def delete_orphans(
-        tx: Tx, tenant: str, keys: list[str], predicates: list[str]
-    ) -> tuple[int, int]:
-        if not keys and not predicates:
-            return 0, 0
-        rows = await tx.run(
-            "forget.delete_orphans",
-            {"tenant": require_tenant(tenant), "keys": keys, "predicates": predicates},
-        )
-        return int(rows[0]["entities"]), int(rows[0]["predicates"])
 
     @staticmethod
     async def demote_procedures(

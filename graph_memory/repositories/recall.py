@@ -5,10 +5,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+from neo4j.vector import Vector
+
 from graph_memory.db import Database, Record
 from graph_memory.repositories._scope import require_scopes, require_tenant
 
 __all__ = ["RecallRepository"]
+
+
+def _vector(values: list[float]) -> Vector:
+    # A native float32 VECTOR travels as one byte block; a list of 384 floats is packed one by
+    # one in Python, which costs about a millisecond per search.
+    return Vector(np.asarray(values, dtype=np.float32))
 
 
 class RecallRepository:
@@ -30,13 +39,13 @@ class RecallRepository:
         include_unverified: bool,
         tiers: list[str] | None,
     ) -> list[Record]:
-        """Rows ``{fact, similarity, keyword}``; similarity is the index's cosine in [0, 1]."""
+        """Lean candidate rows for scoring; similarity is the index's (1 + cos) / 2."""
         return await self.db.read(
             "recall.facts",
             {
                 "tenant": require_tenant(tenant),
                 "scopes": require_scopes(scopes),
-                "vector": vector,
+                "vector": _vector(vector),
                 "k": k,
                 "lucene": lucene,
                 "statuses": statuses,
@@ -64,7 +73,7 @@ class RecallRepository:
             {
                 "tenant": require_tenant(tenant),
                 "scopes": require_scopes(scopes),
-                "vector": vector,
+                "vector": _vector(vector),
                 "k": k,
                 "lucene": lucene,
                 "as_of": as_of,
@@ -90,7 +99,7 @@ class RecallRepository:
             {
                 "tenant": require_tenant(tenant),
                 "scopes": require_scopes(scopes),
-                "vector": vector,
+                "vector": _vector(vector),
                 "k": k,
                 "lucene": lucene,
                 "statuses": statuses,
@@ -100,13 +109,14 @@ class RecallRepository:
             },
         )
 
-    async def provenance(
+    async def hydrate(
         self, tenant: str, *, facts: list[str], episodes: list[str], procedures: list[str]
-    ) -> dict[str, list[Record]]:
+    ) -> dict[str, tuple[Record, list[Record]]]:
+        """Full record and provenance (supporting episodes, contributors) per id."""
         if not (facts or episodes or procedures):
             return {}
         rows = await self.db.read(
-            "recall.provenance",
+            "recall.hydrate",
             {
                 "tenant": require_tenant(tenant),
                 "facts": facts,
@@ -114,7 +124,7 @@ class RecallRepository:
                 "procedures": procedures,
             },
         )
-        return {r["id"]: r["evidence"] for r in rows}
+        return {r["id"]: (r["node"], r["evidence"]) for r in rows}
 
     async def touch(self, tenant: str, rows: list[dict[str, Any]]) -> int:
         """Add retrieval counts and move last-retrieved times forward; rows ``{kind, id,

@@ -41,12 +41,12 @@ class AlertReport:
 
 def _require_reader(principal: Principal) -> None:
     if principal.role not in _READERS:
-        raise Forbidden(f"role {principal.role.value} may not read the audit log "
-                        "(analyst or admin)")
+        raise Forbidden(
+            f"role {principal.role.value} may not read the audit log (analyst or admin)"
+        )
 
 
-def _range(start: datetime | None, end: datetime | None) -> tuple[datetime | None,
-                                                                  datetime | None]:
+def _range(start: datetime | None, end: datetime | None) -> tuple[datetime | None, datetime | None]:
     start, end = require_aware(start, "from"), require_aware(end, "to")
     if start is not None and end is not None and start >= end:
         raise ValidationError("from must be before to (half-open range)", field="from")
@@ -59,7 +59,10 @@ class AuditLogService:
         self.trust = trust
 
     async def list(
-        self, principal: Principal, flt: AuditFilter, first: int,
+        self,
+        principal: Principal,
+        flt: AuditFilter,
+        first: int,
         after: tuple[datetime, str] | None,
     ) -> list[Record]:
         """Events matching ``flt``, newest first; returns first+1 rows so callers can page.
@@ -69,11 +72,19 @@ class AuditLogService:
             raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
         start, end = _range(flt.start, flt.end)
         return await self.audit.list(
-            principal.tenant, actor=flt.actor or None, target=flt.target or None,
-            action=flt.action or None, start=start, end=end, after=after, limit=first + 1)
+            principal.tenant,
+            actor=flt.actor or None,
+            target=flt.target or None,
+            action=flt.action or None,
+            start=start,
+            end=end,
+            after=after,
+            limit=first + 1,
+        )
 
-    async def alerts(self, principal: Principal, start: datetime | None, end: datetime | None,
-                     first: int) -> AlertReport:
+    async def alerts(
+        self, principal: Principal, start: datetime | None, end: datetime | None, first: int
+    ) -> AlertReport:
         """Tier conflicts in ``[start, end)``: counts per (action, actor) and the latest
         ``first`` events. Raises Forbidden for agents."""
         _require_reader(principal)
@@ -83,5 +94,4 @@ class AuditLogService:
         actions = list(ALERT_ACTIONS)
         counts = await self.trust.alert_counts(principal.tenant, actions, start, end)
         events = await self.trust.alerts(principal.tenant, actions, start, end, first)
-        return AlertReport(total=sum(int(c["count"]) for c in counts), counts=counts,
-                           events=events)
+        return AlertReport(total=sum(int(c["count"]) for c in counts), counts=counts, events=events)

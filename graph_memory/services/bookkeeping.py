@@ -31,8 +31,9 @@ class _Note:
 
 
 class RetrievalBookkeeper:
-    def __init__(self, repo: RecallRepository, *, interval: float = 1.0,
-                 max_pending: int = 1_000) -> None:
+    def __init__(
+        self, repo: RecallRepository, *, interval: float = 1.0, max_pending: int = 1_000
+    ) -> None:
         self.repo = repo
         self.interval = interval
         self.max_pending = max_pending
@@ -90,14 +91,19 @@ class RetrievalBookkeeper:
         by_tenant: dict[str, list[dict[str, Any]]] = {}
         for (tenant, kind, ident), note in batch.items():
             by_tenant.setdefault(tenant, []).append(
-                {"kind": kind, "id": ident, "count": note.count, "at": note.at})
+                {"kind": kind, "id": ident, "count": note.count, "at": note.at}
+            )
         touched = 0
         for tenant, rows in by_tenant.items():
             try:
                 touched += await self.repo.touch(tenant, rows)
             except Exception:  # any store failure: log, drop, keep serving
-                log.warning("retrieval bookkeeping for %d memories of tenant %s lost",
-                            len(rows), tenant, exc_info=True)
+                log.warning(
+                    "retrieval bookkeeping for %d memories of tenant %s lost",
+                    len(rows),
+                    tenant,
+                    exc_info=True,
+                )
         return touched
 
     async def close(self) -> None:

@@ -24,7 +24,8 @@ from typing import Any
 
 from graph_memory.domain import Principal
 from graph_memory.errors import ValidationError
-from graph_memory.services.recall import RecallRequest, RecallService, Scored, dt
+from graph_memory.services.ranking import Scored, dt
+from graph_memory.services.recall import RecallRequest, RecallService
 
 __all__ = ["MAX_BUDGET", "ContextPack", "ContextService", "Packed", "TokenCounter"]
 
@@ -41,8 +42,9 @@ class TokenCounter:
     name = "all-MiniLM-L6-v2 wordpiece"
 
     def __init__(self, path: Path | None = None) -> None:
-        self._path = path or Path(__file__).resolve().parent.parent / "embeddings" / \
-            "tokenizer.json"
+        self._path = (
+            path or Path(__file__).resolve().parent.parent / "embeddings" / "tokenizer.json"
+        )
         self._tokenizer: Any = None
         self._lock = threading.Lock()
 
@@ -106,11 +108,15 @@ def render(s: Scored) -> str:
             extra += f", since {_day(r.get('valid_from'))}"
         return f"- {r.get('text') or r.get('caption')} ({extra})"
     if s.kind == "episode":
-        return (f"- {_day(r.get('started_at'))} [{r.get('outcome')}] "
-                f"{' '.join(str(r.get('summary') or '').split())}")
+        return (
+            f"- {_day(r.get('started_at'))} [{r.get('outcome')}] "
+            f"{' '.join(str(r.get('summary') or '').split())}"
+        )
     steps = "\n".join(f"  {i}. {step}" for i, step in enumerate(r.get("steps") or [], 1))
-    return (f"- {r.get('intent')} (role {r.get('role')}, v{r.get('version')}, "
-            f"{r.get('status')}):\n{steps}")
+    return (
+        f"- {r.get('intent')} (role {r.get('role')}, v{r.get('version')}, "
+        f"{r.get('status')}):\n{steps}"
+    )
 
 
 class ContextService:
@@ -118,22 +124,27 @@ class ContextService:
         self.recall = recall
         self.counter = counter or TokenCounter()
 
-    async def context(self, principal: Principal, request: RecallRequest,
-                      token_budget: int) -> ContextPack:
+    async def context(
+        self, principal: Principal, request: RecallRequest, token_budget: int
+    ) -> ContextPack:
         """Recall up to ``request.k`` items per kind and pack them into at most
         ``token_budget`` tokens. Raises ValidationError for a budget outside 1..MAX_BUDGET."""
         if not 1 <= token_budget <= MAX_BUDGET:
-            raise ValidationError(f"tokenBudget must be in 1..{MAX_BUDGET}",
-                                  field="tokenBudget")
+            raise ValidationError(f"tokenBudget must be in 1..{MAX_BUDGET}", field="tokenBudget")
         ranked = await self.recall.rank(principal, request, per_kind=request.k)
-        pack = self.pack(ranked.items, token_budget)
+        items = await self.recall.hydrate(principal.tenant, ranked.items)
+        pack = self.pack(items, token_budget)
         pack.as_of, pack.valid_at = ranked.as_of, ranked.valid_at
         if pack.dropped:
-            log.info("context for tenant %s dropped %d item(s) over a %d-token budget: %s",
-                     principal.tenant, len(pack.dropped), token_budget,
-                     ", ".join(f"{d.kind}:{d.id}" for d in pack.dropped))
+            log.info(
+                "context for tenant %s dropped %d item(s) over a %d-token budget: %s",
+                principal.tenant,
+                len(pack.dropped),
+                token_budget,
+                ", ".join(f"{d.kind}:{d.id}" for d in pack.dropped),
+            )
         served = {p.id for p in pack.included}
-        self.recall.note_retrieved(principal.tenant, [s for s in ranked.items if s.id in served])
+        self.recall.note_retrieved(principal.tenant, [s for s in items if s.id in served])
         return pack
 
     def pack(self, items: list[Scored], budget: int) -> ContextPack:
@@ -162,8 +173,14 @@ class ContextService:
             dropped.append(Packed(s.id, kind, s.total, cost, "over_budget"))
             text = self._join(chosen)
         included = [Packed(s.id, k, s.total, c) for k in _ORDER for s, _, c in chosen[k]]
-        return ContextPack(text=text, tokens=count(text), budget=budget,
-                           tokenizer=TokenCounter.name, included=included, dropped=dropped)
+        return ContextPack(
+            text=text,
+            tokens=count(text),
+            budget=budget,
+            tokenizer=TokenCounter.name,
+            included=included,
+            dropped=dropped,
+        )
 
     @staticmethod
     def _join(chosen: dict[str, list[tuple[Scored, str, int]]]) -> str:

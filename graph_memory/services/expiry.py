@@ -39,48 +39,75 @@ class ExpiryService:
         self.repo = repo
         self.batch = batch
 
-    async def sweep(self, tenant: str, principal: Principal | None = None,
-                    now: datetime | None = None) -> ExpiryReport:
+    async def sweep(
+        self, tenant: str, principal: Principal | None = None, now: datetime | None = None
+    ) -> ExpiryReport:
         """Expire the tenant's facts with ``expires_at <= now`` (default: the server clock).
         ``principal`` is the admin who asked; None means the scheduled/CLI sweep (system)."""
         at = require_aware(now, "now") or utcnow()
         expired = flagged = 0
         while True:
-            n, f = await self.repo.db.write_tx(
-                lambda tx: self._batch(tx, tenant, principal, at))
+            n, f = await self.repo.db.write_tx(lambda tx: self._batch(tx, tenant, principal, at))
             expired += n
             flagged += f
             if n < self.batch:
-                return ExpiryReport(tenant=tenant, expired=expired, dependents_flagged=flagged,
-                                    at=at)
+                return ExpiryReport(
+                    tenant=tenant, expired=expired, dependents_flagged=flagged, at=at
+                )
 
     async def sweep_all(self, now: datetime | None = None) -> list[ExpiryReport]:
         """Every tenant with facts due (the CLI's scheduled sweep)."""
         at = require_aware(now, "now") or utcnow()
         return [await self.sweep(t, None, at) for t in await self.repo.tenants_due(at)]
 
-    async def _batch(self, tx: Tx, tenant: str, principal: Principal | None,
-                     now: datetime) -> tuple[int, int]:
+    async def _batch(
+        self, tx: Tx, tenant: str, principal: Principal | None, now: datetime
+    ) -> tuple[int, int]:
         await FactRepository.lock_tenant(tx, tenant)
         rows = await TrustRepository.expire_due(tx, tenant, now, self.batch)
         if not rows:
             return 0, 0
         who: dict[str, Any] = (
-            {} if principal is not None else {"actor": SWEEP_ACTOR, "actor_type": "system"})
+            {} if principal is not None else {"actor": SWEEP_ACTOR, "actor_type": "system"}
+        )
         events = [
-            audit.event(principal, "expire", "fact", r["id"], now,
-                        before={"status": r["status_before"]},
-                        after={"status": "expired", "needs_verification": True},
-                        confidence_delta=0.0,
-                        reason=f"TTL of {r['ttl_days']} days elapsed at {r['expires_at']}",
-                        **who)
+            audit.event(
+                principal,
+                "expire",
+                "fact",
+                r["id"],
+                now,
+                before={"status": r["status_before"]},
+                after={"status": "expired", "needs_verification": True},
+                confidence_delta=0.0,
+                reason=f"TTL of {r['ttl_days']} days elapsed at {r['expires_at']}",
+                **who,
+            )
             for r in rows
         ]
-        flagged = await FactRepository.flag_dependents(tx, tenant, [
-            {"id": r["id"], "reason": f"premise {r['id']} expired at {r['expires_at']} "
-                                      "(TTL elapsed)"} for r in rows], now)
-        events += [audit.event(principal, "flag_needs_verification", "fact", f["id"], now,
-                               reason=f"premise {f['premise']} expired", **who)
-                   for f in flagged]
+        flagged = await FactRepository.flag_dependents(
+            tx,
+            tenant,
+            [
+                {
+                    "id": r["id"],
+                    "reason": f"premise {r['id']} expired at {r['expires_at']} (TTL elapsed)",
+                }
+                for r in rows
+            ],
+            now,
+        )
+        events += [
+            audit.event(
+                principal,
+                "flag_needs_verification",
+                "fact",
+                f["id"],
+                now,
+                reason=f"premise {f['premise']} expired",
+                **who,
+            )
+            for f in flagged
+        ]
         await AuditRepository.record_in_tx(tx, tenant, events)
         return len(rows), len(flagged)

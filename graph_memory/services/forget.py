@@ -34,6 +34,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Tx
@@ -63,7 +64,6 @@ class ForgetReport:
     dependents_flagged: int = 0
     procedures_demoted: int = 0
     entities_deleted: int = 0
-    predicates_deleted: int = 0
     audit_events_redacted: int = 0
     user_deleted: bool = False
     took_ms: float = 0.0
@@ -112,9 +112,7 @@ def plan_relinks(links: list[dict[str, Any]], deleted: set[str]) -> list[dict[st
 
 
 class ForgetService:
-    def __init__(
-        self, db: Database, policy_for: Callable[[str], Awaitable[TenantPolicy]]
-    ) -> None:
+    def __init__(self, db: Database, policy_for: Callable[[str], Awaitable[TenantPolicy]]) -> None:
         self.db = db
         self._policy_for = policy_for
 
@@ -144,76 +142,183 @@ class ForgetService:
         now = utcnow()
         report = ForgetReport(receipt=receipt_for(tenant, user_id))
         await FactRepository.lock_tenant(tx, tenant)
+        # Plan first: every read happens before the bulk deletes, because reads later in the
+        # same transaction pay for merging its (large) state into every index seek.
         episode_ids = await Repo.episodes(tx, tenant, user_id)
         facts = await Repo.facts(tx, tenant, episode_ids)
-        doomed = [f for f in facts if f["only"]]
-        deleted = {str(f["id"]) for f in doomed}
-        shared = sorted(str(f["id"]) for f in facts if not f["only"])
-        for tier, n in Counter(str(f["tier"]) for f in doomed).items():
+        doomed: list[str] = facts["doomed"]
+        deleted = set(doomed)
+        shared = sorted(facts["shared"])
+        inferred = set(facts["shared_inferred"])
+        tiers: Counter[str] = Counter(facts["doomed_tiers"])
+        for tier, n in tiers.items():
             report.facts_deleted[tier] = n
-        links = plan_relinks(
-            await Repo.chains(tx, tenant, sorted(str(f["id"]) for f in doomed if f["chained"])),
-            deleted)
+        links = plan_relinks(await Repo.chains(tx, tenant, sorted(facts["chained"])), deleted)
         reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
         procedures = await Repo.procedures(tx, tenant, episode_ids)
-        keys, predicates = await Repo.refs(tx, tenant, sorted(deleted))
-        events: list[dict[str, Any]] = []
-        flagged = [f for f in await Repo.flag_dependents(
-            tx, tenant, sorted(deleted), now, f"a premise was removed: {REASON}") if f["current"]]
-        report.dependents_flagged = len(flagged)
-        events += [audit.event(principal, "flag_needs_verification", "fact", f["id"], now,
-                               reason="premise removed (contributor forgotten)")
-                   for f in flagged]
-        await Repo.relink(tx, tenant, links)
-        report.facts_reinstated = len(reopened)
-        events += [audit.event(principal, "reinstate", "fact", i, now,
-                               reason="its successors were excised (contributor forgotten)")
-                   for i in reopened]
-        await Repo.delete_facts(tx, tenant, sorted(deleted))
-        report.episodes_deleted = await Repo.delete_episodes(tx, tenant, episode_ids)
-        report.entities_deleted, report.predicates_deleted = await Repo.delete_orphans(
-            tx, tenant, keys, predicates)
-        demoted = await Repo.demote_procedures(tx, tenant, procedures, now, REASON)
-        # Procedures others also evidenced keep going: their counts (and the status those
-        # imply) are recomputed from the evidence left, by the procedures area's own rule.
-        gone = {d["id"] for d in demoted}
-        rest = await ProcedureRepository.recompute(
-            tx, tenant, [p for p in procedures if p not in gone],
-            promote_successes=PROMOTE_SUCCESSES, demote_margin=DEMOTE_MARGIN, now=now)
-        changed = [*demoted, *(
-            {"id": r["id"], "status_before": r["status_before"], "status": r["status"]}
-            for r in rest if r["status"] != r["status_before"])]
-        report.procedures_demoted = len(demoted)
-        rank = {"demoted": 0, "candidate": 1, "active": 2}
-        events += [audit.event(
-            principal, "demote" if rank.get(d.get("status", "demoted"), 0)
-            < rank.get(d["status_before"], 0) else "promote", "procedure", d["id"], now,
-            before={"status": d["status_before"]}, after={"status": d.get("status", "demoted")},
-            reason=REASON) for d in changed]
-        recomputed = await FactRepository.recompute_confidence(
-            tx, tenant, sorted(set(shared) | set(reopened)), policy.promote_sessions)
-        report.facts_recomputed = len(shared)
-        events += [audit.event(principal, "recompute_confidence", "fact", r["id"], now,
-                               confidence_delta=round((r["after"] or 0.0) - (r["before"] or 0.0),
-                                                      6), reason=REASON)
-                   for r in recomputed if r["id"] in set(shared) and r["after"] != r["before"]]
-        weak = [str(r["id"]) for r in recomputed
-                if r["status"] == "active" and int(r["sessions"]) < policy.promote_sessions]
-        back = await Repo.recandidate(tx, tenant, weak, now, REASON)
-        report.facts_returned_to_review = len(back)
-        events += [audit.event(principal, "demote", "fact", i, now, before={"status": "active"},
-                               after={"status": "candidate"},
-                               reason="fewer corroborating sessions than the promotion "
-                                      "threshold after a contributor was forgotten")
-                   for i in back]
-        report.user_deleted = await Repo.delete_user(tx, tenant, user_id) > 0
+
         report.audit_events_redacted = await Repo.redact_audit(
-            tx, tenant, [*sorted(deleted), *episode_ids, user_id], now)
-        # Recorded last so that the redaction above cannot touch this run's own events.
-        events.append(audit.event(
-            principal, "forget_contributor", "user", report.receipt, now,
-            after=report.counts(),
-            confidence_delta=round(sum(e["confidence_delta"] or 0.0 for e in events
-                                       if e["action"] == "recompute_confidence"), 6)))
+            tx, tenant, [*sorted(deleted), *episode_ids, user_id], now
+        )
+        await Repo.unlink_evidence(tx, tenant, shared, episode_ids)
+        await Repo.relink(tx, tenant, links)
+        events = await self._survivors(
+            tx, principal, policy, report, shared, inferred, reopened, now
+        )
+        flagged = [
+            f
+            for f in await Repo.flag_dependents(
+                tx, tenant, sorted(deleted), now, f"a premise was removed: {REASON}"
+            )
+            if f["current"]
+        ]
+        report.dependents_flagged = len(flagged)
+        events += [
+            audit.event(
+                principal,
+                "flag_needs_verification",
+                "fact",
+                f["id"],
+                now,
+                reason="premise removed (contributor forgotten)",
+            )
+            for f in flagged
+        ]
+
+        # The user node first: its CONTRIBUTED_BY edges go in one sweep, not one per episode.
+        report.user_deleted = await Repo.delete_user(tx, tenant, user_id) > 0
+        report.episodes_deleted = await Repo.delete_episodes(tx, tenant, episode_ids)
+        _, report.entities_deleted = await Repo.delete_facts(tx, tenant, sorted(deleted))
+        events += await self._procedures(tx, principal, report, procedures, now)
+        events.append(
+            audit.event(
+                principal,
+                "forget_contributor",
+                "user",
+                report.receipt,
+                now,
+                after=report.counts(),
+                confidence_delta=round(
+                    sum(
+                        e["confidence_delta"] or 0.0
+                        for e in events
+                        if e["action"] == "recompute_confidence"
+                    ),
+                    6,
+                ),
+            )
+        )
         await AuditRepository.record_in_tx(tx, tenant, events)
         return report
+
+    @staticmethod
+    async def _survivors(
+        tx: Tx,
+        principal: Principal,
+        policy: TenantPolicy,
+        report: ForgetReport,
+        shared: list[str],
+        inferred: set[str],
+        reopened: list[str],
+        now: datetime,
+    ) -> list[dict[str, Any]]:
+        """Facts that stay: confidence from the evidence left; corroboration-promoted
+        inferences that no longer reach the threshold go back to review."""
+        tenant = principal.tenant
+        recomputed = await FactRepository.recompute_confidence(
+            tx, tenant, sorted(set(shared) | set(reopened)), policy.promote_sessions
+        )
+        report.facts_recomputed = len(shared)
+        reinstate = "its successors were excised (contributor forgotten)"
+        events = [
+            audit.event(principal, "reinstate", "fact", i, now, reason=reinstate) for i in reopened
+        ]
+        report.facts_reinstated = len(reopened)
+        mine = set(shared)
+        events += [
+            audit.event(
+                principal,
+                "recompute_confidence",
+                "fact",
+                r["id"],
+                now,
+                confidence_delta=round((r["after"] or 0.0) - (r["before"] or 0.0), 6),
+                reason=REASON,
+            )
+            for r in recomputed
+            if r["id"] in mine and r["after"] != r["before"]
+        ]
+        weak = [
+            str(r["id"])
+            for r in recomputed
+            if r["id"] in inferred
+            and r["status"] == "active"
+            and int(r["sessions"]) < policy.promote_sessions
+        ]
+        back = await Repo.recandidate(tx, tenant, weak, now, REASON)
+        report.facts_returned_to_review = len(back)
+        events += [
+            audit.event(
+                principal,
+                "demote",
+                "fact",
+                i,
+                now,
+                before={"status": "active"},
+                after={"status": "candidate"},
+                reason="fewer corroborating sessions than the promotion "
+                "threshold after a contributor was forgotten",
+            )
+            for i in back
+        ]
+        return events
+
+    @staticmethod
+    async def _procedures(
+        tx: Tx,
+        principal: Principal,
+        report: ForgetReport,
+        procedures: list[str],
+        now: datetime,
+    ) -> list[dict[str, Any]]:
+        """Procedures left without evidence are demoted; the ones others also evidenced get
+        their counts (and the status those imply) recomputed by the procedures area's rule."""
+        tenant = principal.tenant
+        demoted = await Repo.demote_procedures(tx, tenant, procedures, now, REASON)
+        gone = {d["id"] for d in demoted}
+        rest = await ProcedureRepository.recompute(
+            tx,
+            tenant,
+            [p for p in procedures if p not in gone],
+            promote_successes=PROMOTE_SUCCESSES,
+            demote_margin=DEMOTE_MARGIN,
+            now=now,
+        )
+        changed = [
+            *(
+                {"id": d["id"], "status_before": d["status_before"], "status": "demoted"}
+                for d in demoted
+            ),
+            *(
+                {"id": r["id"], "status_before": r["status_before"], "status": r["status"]}
+                for r in rest
+                if r["status"] != r["status_before"]
+            ),
+        ]
+        report.procedures_demoted = len(demoted)
+        rank = {"demoted": 0, "candidate": 1, "active": 2}
+        return [
+            audit.event(
+                principal,
+                "demote"
+                if rank.get(d["status"], 0) < rank.get(d["status_before"], 0)
+                else "promote",
+                "procedure",
+                d["id"],
+                now,
+                before={"status": d["status_before"]},
+                after={"status": d["status"]},
+                reason=REASON,
+            )
+            for d in changed
+        ]

@@ -17,7 +17,6 @@ import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import Principal, Role, ft_token, parse_scope, require_aware, utcnow
@@ -54,7 +53,8 @@ def normalise_name(value: str, field: str) -> str:
     name = "_".join((value or "").strip().lower().split())
     if not _NAME.match(name):
         raise ValidationError(
-            f"bad {field} {value!r}: want words of letters, digits, '_', '.', '-'", field=field)
+            f"bad {field} {value!r}: want words of letters, digits, '_', '.', '-'", field=field
+        )
     return name
 
 
@@ -87,15 +87,22 @@ class OutcomeResult:
 
 
 class ProcedureService:
-    def __init__(self, db: Database, embedder: Embedder | None,
-                 bookkeeper: RetrievalBookkeeper | None = None) -> None:
+    def __init__(
+        self, db: Database, embedder: Embedder | None, bookkeeper: RetrievalBookkeeper | None = None
+    ) -> None:
         self.db = db
         self.repo = ProcedureRepository(db)
         self.embedder = embedder
         self.bookkeeper = bookkeeper
 
     async def upsert(
-        self, principal: Principal, *, intent: str, role: str, steps: list[str], scope: str,
+        self,
+        principal: Principal,
+        *,
+        intent: str,
+        role: str,
+        steps: list[str],
+        scope: str,
         description: str | None = None,
     ) -> UpsertResult:
         """Write the steps for (scope, intent, role): a new version when they changed.
@@ -109,14 +116,17 @@ class ProcedureService:
         scope = parse_scope(scope)
         clean = [" ".join(s.split()) for s in steps]
         if not 1 <= len(clean) <= MAX_STEPS or any(not s for s in clean):
-            raise ValidationError(f"steps must be 1..{MAX_STEPS} non-empty strings",
-                                  field="steps")
+            raise ValidationError(f"steps must be 1..{MAX_STEPS} non-empty strings", field="steps")
         if any(len(s) > MAX_STEP_CHARS for s in clean):
-            raise ValidationError(f"a step is longer than {MAX_STEP_CHARS} characters",
-                                  field="steps")
+            raise ValidationError(
+                f"a step is longer than {MAX_STEP_CHARS} characters", field="steps"
+            )
         desc = " ".join(description.split()) if description else None
-        vector = (await self.embedder.embed([_intent_text(intent, desc)]))[0] \
-            if self.embedder is not None else None
+        vector = (
+            (await self.embedder.embed([_intent_text(intent, desc)]))[0]
+            if self.embedder is not None
+            else None
+        )
         reviewed = principal.role is Role.ADMIN
         now = utcnow()
 
@@ -124,26 +134,52 @@ class ProcedureService:
             # Serialised per tenant: two concurrent upserts cannot both become version 2.
             await ProcedureRepository.lock_tenant(tx, tenant)
             current = await ProcedureRepository.current(tx, tenant, scope, intent, role)
-            if current is not None and list(current.get("steps") or []) == clean \
-                    and current.get("description") == desc:
+            if (
+                current is not None
+                and list(current.get("steps") or []) == clean
+                and current.get("description") == desc
+            ):
                 return UpsertResult("unchanged", current)
             version = int(current["version"]) + 1 if current else 1
             row = {
-                "id": f"proc_{uuid.uuid4().hex}", "scope": scope,
-                "ft_scope": ft_token(tenant, scope), "intent": intent, "role": role,
-                "version": version, "steps": clean, "description": desc,
+                "id": f"proc_{uuid.uuid4().hex}",
+                "scope": scope,
+                "ft_scope": ft_token(tenant, scope),
+                "intent": intent,
+                "role": role,
+                "version": version,
+                "steps": clean,
+                "description": desc,
                 "text": procedure_text(intent, role, clean, desc),
                 "caption": f"{intent} · {role} · v{version}"[:120],
-                "status": "active" if reviewed else "candidate", "reviewed": reviewed,
-                "created_by": principal.actor, "supersedes": current["id"] if current else None,
+                "status": "active" if reviewed else "candidate",
+                "reviewed": reviewed,
+                "created_by": principal.actor,
+                "supersedes": current["id"] if current else None,
                 "embedding": vector,
             }
             created = await ProcedureRepository.create(tx, tenant, row, now)
-            await AuditRepository.record_in_tx(tx, tenant, [audit.event(
-                principal, "new_version" if current else "create", "procedure", row["id"], now,
-                before={"id": current["id"], "version": current["version"],
-                        "steps": current.get("steps")} if current else None,
-                after={k: v for k, v in row.items() if k != "embedding"})])
+            await AuditRepository.record_in_tx(
+                tx,
+                tenant,
+                [
+                    audit.event(
+                        principal,
+                        "new_version" if current else "create",
+                        "procedure",
+                        str(row["id"]),
+                        now,
+                        before={
+                            "id": current["id"],
+                            "version": current["version"],
+                            "steps": current.get("steps"),
+                        }
+                        if current
+                        else None,
+                        after={k: v for k, v in row.items() if k != "embedding"},
+                    )
+                ],
+            )
             return UpsertResult("new_version" if current else "created", created)
 
         result: UpsertResult = await self.db.write_tx(work)
@@ -166,23 +202,47 @@ class ProcedureService:
             if procedure_id not in found:
                 raise NotFound(f"no procedure {procedure_id}", field="id")
             linked = await ProcedureRepository.add_evidence(
-                tx, tenant, procedure_id, episode_id, success, now)
+                tx, tenant, procedure_id, episode_id, success, now
+            )
             if not linked:
                 raise NotFound(f"no episode {episode_id}", field="episodeId")
             (rc,) = await ProcedureRepository.recompute(
-                tx, tenant, [procedure_id], promote_successes=PROMOTE_SUCCESSES,
-                demote_margin=DEMOTE_MARGIN, now=now)
-            events = [audit.event(
-                principal, "outcome", "procedure", procedure_id, now,
-                after={"episode_id": episode_id, "success": success,
-                       "success_count": rc["success_count"],
-                       "failure_count": rc["failure_count"]})]
+                tx,
+                tenant,
+                [procedure_id],
+                promote_successes=PROMOTE_SUCCESSES,
+                demote_margin=DEMOTE_MARGIN,
+                now=now,
+            )
+            events = [
+                audit.event(
+                    principal,
+                    "outcome",
+                    "procedure",
+                    procedure_id,
+                    now,
+                    after={
+                        "episode_id": episode_id,
+                        "success": success,
+                        "success_count": rc["success_count"],
+                        "failure_count": rc["failure_count"],
+                    },
+                )
+            ]
             if rc["status"] != rc["status_before"]:
                 action = {"active": "promote", "demoted": "demote"}.get(rc["status"], "status")
-                events.append(audit.event(
-                    principal, action, "procedure", procedure_id, now,
-                    before={"status": rc["status_before"]}, after={"status": rc["status"]},
-                    reason=f"{rc['success_count']} successes, {rc['failure_count']} failures"))
+                events.append(
+                    audit.event(
+                        principal,
+                        action,
+                        "procedure",
+                        procedure_id,
+                        now,
+                        before={"status": rc["status_before"]},
+                        after={"status": rc["status"]},
+                        reason=f"{rc['success_count']} successes, {rc['failure_count']} failures",
+                    )
+                )
             await AuditRepository.record_in_tx(tx, tenant, events)
             after = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
             return OutcomeResult(after[procedure_id], str(rc["status_before"]), str(rc["status"]))
@@ -190,9 +250,19 @@ class ProcedureService:
         result: OutcomeResult = await self.db.write_tx(work)
         return result
 
+    async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
+        return await self.repo.get(principal.tenant, ids)
+
     async def list(
-        self, principal: Principal, *, intent: str, scopes: list[str], role: str | None = None,
-        include_candidates: bool = False, as_of: datetime | None = None, limit: int = 10,
+        self,
+        principal: Principal,
+        *,
+        intent: str,
+        scopes: list[str],
+        role: str | None = None,
+        include_candidates: bool = False,
+        as_of: datetime | None = None,
+        limit: int = 10,
     ) -> list[Record]:
         """Procedures for exactly this intent (and role, if given), current at asOf (default
         now), best proven first. Demoted procedures are never served."""
@@ -200,18 +270,16 @@ class ProcedureService:
             raise ValidationError("first must be in 1..100", field="first")
         statuses = ["active", "candidate"] if include_candidates else ["active"]
         rows = await self.repo.list(
-            principal.tenant, [parse_scope(s) for s in scopes],
+            principal.tenant,
+            [parse_scope(s) for s in scopes],
             intent=normalise_name(intent, "intent"),
-            role=normalise_name(role, "role") if role else None, statuses=statuses,
-            as_of=require_aware(as_of, "asOf") or utcnow(), limit=limit)
+            role=normalise_name(role, "role") if role else None,
+            statuses=statuses,
+            as_of=require_aware(as_of, "asOf") or utcnow(),
+            limit=limit,
+        )
         if self.bookkeeper is not None and rows:
-            self.bookkeeper.record(principal.tenant, [("procedure", r["id"]) for r in rows],
-                                   utcnow())
+            self.bookkeeper.record(
+                principal.tenant, [("procedure", r["id"]) for r in rows], utcnow()
+            )
         return rows
-
-    async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
-        return await self.repo.get(principal.tenant, ids)
-
-
-def steps_of(record: dict[str, Any]) -> list[str]:
-    return [str(s) for s in record.get("steps") or []]

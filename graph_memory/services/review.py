@@ -55,11 +55,18 @@ class ReviewService:
             raise ValidationError(f"first must be in 1..{MAX_QUEUE}", field="first")
         policy = await self._policy_for(principal.tenant)
         rows = await self.repo.review_queue(
-            principal.tenant, [parse_scope(s) for s in scopes], utcnow(), first)
-        return [ReviewItem(fact=r["fact"], sessions=int(r["sessions"]),
-                           needed_sessions=policy.promote_sessions,
-                           contributors=list(r["contributors"]), evidence=list(r["evidence"]))
-                for r in rows]
+            principal.tenant, [parse_scope(s) for s in scopes], utcnow(), first
+        )
+        return [
+            ReviewItem(
+                fact=r["fact"],
+                sessions=int(r["sessions"]),
+                needed_sessions=policy.promote_sessions,
+                contributors=list(r["contributors"]),
+                evidence=list(r["evidence"]),
+            )
+            for r in rows
+        ]
 
     async def approve(self, principal: Principal, fact_id: str) -> Record:
         """Candidate -> active (audited 'approve'). Raises Forbidden, NotFound, Conflict (not a
@@ -89,22 +96,49 @@ class ReviewService:
             if action == "approve":
                 after = await TrustRepository.approve(tx, tenant, fact_id, now, principal.actor)
             else:
-                after = await TrustRepository.reject(tx, tenant, fact_id, now, principal.actor,
-                                                     reason)
+                after = await TrustRepository.reject(
+                    tx, tenant, fact_id, now, principal.actor, reason
+                )
             if after is None:
-                raise Conflict(f"fact {fact_id} is {before['status']}, not a current candidate "
-                               "awaiting review")
-            events: list[dict[str, Any]] = [audit.event(
-                principal, action, "fact", fact_id, now, before={"status": before["status"]},
-                after={"status": after["status"]}, reason=reason,
-                confidence_delta=0.0)]
+                raise Conflict(
+                    f"fact {fact_id} is {before['status']}, not a current candidate awaiting review"
+                )
+            events: list[dict[str, Any]] = [
+                audit.event(
+                    principal,
+                    action,
+                    "fact",
+                    fact_id,
+                    now,
+                    before={"status": before["status"]},
+                    after={"status": after["status"]},
+                    reason=reason,
+                    confidence_delta=0.0,
+                )
+            ]
             if action == "reject":
-                flagged = await FactRepository.flag_dependents(tx, tenant, [{
-                    "id": fact_id,
-                    "reason": f"premise {fact_id} rejected in review at {now.isoformat()}"}], now)
-                events += [audit.event(principal, "flag_needs_verification", "fact", f["id"],
-                                       now, reason=f"premise {fact_id} rejected")
-                           for f in flagged]
+                flagged = await FactRepository.flag_dependents(
+                    tx,
+                    tenant,
+                    [
+                        {
+                            "id": fact_id,
+                            "reason": f"premise {fact_id} rejected in review at {now.isoformat()}",
+                        }
+                    ],
+                    now,
+                )
+                events += [
+                    audit.event(
+                        principal,
+                        "flag_needs_verification",
+                        "fact",
+                        f["id"],
+                        now,
+                        reason=f"premise {fact_id} rejected",
+                    )
+                    for f in flagged
+                ]
             await AuditRepository.record_in_tx(tx, tenant, events)
             return after
 

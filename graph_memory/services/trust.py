@@ -43,16 +43,27 @@ __all__ = [
 log = logging.getLogger("graph_memory.trust")
 
 OVERRIDABLE = (
-    "long_term_kinds", "short_term_kinds", "short_term_ttl_days", "sources",
-    "protected_prefixes", "predicate_ttl_days", "promote_sessions", "min_text_chars",
-    "min_summary_chars", "service_phrases", "user_capacity",
+    "long_term_kinds",
+    "short_term_kinds",
+    "short_term_ttl_days",
+    "sources",
+    "protected_prefixes",
+    "predicate_ttl_days",
+    "promote_sessions",
+    "min_text_chars",
+    "min_summary_chars",
+    "service_phrases",
+    "user_capacity",
 )
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _SOURCE = re.compile(r"^[a-z][a-z0-9_\-]{0,31}$")
 _PREFIX = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*\.?$")
 _BOUNDS = {
-    "short_term_ttl_days": (1, 365), "promote_sessions": (1, 20), "min_text_chars": (1, 200),
-    "min_summary_chars": (1, 500), "user_capacity": (1, 1_000_000),
+    "short_term_ttl_days": (1, 365),
+    "promote_sessions": (1, 20),
+    "min_text_chars": (1, 200),
+    "min_summary_chars": (1, 500),
+    "user_capacity": (1, 1_000_000),
 }
 
 
@@ -121,22 +132,31 @@ def validate_overrides(raw: dict[str, Any]) -> dict[str, Any]:
 def apply_overrides(base: TenantPolicy, overrides: dict[str, Any]) -> TenantPolicy:
     """The effective policy: ``overrides`` (already validated) merged over ``base``."""
     changes: dict[str, Any] = {}
-    for name in ("short_term_ttl_days", "promote_sessions", "min_text_chars",
-                 "min_summary_chars", "user_capacity"):
+    for name in (
+        "short_term_ttl_days",
+        "promote_sessions",
+        "min_text_chars",
+        "min_summary_chars",
+        "user_capacity",
+    ):
         if name in overrides:
             changes[name] = overrides[name]
     for name in ("long_term_kinds", "short_term_kinds"):
         if name in overrides:
             changes[name] = frozenset(overrides[name])
     if "sources" in overrides:
-        changes["source_tiers"] = {**base.source_tiers,
-                                   **{k: Tier(v) for k, v in overrides["sources"].items()}}
+        changes["source_tiers"] = {
+            **base.source_tiers,
+            **{k: Tier(v) for k, v in overrides["sources"].items()},
+        }
     if "protected_prefixes" in overrides:
         extra = [p for p in overrides["protected_prefixes"] if p not in base.protected_prefixes]
         changes["protected_prefixes"] = (*base.protected_prefixes, *extra)
     if "predicate_ttl_days" in overrides:
-        changes["predicate_ttl_days"] = {**base.predicate_ttl_days,
-                                         **overrides["predicate_ttl_days"]}
+        changes["predicate_ttl_days"] = {
+            **base.predicate_ttl_days,
+            **overrides["predicate_ttl_days"],
+        }
     if "service_phrases" in overrides:
         changes["service_phrases"] = base.service_phrases | frozenset(overrides["service_phrases"])
     return replace(base, **changes)
@@ -185,11 +205,24 @@ class PolicyStore:
             current = _view(await TrustRepository.get_policy_in_tx(tx, tenant))
             merged = validate_overrides({**({} if reset else current.overrides), **changes})
             row = await TrustRepository.set_policy_in_tx(
-                tx, tenant, json.dumps(merged, sort_keys=True), now, principal.actor)
-            await AuditRepository.record_in_tx(tx, tenant, [audit.event(
-                principal, "configure_tenant", "tenant", tenant, now,
-                before=current.overrides, after=merged,
-                reason="reset to defaults" if reset else None)])
+                tx, tenant, json.dumps(merged, sort_keys=True), now, principal.actor
+            )
+            await AuditRepository.record_in_tx(
+                tx,
+                tenant,
+                [
+                    audit.event(
+                        principal,
+                        "configure_tenant",
+                        "tenant",
+                        tenant,
+                        now,
+                        before=current.overrides,
+                        after=merged,
+                        reason="reset to defaults" if reset else None,
+                    )
+                ],
+            )
             return _view(row)
 
         view: PolicyView = await self.repo.db.write_tx(work)
@@ -221,8 +254,9 @@ RECENCY_DAYS = 30.0
 EVICTION_ACTOR = "system:capacity"
 
 
-def memory_value(confidence: float, days_idle: float, retrieval_count: int,
-                 expired: bool = False) -> float:
+def memory_value(
+    confidence: float, days_idle: float, retrieval_count: int, expired: bool = False
+) -> float:
     if expired:
         return 0.0
     recency = 1.0 / (1.0 + max(days_idle, 0.0) / RECENCY_DAYS)
@@ -230,7 +264,10 @@ def memory_value(confidence: float, days_idle: float, retrieval_count: int,
 
 
 async def enforce_capacity(
-    tx: Tx, principal: Principal, policy: TenantPolicy, creates: list[dict[str, Any]],
+    tx: Tx,
+    principal: Principal,
+    policy: TenantPolicy,
+    creates: list[dict[str, Any]],
     now: datetime,
 ) -> list[dict[str, Any]]:
     """Evict the lowest-value memories of each user scope this batch grew past the tenant's
@@ -243,24 +280,67 @@ async def enforce_capacity(
         return []
     tenant = principal.tenant
     evicted = await TrustRepository.evict_over_capacity(
-        tx, tenant, scopes, policy.user_capacity, [c["id"] for c in creates], now,
-        EVICTION_ACTOR, RECENCY_DAYS)
+        tx,
+        tenant,
+        scopes,
+        policy.user_capacity,
+        [c["id"] for c in creates],
+        now,
+        EVICTION_ACTOR,
+        RECENCY_DAYS,
+    )
     if not evicted:
         return []
-    log.warning("tenant %s: evicted %d memories over user capacity %d", tenant, len(evicted),
-                policy.user_capacity)
+    log.warning(
+        "tenant %s: evicted %d memories over user capacity %d",
+        tenant,
+        len(evicted),
+        policy.user_capacity,
+    )
     events = [
-        audit.event(principal, "evict", "fact", e["id"], now, actor=EVICTION_ACTOR,
-                    actor_type="system", confidence_delta=-float(e["confidence"] or 0.0),
-                    before={"status": e["status_before"], "tier": e["tier"],
-                            "confidence": e["confidence"], "value": round(e["value"], 6)},
-                    after={"status": "retracted"}, reason=e["reason"])
+        audit.event(
+            principal,
+            "evict",
+            "fact",
+            e["id"],
+            now,
+            actor=EVICTION_ACTOR,
+            actor_type="system",
+            confidence_delta=-float(e["confidence"] or 0.0),
+            before={
+                "status": e["status_before"],
+                "tier": e["tier"],
+                "confidence": e["confidence"],
+                "value": round(e["value"], 6),
+            },
+            after={"status": "retracted"},
+            reason=e["reason"],
+        )
         for e in evicted
     ]
-    flagged = await FactRepository.flag_dependents(tx, tenant, [
-        {"id": e["id"], "reason": f"premise {e['id']} evicted at {now.isoformat()} "
-                                  "(user capacity)"} for e in evicted], now)
-    events += [audit.event(principal, "flag_needs_verification", "fact", f["id"], now,
-                           actor=EVICTION_ACTOR, actor_type="system",
-                           reason=f"premise {f['premise']} evicted") for f in flagged]
+    flagged = await FactRepository.flag_dependents(
+        tx,
+        tenant,
+        [
+            {
+                "id": e["id"],
+                "reason": f"premise {e['id']} evicted at {now.isoformat()} (user capacity)",
+            }
+            for e in evicted
+        ],
+        now,
+    )
+    events += [
+        audit.event(
+            principal,
+            "flag_needs_verification",
+            "fact",
+            f["id"],
+            now,
+            actor=EVICTION_ACTOR,
+            actor_type="system",
+            reason=f"premise {f['premise']} evicted",
+        )
+        for f in flagged
+    ]
     return events

@@ -30,14 +30,31 @@ def _code(r: dict[str, Any]) -> str | None:
 
 
 def _system_policy(admin: GraphMemoryClient) -> str:
-    ep = admin.record_episode(**episode("ops", "policy-import", source="system",
-                                        scope="tenant"))
-    out = admin.assert_facts([
-        fact("ACME", "policy.refund_limit", "100 EUR", [ep], source="system", kind="policy",
-             scope="tenant", cardinality="ONE"),
-        fact("ACME", "refund_window", "14 days", [ep], source="system", kind="policy",
-             scope="tenant", cardinality="ONE"),
-    ])
+    ep = admin.record_episode(**episode("ops", "policy-import", source="system", scope="tenant"))
+    out = admin.assert_facts(
+        [
+            fact(
+                "ACME",
+                "policy.refund_limit",
+                "100 EUR",
+                [ep],
+                source="system",
+                kind="policy",
+                scope="tenant",
+                cardinality="ONE",
+            ),
+            fact(
+                "ACME",
+                "refund_window",
+                "14 days",
+                [ep],
+                source="system",
+                kind="policy",
+                scope="tenant",
+                cardinality="ONE",
+            ),
+        ]
+    )
     assert out["accepted"] == 2, out
     return str(out["results"][1]["factId"])
 
@@ -47,11 +64,13 @@ def test_a_user_cannot_override_a_system_policy(
 ) -> None:
     window_id = _system_policy(admin)
     ep = client.record_episode(**episode("mallory", scope="tenant"))
-    out = client.assert_facts([
-        fact("ACME", "policy.refund_limit", "10000 EUR", [ep], scope="tenant", kind="policy"),
-        fact("ACME", "refund_window", "365 days", [ep], scope="tenant", kind="policy"),
-        fact("mallory", "likes", "refunds", [ep], scope="tenant", cardinality="MANY"),
-    ])
+    out = client.assert_facts(
+        [
+            fact("ACME", "policy.refund_limit", "10000 EUR", [ep], scope="tenant", kind="policy"),
+            fact("ACME", "refund_window", "365 days", [ep], scope="tenant", kind="policy"),
+            fact("mallory", "likes", "refunds", [ep], scope="tenant", cardinality="MANY"),
+        ]
+    )
     assert [_code(r) for r in out["results"]] == ["TIER_CONFLICT", "TIER_CONFLICT", None]
     # The system values are still what the memory serves.
     served = client.facts(TENANT_SCOPE, subject="ACME")
@@ -60,8 +79,9 @@ def test_a_user_cannot_override_a_system_policy(
     # Both refusals are audited and raised as alerts, counted per actor.
     alerts = analyst.alerts()
     assert alerts["total"] == 2
-    assert alerts["counts"] == [{**alerts["counts"][0], "action": "tier_conflict",
-                                 "actor": "agent:agent", "count": 2}]
+    assert alerts["counts"] == [
+        {**alerts["counts"][0], "action": "tier_conflict", "actor": "agent:agent", "count": 2}
+    ]
     targets = {e["targetId"] for e in alerts["events"]}
     assert window_id in targets  # the fact the write tried to override
     assert all("tier" in (e["reason"] or "") for e in alerts["events"])
@@ -89,23 +109,31 @@ def test_alerts_are_for_analysts_and_respect_the_time_range(
 
 def test_gate_refuses_noise_per_item_while_siblings_land(client: GraphMemoryClient) -> None:
     ep = client.record_episode(**episode("alice"))
-    out = client.assert_facts([
-        fact("alice", "likes", "green tea", [ep], cardinality="MANY", kind="preference"),
-        fact("alice", "likes", "thanks", [ep], kind="preference"),  # service phrase
-        fact("alice", "likes", "jazz", [ep], text="ok"),  # too short / service phrase
-        fact("alice", "likes", "ssn 123-45-6789", [ep], sensitivity="high"),
-        fact("alice", "likes", "rumours", [ep], source="gossip"),  # unknown source
-        fact("alice", "likes", "chess", [ep], ttlDays=0),
-        fact("alice", "likes", "go", [ep], ttlDays=400),
-        fact("alice", "likes", "poetry", [ep], kind="musing"),  # unknown kind
-        fact("alice", "likes", "hiking", [ep], kind="preference", ttlDays=365),
-    ])
+    out = client.assert_facts(
+        [
+            fact("alice", "likes", "green tea", [ep], cardinality="MANY", kind="preference"),
+            fact("alice", "likes", "thanks", [ep], kind="preference"),  # service phrase
+            fact("alice", "likes", "jazz", [ep], text="ok"),  # too short / service phrase
+            fact("alice", "likes", "ssn 123-45-6789", [ep], sensitivity="high"),
+            fact("alice", "likes", "rumours", [ep], source="gossip"),  # unknown source
+            fact("alice", "likes", "chess", [ep], ttlDays=0),
+            fact("alice", "likes", "go", [ep], ttlDays=400),
+            fact("alice", "likes", "poetry", [ep], kind="musing"),  # unknown kind
+            fact("alice", "likes", "hiking", [ep], kind="preference", ttlDays=365),
+        ]
+    )
     fields = [(r["ok"], _code(r), (r["error"] or {}).get("field")) for r in out["results"]]
     assert fields == [
-        (True, None, None), (False, "VALIDATION", "object"), (False, "VALIDATION", "text"),
-        (False, "VALIDATION", "sensitivity"), (False, "VALIDATION", "source"),
-        (False, "VALIDATION", "ttlDays"), (False, "VALIDATION", "ttlDays"),
-        (False, "VALIDATION", "kind"), (True, None, None)]
+        (True, None, None),
+        (False, "VALIDATION", "object"),
+        (False, "VALIDATION", "text"),
+        (False, "VALIDATION", "sensitivity"),
+        (False, "VALIDATION", "source"),
+        (False, "VALIDATION", "ttlDays"),
+        (False, "VALIDATION", "ttlDays"),
+        (False, "VALIDATION", "kind"),
+        (True, None, None),
+    ]
     assert all(r["error"]["message"] for r in out["results"] if not r["ok"])
     assert _objects(client.facts(["user:alice"], predicate="likes")) == ["green tea", "hiking"]
 
@@ -122,29 +150,36 @@ def test_tenant_configures_which_kinds_are_kept(
         admin.execute(M_CONFIGURE, {"p": {"longTermKinds": ["event"]}})
     assert err.value.code == "VALIDATION"
 
-    cfg = admin.execute(M_CONFIGURE, {"p": {
-        "longTermKinds": ["profile", "allergy"], "shortTermKinds": ["preference"],
-        "shortTermTtlDays": 7, "sources": [{"source": "crm", "tier": "USER"}],
-        "protectedPrefixes": ["billing."]}})["configureTenant"]
+    cfg = admin.execute(
+        M_CONFIGURE,
+        {
+            "p": {
+                "longTermKinds": ["profile", "allergy"],
+                "shortTermKinds": ["preference"],
+                "shortTermTtlDays": 7,
+                "sources": [{"source": "crm", "tier": "USER"}],
+                "protectedPrefixes": ["billing."],
+            }
+        },
+    )["configureTenant"]
     assert cfg["longTermKinds"] == ["allergy", "profile"] and cfg["version"] == 1
     assert cfg["protectedPrefixes"] == ["policy.", "system.", "billing."]
     assert cfg["updatedBy"] == "admin:admin"
 
     ep = client.record_episode(**episode("alice"))
-    out = client.assert_facts([
-        fact("alice", "allergic_to", "peanuts", [ep], kind="allergy"),
-        fact("alice", "likes", "tea", [ep], kind="preference", cardinality="MANY"),
-        fact("alice", "has_goal", "run a marathon", [ep], kind="goal"),  # no longer kept
-        fact("alice", "likes", "crm import", [ep], kind="preference", source="crm"),
-        fact("alice", "billing.plan", "free forever", [ep], kind="profile",
-             cardinality="ONE"),
-    ])
-    assert [_code(r) for r in out["results"]] == [None, None, "VALIDATION", None,
-                                                  "TIER_CONFLICT"]
+    out = client.assert_facts(
+        [
+            fact("alice", "allergic_to", "peanuts", [ep], kind="allergy"),
+            fact("alice", "likes", "tea", [ep], kind="preference", cardinality="MANY"),
+            fact("alice", "has_goal", "run a marathon", [ep], kind="goal"),  # no longer kept
+            fact("alice", "likes", "crm import", [ep], kind="preference", source="crm"),
+            fact("alice", "billing.plan", "free forever", [ep], kind="profile", cardinality="ONE"),
+        ]
+    )
+    assert [_code(r) for r in out["results"]] == [None, None, "VALIDATION", None, "TIER_CONFLICT"]
     allergy, tea = (client.fact(out["results"][i]["factId"]) for i in (0, 1))
     assert allergy and tea and allergy["expiresAt"] is None
-    kept_for = (datetime.fromisoformat(tea["expiresAt"])
-                - datetime.fromisoformat(tea["recordedAt"]))
+    kept_for = datetime.fromisoformat(tea["expiresAt"]) - datetime.fromisoformat(tea["recordedAt"])
     assert kept_for == timedelta(days=7)  # short-term kinds get the tenant's TTL
 
     change = analyst.audit_log(action="configure_tenant")["edges"][0]["node"]

@@ -15,8 +15,14 @@ from graph_memory.services.trust import apply_overrides
 
 AGENT = Principal(tenant="t1", role=Role.AGENT, key_id="k1", name="bot")
 ADMIN = Principal(tenant="t1", role=Role.ADMIN, key_id="k2", name="ops")
-BASE = FactInput(subject="Alice", predicate="lives_in", object="Paris",
-                 citations=(Citation("ep_1"),), source="user", kind="profile")
+BASE = FactInput(
+    subject="Alice",
+    predicate="lives_in",
+    object="Paris",
+    citations=(Citation("ep_1"),),
+    source="user",
+    kind="profile",
+)
 
 
 def _refused(item: FactInput, principal: Principal = AGENT) -> GraphMemoryError:
@@ -28,7 +34,11 @@ def _refused(item: FactInput, principal: Principal = AGENT) -> GraphMemoryError:
 def test_a_clean_fact_passes_with_its_tier_and_keys() -> None:
     cf = check_fact(BASE, AGENT, DEFAULT_POLICY)
     assert (cf.subject_key, cf.predicate, cf.object_key, cf.tier) == (
-        "alice", "lives_in", "paris", Tier.USER)
+        "alice",
+        "lives_in",
+        "paris",
+        Tier.USER,
+    )
     assert cf.ttl_days is None  # profile is a long-term kind
 
 
@@ -71,8 +81,12 @@ def test_short_term_kinds_and_policy_predicates_get_a_ttl() -> None:
 def test_a_user_tier_write_to_a_protected_namespace_is_a_tier_conflict() -> None:
     err = _refused(replace(BASE, predicate="policy.refund_limit", object="1000 EUR"))
     assert isinstance(err, TierConflict)
-    assert check_fact(replace(BASE, predicate="policy.refund_limit", source="admin"), ADMIN,
-                      DEFAULT_POLICY).tier is Tier.ADMIN
+    assert (
+        check_fact(
+            replace(BASE, predicate="policy.refund_limit", source="admin"), ADMIN, DEFAULT_POLICY
+        ).tier
+        is Tier.ADMIN
+    )
 
 
 def test_a_role_cannot_claim_a_source_above_its_cap() -> None:
@@ -83,10 +97,17 @@ def test_a_role_cannot_claim_a_source_above_its_cap() -> None:
 
 
 def test_tenant_configuration_changes_what_the_gate_keeps() -> None:
-    policy = apply_overrides(DEFAULT_POLICY, {
-        "long_term_kinds": ["profile", "allergy"], "short_term_kinds": ["preference"],
-        "short_term_ttl_days": 7, "sources": {"crm": "user"}, "min_text_chars": 30,
-        "service_phrases": ["as discussed"]})
+    policy = apply_overrides(
+        DEFAULT_POLICY,
+        {
+            "long_term_kinds": ["profile", "allergy"],
+            "short_term_kinds": ["preference"],
+            "short_term_ttl_days": 7,
+            "sources": {"crm": "user"},
+            "min_text_chars": 30,
+            "service_phrases": ["as discussed"],
+        },
+    )
     assert check_fact(replace(BASE, kind="allergy"), AGENT, policy).ttl_days is None
     assert check_fact(replace(BASE, kind="preference"), AGENT, policy).ttl_days == 7
     assert check_fact(replace(BASE, source="crm"), AGENT, policy).tier is Tier.USER

@@ -18,11 +18,20 @@ def test_no_override_is_the_default_policy() -> None:
 
 
 def test_overrides_are_normalised() -> None:
-    out = validate_overrides({"long_term_kinds": ["Profile", "profile ", "goal"],
-                              "service_phrases": ["Cheers!", "  "], "user_capacity": 50,
-                              "predicate_ttl_days": {"promo.": 7}})
-    assert out == {"long_term_kinds": ["goal", "profile"], "service_phrases": ["cheers"],
-                   "user_capacity": 50, "predicate_ttl_days": {"promo.": 7}}
+    out = validate_overrides(
+        {
+            "long_term_kinds": ["Profile", "profile ", "goal"],
+            "service_phrases": ["Cheers!", "  "],
+            "user_capacity": 50,
+            "predicate_ttl_days": {"promo.": 7},
+        }
+    )
+    assert out == {
+        "long_term_kinds": ["goal", "profile"],
+        "service_phrases": ["cheers"],
+        "user_capacity": 50,
+        "predicate_ttl_days": {"promo.": 7},
+    }
 
 
 @pytest.mark.parametrize(
@@ -48,10 +57,17 @@ def test_bad_overrides_name_the_setting(raw: dict[str, Any], field: str) -> None
 
 
 def test_extensions_add_to_the_builtins_and_role_caps_never_move() -> None:
-    p = apply_overrides(DEFAULT_POLICY, validate_overrides({
-        "sources": {"crm": "admin", "conversation": "user"},
-        "protected_prefixes": ["billing."], "predicate_ttl_days": {"promo.": 7},
-        "service_phrases": ["cheers"]}))
+    p = apply_overrides(
+        DEFAULT_POLICY,
+        validate_overrides(
+            {
+                "sources": {"crm": "admin", "conversation": "user"},
+                "protected_prefixes": ["billing."],
+                "predicate_ttl_days": {"promo.": 7},
+                "service_phrases": ["cheers"],
+            }
+        ),
+    )
     assert p.source_tiers["crm"] is Tier.ADMIN and p.source_tiers["conversation"] is Tier.USER
     assert p.source_tiers["system"] is Tier.SYSTEM
     assert p.protected_prefixes[:2] == ("policy.", "system.") and "billing." in p.protected_prefixes

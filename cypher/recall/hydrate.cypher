@@ -1,0 +1,30 @@
+// params: tenant, facts, episodes, procedures
+// returns: id, node, evidence
+// The full records of recalled items and their provenance, in one round trip: supporting
+// episodes (fact DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own evidence) with
+// their contributors. Only the few survivors of ranking get here, never every candidate.
+CALL () {
+  UNWIND $facts AS id
+  MATCH (f:Fact {id: id})
+  WHERE f.tenant = $tenant
+  OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(src:Episode)
+  RETURN f AS n, src, d.weight AS weight, null AS success
+  UNION ALL
+  UNWIND $procedures AS id
+  MATCH (p:Procedure {id: id})
+  WHERE p.tenant = $tenant
+  OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
+  RETURN p AS n, src, null AS weight, r.success AS success
+  UNION ALL
+  UNWIND $episodes AS id
+  MATCH (e:Episode {id: id})
+  WHERE e.tenant = $tenant
+  RETURN e AS n, e AS src, null AS weight, null AS success
+}
+OPTIONAL MATCH (src)-[:CONTRIBUTED_BY]->(u:User)
+WITH n, src, weight, success, u ORDER BY src.started_at
+WITH n, collect(CASE WHEN src IS NULL THEN null ELSE {
+       episode_id: src.id, session_id: src.session_id, user_id: u.id, weight: weight,
+       success: success, started_at: src.started_at, summary: src.summary, source: src.source
+     } END) AS evidence
+RETURN n.id AS id, n {.*, embedding: null} AS node, evidence

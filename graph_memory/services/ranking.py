@@ -1,0 +1,266 @@
+"""How recall scores and orders memories: pure functions, no I/O.
+
+Score (every item reports each part, so the total can be recomputed by hand)::
+
+    total = w.vector * similarity + w.keyword * keyword + w.recency * recency
+            + w.confidence * confidence + tier_boost
+
+* similarity: cosine of query and memory, clamped to [0, 1]. Neo4j reports cosine as
+  (1 + cos) / 2, which puts unrelated text near 0.5; we map it back so 0 means unrelated.
+* keyword: the Lucene score divided by the best among candidates of that kind, times the share
+  of the query's words the memory contains: the best hit is 1.0 only if it has them all, so a
+  memory sharing just a name with the query is not a strong keyword match.
+* recency: ``0.5 ** (age / half_life)``, a true half-life: a memory half_life old scores 0.5.
+  Age runs from when the memory became true (fact validFrom, episode end, procedure update)
+  to validAt.
+* confidence: the memory's own (facts, episodes); procedures use their Laplace-smoothed
+  success rate, so one lucky run does not look proven.
+* tier_boost (facts only): the rest of the score times ``TIER_MULTIPLIER[tier] - 1``. A system
+  fact outranks any user fact scoring less than 20% above it, i.e. any of similar relevance;
+  a weakly relevant system fact gains little, so policies do not crowd out good matches.
+
+Conflicting claims are settled by trust, not wording: among recalled facts on the same slot
+(subject and predicate, the predicate's namespace ignored, so ``policy.refund_window`` and
+``refund_window`` conflict) the higher tier always ranks first, whatever the scores say (a user
+"remembering" a policy never outranks it). Other items keep their places.
+
+Weights are normalised to sum 1 so ``minScore`` keeps its meaning whatever weights are given.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import snowballstemmer
+
+from graph_memory.db import Record
+from graph_memory.domain import Tier, ft_token
+from graph_memory.errors import ValidationError
+
+__all__ = [
+    "TIER_MULTIPLIER",
+    "Scored",
+    "Weights",
+    "build_lucene",
+    "coverage",
+    "dt",
+    "escape_lucene",
+    "evidence_contributors",
+    "query_terms",
+    "recency",
+    "score_rows",
+    "settle_conflicts",
+]
+
+TIER_MULTIPLIER: dict[str, float] = {
+    Tier.SYSTEM.value: 1.2,
+    Tier.ADMIN.value: 1.1,
+    Tier.USER.value: 1.0,
+    Tier.INFERRED.value: 0.9,
+}
+MAX_QUERY_TERMS = 32
+
+# Lucene's classic query syntax: each of these must be backslash-escaped in user text.
+_LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/<>')
+_WORD = re.compile(r"\w", re.UNICODE)
+# What Lucene's standard analyzer keeps as tokens: runs of letters and digits.
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# Lucene's English stop set plus the question words agents phrase queries with. The index
+# keeps stop words (standard-no-stop-words), so dropping them here keeps "what" and "the"
+# from turning every memory into a keyword hit.
+_STOP_WORDS = """
+a an and are as at be but by for if in into is it no not of on or such that the their then
+there these they this to was will with what which who whom whose where when why how do does
+did i me my we our you your he she him her his its has have had can could should would about
+any some tell know from
+"""
+_STOP = frozenset(_STOP_WORDS.split())
+_PORTER = snowballstemmer.stemmer("porter")
+
+
+def escape_lucene(term: str) -> str:
+    """Backslash every Lucene special character, so user text is only ever terms."""
+    return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in term)
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct lower-cased words worth matching: no stop words, no bare punctuation.
+
+    Lower-casing also turns AND/OR/NOT/TO into plain words instead of Lucene operators.
+    """
+    out: list[str] = []
+    for raw in query.lower().split():
+        bare = "".join(c for c in raw if c.isalnum())
+        if not _WORD.search(raw) or bare in _STOP or raw in out:
+            continue
+        out.append(raw)
+    return out[:MAX_QUERY_TERMS]
+
+
+def _stems(words: list[str]) -> set[str]:
+    # The full-text indexes use Lucene's English analyzer (Porter stemming), so coverage
+    # compares stems too: "refunds" covers "refund".
+    return set(_PORTER.stemWords(words))
+
+
+def coverage(query: str, text: str) -> float:
+    """Share of the query's words (split like Lucene's analyzer, stemmed) found in text."""
+    wanted = _stems([t for w in query_terms(query) for t in _TOKEN.findall(w)])
+    if not wanted:
+        return 0.0
+    return len(wanted & _stems(_TOKEN.findall(text.lower()))) / len(wanted)
+
+
+def build_lucene(tenant: str, scopes: Sequence[str], query: str) -> str | None:
+    """``+ft_scope:(tokens)^0 +text:(words)``, or None when the query has no usable words.
+
+    The scope clause is a required filter worth no score (``^0``): its idf differs between
+    scopes of different sizes and must not rank one user's memories above another's.
+    """
+    terms = query_terms(query)
+    if not terms:
+        return None
+    tokens = " ".join(ft_token(tenant, s) for s in scopes)
+    words = " ".join(escape_lucene(t) for t in terms)
+    return f"+ft_scope:({tokens})^0 +text:({words})"
+
+
+def recency(age_seconds: float, half_life_days: float) -> float:
+    """1.0 for a memory made now, 0.5 at one half-life; the future counts as now."""
+    return float(0.5 ** (max(age_seconds, 0.0) / (half_life_days * 86_400.0)))
+
+
+@dataclass(frozen=True)
+class Weights:
+    vector: float = 0.5
+    keyword: float = 0.2
+    recency: float = 0.2
+    confidence: float = 0.1
+
+    def normalised(self) -> Weights:
+        """Scaled to sum 1; raises ValidationError for negative, non-finite or all-zero."""
+        parts = (self.vector, self.keyword, self.recency, self.confidence)
+        if any(p < 0 or not math.isfinite(p) for p in parts) or sum(parts) <= 0:
+            raise ValidationError("weights must be finite, >= 0 and not all 0", field="weights")
+        s = sum(parts)
+        return Weights(*(round(p / s, 6) for p in parts))
+
+
+@dataclass
+class Scored:
+    kind: str
+    id: str
+    record: Record
+    similarity: float
+    keyword: float
+    recency: float
+    confidence: float
+    tier_boost: float
+    total: float
+    fresh_at: datetime | None
+    relevance: float = 0.0
+    tier_rank: int = 0
+    evidence: list[Record] = field(default_factory=list)
+
+
+def dt(value: Any) -> datetime | None:
+    """A driver DateTime (or a datetime) as a native aware datetime."""
+    if value is None:
+        return None
+    if hasattr(value, "to_native"):
+        native: datetime = value.to_native()
+        return native
+    return value if isinstance(value, datetime) else None
+
+
+def _confidence(kind: str, rec: Record) -> float:
+    if kind == "procedure":
+        wins, losses = int(rec.get("success_count") or 0), int(rec.get("failure_count") or 0)
+        return (wins + 1) / (wins + losses + 2)
+    return float(rec.get("confidence") or 0.0)
+
+
+def score_rows(
+    kind: str,
+    rows: list[Record],
+    *,
+    query: str,
+    weights: Weights,
+    half_life_days: float,
+    valid_at: datetime,
+) -> list[Scored]:
+    """Score one kind's candidate rows (recall.facts / episodes / procedures).
+
+    Rows carry ``id, text, confidence`` (procedures: success/failure counts), ``fresh_ms``
+    (when the memory became true, epoch millis), facts also ``tier, tier_rank, subject,
+    predicate``, and the raw ``similarity`` (index cosine) and ``keyword`` (Lucene) scores.
+    """
+    w = weights
+    best_kw = max((float(r["keyword"] or 0.0) for r in rows), default=0.0)
+    out = []
+    for r in rows:
+        rec: Record = r
+        # Index cosine is (1 + cos) / 2; back to cos, negatives (opposites) count as 0.
+        sim = min(max(2.0 * float(r["similarity"] or 0.5) - 1.0, 0.0), 1.0)
+        kw = float(r["keyword"] or 0.0) / best_kw if best_kw > 0 else 0.0
+        if kw > 0:
+            kw *= coverage(query, str(rec.get("text") or ""))
+        ms = rec.get("fresh_ms")
+        fresh = datetime.fromtimestamp(ms / 1000, UTC) if ms is not None else None
+        rec_score = recency((valid_at - fresh).total_seconds(), half_life_days) if fresh else 0.0
+        conf = _confidence(kind, rec)
+        base = w.vector * sim + w.keyword * kw + w.recency * rec_score + w.confidence * conf
+        mult = TIER_MULTIPLIER.get(str(rec.get("tier")), 1.0) if kind == "fact" else 1.0
+        boost = round(base * (mult - 1.0), 6)
+        out.append(
+            Scored(
+                kind=kind,
+                id=str(rec["id"]),
+                record=rec,
+                similarity=round(sim, 6),
+                keyword=round(kw, 6),
+                recency=round(rec_score, 6),
+                confidence=round(conf, 6),
+                tier_boost=boost,
+                total=round(base + boost, 6),
+                fresh_at=fresh,
+                relevance=max(sim, kw),
+                tier_rank=int(rec.get("tier_rank") or 0),
+            )
+        )
+    return out
+
+
+def _slot(s: Scored) -> tuple[str, str] | None:
+    if s.kind != "fact":
+        return None
+    predicate = str(s.record.get("predicate") or "")
+    return str(s.record.get("subject") or ""), predicate.rsplit(".", 1)[-1]
+
+
+def settle_conflicts(ranked: list[Scored]) -> list[Scored]:
+    """Within each fact slot, reorder its members by tier first, in the places they hold."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(ranked):
+        key = _slot(s)
+        if key is not None:
+            groups.setdefault(key, []).append(i)
+    out = list(ranked)
+    for places in groups.values():
+        if len({ranked[i].tier_rank for i in places}) > 1:
+            members = sorted(
+                (ranked[i] for i in places), key=lambda s: (-s.tier_rank, -s.total, s.id)
+            )
+            for i, s in zip(places, members, strict=True):
+                out[i] = s
+    return out
+
+
+def evidence_contributors(evidence: list[Record]) -> list[str]:
+    """Distinct contributors of the supporting episodes, in order of first appearance."""
+    return list(dict.fromkeys(str(e["user_id"]) for e in evidence if e.get("user_id")))

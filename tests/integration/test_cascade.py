@@ -1,0 +1,107 @@
+"""Dependencies cascade over HTTP: a conclusion whose premise changed is flagged, with why;
+a retracted fact stays answerable in history ("X was true and was removed at T by whom")."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from graph_memory.client import GraphMemoryClient
+from tests.integration.conftest import episode, fact
+
+SCOPES = ["user:alice"]
+
+
+def _premise_and_conclusion(client: GraphMemoryClient) -> tuple[str, str]:
+    e1 = client.record_episode(**episode("alice", "s1"))
+    premise = client.assert_facts([fact("alice", "works_at", "ACME", [e1])])
+    pid = str(premise["results"][0]["factId"])
+    e2 = client.record_episode(**episode("alice", "s2"))
+    conclusion = client.assert_facts(
+        [fact("alice", "office_city", "Berlin", [e2], cardinality="ONE", dependsOn=[pid])]
+    )
+    cid = str(conclusion["results"][0]["factId"])
+    assert client.fact(cid)["needsVerification"] is False  # type: ignore[index]
+    return pid, cid
+
+
+def _flagged(client: GraphMemoryClient) -> list[dict[str, Any]]:
+    return [e["node"] for e in client.facts(SCOPES, needsVerification=True)["edges"]]
+
+
+def test_superseding_a_premise_flags_its_conclusion_with_the_reason(
+    client: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    pid, cid = _premise_and_conclusion(client)
+    e3 = client.record_episode(**episode("alice", "s3"))
+    new = client.assert_facts([fact("alice", "works_at", "Globex", [e3])])["results"][0]
+    assert new["action"] == "superseded" and new["supersedes"] == pid
+    conclusion = client.fact(cid)
+    assert conclusion and conclusion["needsVerification"] is True
+    reason = conclusion["verificationReason"]
+    assert pid in reason and "superseded" in reason and new["factId"] in reason
+    assert [f["id"] for f in _flagged(client)] == [cid]
+    # The conclusion still knows its (now historical) premise.
+    deps = client.execute(
+        "query($id: ID!) { fact(id: $id) { dependsOn { id status } } }", {"id": cid}
+    )["fact"]["dependsOn"]
+    assert deps == [{"id": pid, "status": "SUPERSEDED"}]
+    flags = analyst.audit_log(target=cid, action="flag_needs_verification")["edges"]
+    assert len(flags) == 1 and pid in flags[0]["node"]["reason"]
+
+
+def test_retracting_a_premise_flags_its_conclusion(
+    client: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    pid, cid = _premise_and_conclusion(client)
+    client.retract_fact(pid, "alice never worked at ACME")
+    conclusion = client.fact(cid)
+    assert conclusion and conclusion["needsVerification"] is True
+    assert pid in conclusion["verificationReason"]
+    assert "retracted" in conclusion["verificationReason"]
+    assert [f["id"] for f in _flagged(client)] == [cid]
+    assert analyst.audit_log(target=cid, action="flag_needs_verification")["edges"]
+
+
+def test_a_conclusion_of_a_conclusion_is_flagged_only_when_its_own_premise_changes(
+    client: GraphMemoryClient,
+) -> None:
+    pid, cid = _premise_and_conclusion(client)
+    e = client.record_episode(**episode("alice", "s4"))
+    grand = client.assert_facts(
+        [fact("alice", "commute", "U-Bahn", [e], cardinality="ONE", dependsOn=[cid])]
+    )["results"][0]["factId"]
+    client.retract_fact(pid)
+    # One hop: the direct conclusion is flagged; its own dependents wait until it changes.
+    assert client.fact(grand)["needsVerification"] is False  # type: ignore[index]
+    client.retract_fact(cid, "premise gone")
+    assert client.fact(grand)["needsVerification"] is True  # type: ignore[index]
+
+
+def test_a_retracted_fact_stays_in_history_as_retracted(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    e = client.record_episode(**episode("alice"))
+    fid = client.assert_facts([fact("alice", "timezone", "CET", [e])])["results"][0]["factId"]
+    recorded = datetime.fromisoformat(client.fact(fid)["recordedAt"])  # type: ignore[index]
+    retracted = admin.retract_fact(fid, "wrong timezone")
+    at = datetime.fromisoformat(retracted["retractedAt"])
+    assert retracted["status"] == "RETRACTED" and retracted["retractedBy"] == "admin:admin"
+    assert retracted["retractReason"] == "wrong timezone"
+    # Not served now...
+    assert client.facts(SCOPES, subject="alice", predicate="timezone")["edges"] == []
+    # ...but "what did we believe just before T" still answers CET...
+    before = client.facts(SCOPES, subject="alice", as_of=at - timedelta(microseconds=1))
+    assert [x["node"]["object"] for x in before["edges"]] == ["CET"]
+    assert client.facts(SCOPES, subject="alice", as_of=at)["edges"] == []
+    # ...and history says it was true and was removed at T, by whom and why.
+    versions = client.history("alice", "timezone", SCOPES)["versions"]
+    assert [(v["object"], v["status"], v["retractedAt"], v["retractedBy"]) for v in versions] == [
+        ("CET", "RETRACTED", retracted["retractedAt"], "admin:admin")
+    ]
+    assert (
+        client.history("alice", "timezone", SCOPES, as_of=recorded - timedelta(seconds=1))[
+            "versions"
+        ]
+        == []
+    )

@@ -1,0 +1,291 @@
+"""Recall over HTTP: ranking, relevance thresholds, tiers, isolation, score and provenance."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
+from tests.integration.conftest import episode, fact
+
+NOW = datetime.now(UTC)
+SCOPES = ["user:alice"]
+
+
+def _ids(res: dict[str, Any]) -> list[str]:
+    return [i["id"] for i in res["items"]]
+
+
+def _one(client: GraphMemoryClient, f: dict[str, Any]) -> str:
+    r = client.assert_facts([f])["results"][0]
+    assert r["ok"], r
+    return str(r["factId"])
+
+
+def _ep(client: GraphMemoryClient, user: str = "alice", **kw: Any) -> str:
+    return client.record_episode(**episode(user, **kw))
+
+
+def test_a_fresher_fact_beats_an_older_similar_one(client: GraphMemoryClient) -> None:
+    e = _ep(client)
+    old = _one(
+        client,
+        fact(
+            "Alice",
+            "likes",
+            "Blue Bottle cafe",
+            [e],
+            text="Alice's favourite coffee place is the Blue Bottle cafe",
+            validFrom=NOW - timedelta(days=400),
+            cardinality="MANY",
+        ),
+    )
+    new = _one(
+        client,
+        fact(
+            "Alice",
+            "likes",
+            "Red Door cafe",
+            [e],
+            text="Alice's favourite coffee place is the Red Door cafe",
+            validFrom=NOW - timedelta(days=2),
+        ),
+    )
+    res = client.recall("which coffee place does Alice like best", SCOPES, kinds=["FACT"])
+    assert _ids(res)[:2] == [new, old]
+    first, second = res["items"]
+    assert first["score"]["recency"] > 0.9 > 0.01 > second["score"]["recency"]
+
+
+def test_system_tier_outranks_user_tier_of_similar_relevance(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    e = _ep(client)
+    user_fact = _one(
+        client,
+        fact(
+            "refunds",
+            "refund_window",
+            "90 days",
+            [e],
+            scope="user:alice",
+            cardinality="ONE",
+            text="Alice was told refunds can be requested within 90 days of purchase",
+        ),
+    )
+    ea = admin.record_episode(**episode("ops", source="system"))
+    system_fact = _one(
+        admin,
+        fact(
+            "refunds",
+            "policy.refund_window",
+            "30 days",
+            [ea],
+            scope="tenant",
+            source="system",
+            cardinality="ONE",
+            text="Refunds can be requested within 30 days of purchase",
+        ),
+    )
+    res = client.recall(
+        "within how many days of purchase can refunds be requested",
+        ["user:alice", "tenant"],
+        kinds=["FACT"],
+    )
+    ranked = _ids(res)
+    assert ranked.index(system_fact) < ranked.index(user_fact)
+    by_id = {i["id"]: i for i in res["items"]}
+    assert by_id[system_fact]["score"]["tierBoost"] > by_id[user_fact]["score"]["tierBoost"]
+    # Even with the user fact made the better textual match, the system one still wins.
+    res2 = client.recall(
+        "Alice was told refunds can be requested within days of purchase",
+        ["user:alice", "tenant"],
+        kinds=["FACT"],
+    )
+    ranked2 = _ids(res2)
+    assert ranked2.index(system_fact) < ranked2.index(user_fact)
+
+
+def test_keyword_only_matches_are_found(client: GraphMemoryClient) -> None:
+    e = _ep(client)
+    target = _one(
+        client,
+        fact(
+            "ticket zx-4471",
+            "status",
+            "blocked",
+            [e],
+            cardinality="ONE",
+            text="Ticket ZX-4471 is blocked on the vendor firmware update",
+        ),
+    )
+    for i, (s, o) in enumerate([("Alice", "Postgres"), ("Bob", "Neo4j"), ("Carol", "Redis")]):
+        _one(
+            client,
+            fact(
+                s, "uses", o, [e], text=f"{s} uses {o} for project number {i}", cardinality="MANY"
+            ),
+        )
+    res = client.recall("ZX-4471", SCOPES, kinds=["FACT"])
+    assert _ids(res)[0] == target
+    assert res["items"][0]["score"]["keyword"] == 1.0
+
+
+def test_nothing_leaks_across_tenants_or_users(make_client: Any, tenant: str) -> None:
+    # "acme-x" and "acme-x-2": a raw tenant id in the full-text index would be split by the
+    # analyzer on '-' and match across tenants; the scope token must not.
+    a = make_client(f"acme-{tenant}")
+    b = make_client(f"acme-{tenant}-2")
+    facts: dict[str, str] = {}
+    owned: dict[str, set[str]] = {}
+    for name, c in (("a", a), ("b", b)):
+        for user in ("alice", "bob"):
+            e = c.record_episode(
+                **episode(user, summary=f"{user} reported that ticket ZX-4471 blocks the release.")
+            )
+            facts[f"{name}:{user}"] = _one(
+                c,
+                fact(
+                    "ticket zx-4471",
+                    "owner",
+                    f"{name}-{user}",
+                    [e],
+                    cardinality="MANY",
+                    text=f"Ticket ZX-4471 is owned by {user} of team {name}",
+                ),
+            )
+            owned[f"{name}:{user}"] = {e, facts[f"{name}:{user}"]}
+    open_all = {
+        "min_score": 0.0,
+        "min_relevance": 0.0,
+        "relative_relevance": 0.0,
+        "min_confidence": 0.0,
+        "k": 100,
+        "over_recall": 100,
+    }
+    for name, c in (("a", a), ("b", b)):
+        for user in ("alice", "bob"):
+            for q in ("ZX-4471", "who owns ticket ZX-4471"):
+                # Every threshold off: whatever the indexes return is what isolation allows.
+                got = set(_ids(c.recall(q, [f"user:{user}"], **open_all)))
+                assert got == owned[f"{name}:{user}"], (name, user, q)
+                top = _ids(c.recall(q, [f"user:{user}"], kinds=["FACT"]))
+                assert top == [facts[f"{name}:{user}"]]
+        both = set(_ids(c.recall("ZX-4471", ["user:alice", "user:bob"], **open_all)))
+        assert both == owned[f"{name}:alice"] | owned[f"{name}:bob"]
+
+
+def test_unrelated_queries_and_high_min_score_return_nothing(client: GraphMemoryClient) -> None:
+    e = _ep(client)
+    _one(
+        client,
+        fact(
+            "Alice",
+            "prefers",
+            "window seats",
+            [e],
+            cardinality="MANY",
+            text="Alice prefers window seats on long flights",
+        ),
+    )
+    assert client.recall("photosynthesis in chloroplasts of algae", SCOPES)["items"] == []
+    res = client.recall("which seats does Alice prefer on flights", SCOPES)
+    assert len(res["items"]) == 1
+    assert (
+        client.recall("which seats does Alice prefer on flights", SCOPES, min_score=0.99)["items"]
+        == []
+    )
+
+
+def test_items_explain_their_score_and_provenance(client: GraphMemoryClient) -> None:
+    e1 = _ep(client, "alice", session="s-1")
+    e2 = _ep(client, "bob", session="s-2", scope="user:alice")
+    fid = _one(
+        client,
+        fact("Alice", "allergic_to", "peanuts", [e1, e2], text="Alice is allergic to peanuts"),
+    )
+    res = client.recall("is Alice allergic to anything", SCOPES, kinds=["FACT"])
+    item = res["items"][0]
+    assert item["id"] == fid and item["kind"] == "FACT"
+    s, w = item["score"], res["weights"]
+    expected = (
+        w["vector"] * s["vector"]
+        + w["keyword"] * s["keyword"]
+        + w["recency"] * s["recency"]
+        + w["confidence"] * s["confidence"]
+        + s["tierBoost"]
+    )
+    assert s["total"] == pytest.approx(expected, abs=1e-5)
+    assert w == {"vector": 0.5, "keyword": 0.2, "recency": 0.2, "confidence": 0.1}
+    prov = item["provenance"]
+    assert {p["episodeId"] for p in prov["episodes"]} == {e1, e2}
+    assert sorted(prov["contributors"]) == ["alice", "bob"]
+    assert prov["times"]["recordedAt"] and prov["times"]["freshAt"]
+
+
+def test_weights_are_overridable_per_call(client: GraphMemoryClient) -> None:
+    e = _ep(client)
+    close_old = _one(
+        client,
+        fact(
+            "Alice",
+            "likes",
+            "hiking in the alps",
+            [e],
+            cardinality="MANY",
+            text="Alice likes hiking in the Alps",
+            validFrom=NOW - timedelta(days=700),
+        ),
+    )
+    far_new = _one(
+        client,
+        fact(
+            "Alice",
+            "likes",
+            "mountain biking",
+            [e],
+            text="Alice enjoys mountain biking on weekends",
+            validFrom=NOW - timedelta(hours=1),
+        ),
+    )
+    q = "Alice likes hiking in the Alps"
+    assert _ids(client.recall(q, SCOPES, kinds=["FACT"]))[0] == close_old
+    res = client.recall(
+        q,
+        SCOPES,
+        kinds=["FACT"],
+        min_score=0.0,
+        weights={"vector": 0.0, "keyword": 0.0, "recency": 3.0, "confidence": 1.0},
+    )
+    assert _ids(res)[0] == far_new
+    assert res["weights"] == {"vector": 0.0, "keyword": 0.0, "recency": 0.75, "confidence": 0.25}
+
+
+def test_episodes_are_recalled_with_their_contributor(client: GraphMemoryClient) -> None:
+    ep = _ep(
+        client,
+        summary="Alice asked to migrate her invoices to the new billing portal.",
+        topics=["billing"],
+    )
+    res = client.recall("invoice migration to the billing portal", SCOPES, kinds=["EPISODE"])
+    assert _ids(res) == [ep]
+    item = res["items"][0]
+    assert item["kind"] == "EPISODE" and item["episode"]["userId"] == "alice"
+    assert item["provenance"]["contributors"] == ["alice"]
+
+
+def test_bad_arguments_are_validation_errors(client: GraphMemoryClient) -> None:
+    for kw in (
+        {"k": 0},
+        {"half_life_days": 0.0},
+        {"weights": {"vector": -1.0}},
+        {"as_of": "2026-01-01T00:00:00"},
+    ):
+        with pytest.raises(GraphMemoryClientError) as err:
+            client.recall("anything at all", SCOPES, **kw)
+        assert err.value.code == "VALIDATION", kw
+    with pytest.raises(GraphMemoryClientError) as err:
+        client.recall("anything at all", [])
+    assert err.value.code == "VALIDATION"

@@ -1,0 +1,171 @@
+"""Recall's scoring rules, pure: Lucene escaping, keyword coverage, decay, weights, tiers."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from graph_memory.domain import ft_token
+from graph_memory.errors import ValidationError
+from graph_memory.services.ranking import (
+    Weights,
+    build_lucene,
+    coverage,
+    escape_lucene,
+    query_terms,
+    recency,
+    score_rows,
+    settle_conflicts,
+)
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("raw", "escaped"),
+    [
+        ("ZX-4471", r"ZX\-4471"),
+        ("a+b", r"a\+b"),
+        ("(x)", r"\(x\)"),
+        ("[1 TO 5]", r"\[1 TO 5\]"),
+        ("{y}", r"\{y\}"),
+        ('"quoted"', r"\"quoted\""),
+        ("k:v", r"k\:v"),
+        ("wild*card?", r"wild\*card\?"),
+        ("fuzzy~2", r"fuzzy\~2"),
+        ("boost^3", r"boost\^3"),
+        ("a&&b||!c", r"a\&\&b\|\|\!c"),
+        ("path/to", r"path\/to"),
+        ("back\\slash", r"back\\slash"),
+        ("plain words", "plain words"),
+    ],
+)
+def test_escape_lucene_neutralises_every_operator(raw: str, escaped: str) -> None:
+    assert escape_lucene(raw) == escaped
+
+
+def test_query_terms_drop_stop_words_punctuation_and_operators() -> None:
+    assert query_terms("What does Alice LIKE? AND, OR the NOT -- ZX-4471 alice") == [
+        "alice",
+        "like?",
+        "zx-4471",
+    ]
+    assert query_terms("what is the") == []
+
+
+def test_lucene_query_is_scoped_and_escaped() -> None:
+    q = build_lucene("acme", ["user:alice", "tenant"], "ticket ZX-4471: (urgent)")
+    a, t = ft_token("acme", "user:alice"), ft_token("acme", "tenant")
+    assert q == f"+ft_scope:({a} {t})^0 +text:(ticket zx\\-4471\\: \\(urgent\\))"
+    assert build_lucene("acme", ["tenant"], "the of and ?") is None
+
+
+def test_scope_tokens_of_prefix_tenants_share_nothing() -> None:
+    # "acme" vs "acme-2": raw ids would share the analyzer token "acme".
+    assert ft_token("acme", "tenant") != ft_token("acme-2", "tenant")
+    assert ft_token("acme", "tenant").isalnum() and ft_token("acme-2", "tenant").isalnum()
+
+
+def test_coverage_counts_query_words_found_like_the_analyzer_splits() -> None:
+    assert coverage("ZX-4471", "Ticket ZX-4471 is blocked") == 1.0
+    # "like" covers "likes" (stems), "music" is missing.
+    assert coverage("what music does Alice like", "Alice likes jazz") == pytest.approx(2 / 3)
+    assert coverage("the of", "anything") == 0.0
+
+
+def test_recency_is_a_true_half_life() -> None:
+    day = 86_400.0
+    assert recency(0, 30) == 1.0
+    assert recency(30 * day, 30) == pytest.approx(0.5)
+    assert recency(60 * day, 30) == pytest.approx(0.25)
+    assert recency(-5 * day, 30) == 1.0  # valid from the future: counts as now
+
+
+def test_weights_normalise_and_reject_nonsense() -> None:
+    assert Weights(2, 0, 1, 1).normalised() == Weights(0.5, 0.0, 0.25, 0.25)
+    for bad in (Weights(0, 0, 0, 0), Weights(-1, 1, 1, 1), Weights(float("nan"), 1, 1, 1)):
+        with pytest.raises(ValidationError):
+            bad.normalised()
+
+
+def _row(
+    ident: str,
+    *,
+    sim: float,
+    kw: float | None = None,
+    tier: str = "user",
+    days: float = 0,
+    conf: float = 0.9,
+    text: str = "alice likes jazz",
+    subject: str = "alice",
+    predicate: str = "likes",
+) -> dict[str, Any]:
+    """A candidate row as recall.facts returns it."""
+    rank = {"system": 3, "admin": 2, "user": 1, "inferred": 0}[tier]
+    return {
+        "id": ident,
+        "tier": tier,
+        "tier_rank": rank,
+        "confidence": conf,
+        "text": text,
+        "fresh_ms": int((NOW - timedelta(days=days)).timestamp() * 1000),
+        "subject": subject,
+        "predicate": predicate,
+        # As the index reports it: (1 + cos) / 2.
+        "similarity": (1 + sim) / 2,
+        "keyword": kw,
+    }
+
+
+def _score(rows: list[dict[str, Any]], query: str = "alice jazz") -> list[Any]:
+    return score_rows(
+        "fact", rows, query=query, weights=Weights().normalised(), half_life_days=30, valid_at=NOW
+    )
+
+
+def test_breakdown_adds_up_and_similarity_is_plain_cosine() -> None:
+    (s,) = _score([_row("f1", sim=0.6, kw=2.0, days=30)])
+    assert s.similarity == pytest.approx(0.6)
+    assert s.keyword == 1.0 and s.recency == pytest.approx(0.5)
+    assert s.total == pytest.approx(0.5 * 0.6 + 0.2 * 1.0 + 0.2 * 0.5 + 0.1 * 0.9)
+    assert s.tier_boost == 0.0 and s.relevance == 1.0
+
+
+def test_keyword_is_relative_to_the_best_and_scaled_by_coverage() -> None:
+    a, b = _score(
+        [
+            _row("a", sim=0.1, kw=4.0, text="alice likes jazz"),
+            _row("b", sim=0.1, kw=2.0, text="alice went home"),
+        ]
+    )
+    assert a.keyword == 1.0
+    assert b.keyword == pytest.approx(0.5 * 0.5)  # half the best score, half the words
+
+
+def test_fresher_wins_between_equally_similar_facts() -> None:
+    old, new = _score([_row("old", sim=0.7, days=365), _row("new", sim=0.7, days=1)])
+    assert new.total > old.total
+
+
+def test_system_tier_outranks_a_similar_user_fact_but_not_an_unrelated_one() -> None:
+    sys_fact, user_fact = _score(
+        [_row("s", sim=0.6, tier="system"), _row("u", sim=0.7, tier="user")]
+    )
+    assert sys_fact.tier_boost > 0 and sys_fact.total > user_fact.total
+    weak_sys, strong_user = _score(
+        [_row("s", sim=0.1, tier="system", days=300), _row("u", sim=0.9, tier="user")]
+    )
+    assert strong_user.total > weak_sys.total
+
+
+def test_conflicting_claims_on_one_slot_are_ordered_by_tier() -> None:
+    rows = [
+        _row("user-claim", sim=0.95, tier="user", predicate="refund_window", subject="refunds"),
+        _row("other", sim=0.8, tier="user", predicate="likes"),
+        _row("policy", sim=0.5, tier="system", predicate="policy.refund_window", subject="refunds"),
+    ]
+    ranked = sorted(_score(rows), key=lambda s: -s.total)
+    assert [s.id for s in ranked] == ["user-claim", "other", "policy"]
+    assert [s.id for s in settle_conflicts(ranked)] == ["policy", "other", "user-claim"]
