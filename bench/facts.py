@@ -143,7 +143,8 @@ def serve(app: Any) -> tuple[uvicorn.Server, str]:
 
 
 FACTS_Q = """query($f: FactFilterInput!, $a: DateTime, $v: DateTime) {
-  facts(filter: $f, asOf: $a, validAt: $v, first: 20) { edges { node { id object version recordedAt } } } }"""
+  facts(filter: $f, asOf: $a, validAt: $v, first: 20) {
+    edges { node { id object version recordedAt } } } }"""
 HISTORY_Q = """query($s: String!, $p: String!, $sc: [String!]!, $a: DateTime) {
   history(subject: $s, predicate: $p, scopes: $sc, asOf: $a) { versions { id object version } } }"""
 
@@ -160,7 +161,7 @@ def reads(
         k: [] for k in ("facts_http", "facts_raw", "hist_http", "hist_raw")
     }
     picks = [random.choice(sample) for _ in range(rounds)]
-    for user, subject, predicate in picks:  # warm-up, not measured
+    for user, subject, _ in picks:  # warm-up, not measured
         http.post(
             url,
             json={
@@ -260,7 +261,8 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
         total += sum(1 for r in res if r.ok)
     dt = time.perf_counter() - t
     print(
-        f"assertFacts (service, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s"
+        f"assertFacts (service, no embeddings): {total} facts in {dt:.2f} s "
+        f"= {total / dt:,.0f} facts/s"
     )
     await services.close()
     # Over HTTP, with the served app's embedder switched off for the same comparison.
@@ -296,7 +298,8 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
             total += r.json()["data"]["assertFacts"]["accepted"]
         dt = time.perf_counter() - t
     print(
-        f"assertFacts (GraphQL/HTTP, no embeddings): {total} facts in {dt:.2f} s = {total / dt:,.0f} facts/s"
+        f"assertFacts (GraphQL/HTTP, no embeddings): {total} facts in {dt:.2f} s "
+        f"= {total / dt:,.0f} facts/s"
     )
 
 

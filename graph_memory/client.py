@@ -50,7 +50,9 @@ query($subject: String!, $predicate: String!, $scopes: [String!]!, $asOf: DateTi
   }}
 }}"""
 Q_RETRACT = f"""
-mutation($id: ID!, $reason: String) {{ retractFact(id: $id, reason: $reason) {{ {FACT_FIELDS} }} }}"""
+mutation($id: ID!, $reason: String) {{
+  retractFact(id: $id, reason: $reason) {{ {FACT_FIELDS} }}
+}}"""
 
 
 class GraphMemoryClientError(Exception):

@@ -1,1 +1,2 @@
-"""Services: the rules (time defaults, tiers, gate, promotion) between resolvers and repositories."""
+"""Services: the rules (time defaults, tiers, gate, promotion) between resolvers and
+repositories."""
