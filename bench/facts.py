@@ -270,7 +270,7 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
         r = await http.post(
             url,
             json={
-                "query": "mutation($e:[EpisodeInputGQL!]!){recordEpisodes(episodes:$e){id}}",
+                "query": "mutation($e:[EpisodeInput!]!){recordEpisodes(episodes:$e){id}}",
                 "variables": {"e": [_episode_gql()]},
             },
         )
@@ -291,7 +291,7 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
             r = await http.post(
                 url,
                 json={
-                    "query": "mutation($f:[FactInputGQL!]!){assertFacts(facts:$f){accepted}}",
+                    "query": "mutation($f:[FactInput!]!){assertFacts(facts:$f){accepted}}",
                     "variables": {"f": facts},
                 },
             )

@@ -25,11 +25,11 @@ _RESULT_FIELDS = """
 """
 
 Q_RECORD_EPISODES = """
-mutation($episodes: [EpisodeInputGQL!]!) {
+mutation($episodes: [EpisodeInput!]!) {
   recordEpisodes(episodes: $episodes) { index ok id error { code message field } }
 }"""
 Q_ASSERT = f"""
-mutation($facts: [FactInputGQL!]!, $key: String) {{
+mutation($facts: [FactInput!]!, $key: String) {{
   assertFacts(facts: $facts, idempotencyKey: $key) {{
     accepted rejected results {{ {_RESULT_FIELDS} }}
   }}

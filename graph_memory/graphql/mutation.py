@@ -26,7 +26,7 @@ __all__ = ["MemoryMutation"]
 _WRITERS = (Role.AGENT, Role.ADMIN)
 
 
-@strawberry.input
+@strawberry.input(name="EpisodeInput", description="A structured session summary.")
 class EpisodeInputGQL:
     user_id: str
     session_id: str
@@ -59,7 +59,7 @@ class CitationInput:
     )
 
 
-@strawberry.input
+@strawberry.input(name="FactInput", description="One (subject, predicate, object) claim.")
 class FactInputGQL:
     subject: str
     predicate: str
