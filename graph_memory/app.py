@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.resources
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -11,7 +13,8 @@ from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 from strawberry.asgi import GraphQL
 
 from graph_memory.container import Services, build_services
@@ -25,6 +28,23 @@ __all__ = ["create_app"]
 log = logging.getLogger("graph_memory")
 
 
+# GraphiQL's assets ship in the package (graph_memory/static/graphiql, see its SOURCES.md) so
+# /graphql works without internet access; strawberry's own page loads them from unpkg.com.
+_GRAPHIQL_PACKAGE = ("graph_memory.static", "graphiql")
+_GRAPHIQL_ASSET = re.compile(r'(?:src|href)="/graphql/static/([^"]+)"')
+
+
+def _graphiql_page() -> str:
+    """Our copy of strawberry's GraphiQL page; raises at start-up if it names a missing asset."""
+    folder = importlib.resources.files(".".join(_GRAPHIQL_PACKAGE))
+    page = folder.joinpath("index.html").read_text(encoding="utf-8")
+    assets = _GRAPHIQL_ASSET.findall(page)
+    missing = [name for name in assets if not folder.joinpath(name).is_file()]
+    if not assets or missing:
+        raise RuntimeError(f"GraphiQL page names assets not shipped in the package: {missing}")
+    return page
+
+
 def _bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
@@ -36,6 +56,11 @@ class _GraphQL(GraphQL[Context, None]):
     def __init__(self, holder: dict[str, Services]) -> None:
         super().__init__(schema, graphql_ide="graphiql")
         self._holder = holder
+        self._ide_html = _graphiql_page()
+
+    @property
+    def graphql_ide_html(self) -> str:
+        return self._ide_html
 
     @property
     def services(self) -> Services:
@@ -102,6 +127,7 @@ def create_app(
     return Starlette(
         routes=[
             Route("/graphql", graphql_endpoint, methods=["GET", "POST"]),
+            Mount("/graphql/static", StaticFiles(packages=[_GRAPHIQL_PACKAGE]), name="graphiql"),
             Route("/health", health, methods=["GET"]),
         ],
         lifespan=lifespan,
