@@ -524,6 +524,23 @@ class AsyncGraphMemoryClient:
         result: dict[str, Any] = await self._call(_Calls.history(subject, predicate, scopes, as_of))
         return result
 
+    async def record_episode(self, **episode: Any) -> str:
+        r = (await self.record_episodes([episode]))[0]
+        if not r["ok"]:
+            raise GraphMemoryClientError(
+                [{"message": r["error"]["message"], "extensions": {"code": r["error"]["code"]}}]
+            )
+        return str(r["id"])
+
+    async def fact(self, fact_id: str) -> dict[str, Any] | None:
+        result: dict[str, Any] | None = (await self.execute(Q_FACT, {"id": fact_id}))["fact"]
+        return result
+
+    async def retract_fact(self, fact_id: str, reason: str | None = None) -> dict[str, Any]:
+        data = await self.execute(Q_RETRACT, {"id": fact_id, "reason": reason})
+        result: dict[str, Any] = data["retractFact"]
+        return result
+
     # -- trust & forgetting ------------------------------------------------------------------
     async def review_queue(self, scopes: list[str], first: int = 50) -> list[dict[str, Any]]:
         result: list[dict[str, Any]] = await self._call(_TrustCalls.review_queue(scopes, first))

@@ -16,6 +16,7 @@ from typing import Any
 from graph_memory.errors import ScopeMissing, ValidationError
 
 __all__ = [
+    "SERVABLE_STATUSES",
     "TIER_CAP",
     "TIER_RANK",
     "Cardinality",
@@ -31,6 +32,7 @@ __all__ = [
     "entity_key",
     "ft_token",
     "noisy_or",
+    "normalise_predicate",
     "parse_scope",
     "require_aware",
     "utcnow",
@@ -162,6 +164,16 @@ def parse_scope(scope: str | None) -> str:
     raise ValidationError(
         f"bad scope {scope!r}: want user:<id>, team:<id> or tenant", field="scope"
     )
+
+
+# Every status but rejected can have been believed at some moment; whether a version is in
+# force at (asOf, validAt) is decided by its times (see cypher/fact/in_force_*.cypher).
+SERVABLE_STATUSES = ("active", "superseded", "retracted", "expired", "candidate")
+
+
+def normalise_predicate(name: str) -> str:
+    """How predicates are stored and matched: lower_snake words, dots for namespaces."""
+    return "_".join(name.strip().lower().split())
 
 
 def entity_key(name: str) -> str:

@@ -1,17 +1,30 @@
-// params: tenant, scopes, subject, statuses, as_of, valid_at, include_expired, needs_verification, after_recorded, after_id, limit
+// params: tenant, scopes, subject, statuses, include_candidates, as_of, valid_at, include_expired, needs_verification, after_recorded, after_id, limit
 // returns: fact
 // Every predicate of one subject.
-// Bitemporal read. A version is in force at (as_of, valid_at) when
-//  * belief: recorded by as_of and not retracted by then; if superseded by then, only the part
-//    of its validity before its successor's validFrom is still believed;
-//  * validity: valid_from <= valid_at < valid_to (half-open, open ends are null).
+// In force at (as_of, valid_at) -- the same rule in every bitemporal read:
+//  * believed at as_of: recorded by then, not retracted by then, active by then (a candidate
+//    only when asked for; activated_at is when it became active), not past its TTL;
+//  * valid at valid_at: valid_from <= valid_at < valid_to (half-open, open ends are null);
+//  * the newest such claim wins its slot: a superseded version still answers for moments
+//    before any later version (believed at as_of) had started to be valid.
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
   AND f.status IN $statuses
+  AND ($include_candidates OR f.activated_at <= $as_of)
   AND f.recorded_at <= $as_of
   AND (f.retracted_at IS NULL OR f.retracted_at > $as_of)
-  AND (f.superseded_at IS NULL OR f.superseded_at > $as_of
-       OR $valid_at < f.successor_valid_from)
+  AND (f.superseded_at IS NULL OR f.superseded_at > $as_of OR NOT EXISTS {
+        MATCH (g:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
+                       predicate: f.predicate})
+        WHERE (g.recorded_at > f.recorded_at
+               OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+          AND g.recorded_at <= $as_of
+          AND (g.cardinality = 'one' OR g.object_key = f.object_key)
+          AND g.status <> 'rejected'
+          AND ($include_candidates OR g.activated_at <= $as_of)
+          AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
+          AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
+      })
   AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
   AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
   AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)

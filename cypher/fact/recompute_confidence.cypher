@@ -1,4 +1,4 @@
-// params: tenant, ids, promote_sessions
+// params: tenant, ids, promote_sessions, now
 // returns: id, before, after, status_before, status, sessions
 // Confidence is derived from evidence: per session the strongest weight, noisy-OR across
 // sessions, capped by the fact's tier. Candidates reaching the corroboration threshold
@@ -11,8 +11,10 @@ WITH f, e.session_id AS session, max(d.weight) AS w
 WITH f, [x IN collect(CASE WHEN session IS NULL THEN null ELSE w END) WHERE x IS NOT NULL] AS ws
 WITH f, ws, f.confidence AS before, f.status AS status_before,
      1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)) AS raw
+WITH f, ws, before, status_before, raw,
+     f.status = 'candidate' AND size(ws) >= $promote_sessions AS promoted
 SET f.confidence = CASE WHEN raw > f.tier_cap THEN f.tier_cap ELSE raw END,
-    f.status = CASE WHEN f.status = 'candidate' AND size(ws) >= $promote_sessions
-                    THEN 'active' ELSE f.status END
+    f.status = CASE WHEN promoted THEN 'active' ELSE f.status END,
+    f.activated_at = CASE WHEN promoted THEN $now ELSE f.activated_at END
 RETURN f.id AS id, before, f.confidence AS after, status_before, f.status AS status,
        size(ws) AS sessions

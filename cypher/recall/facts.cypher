@@ -1,9 +1,9 @@
-// params: tenant, scopes, vector, k, lucene, statuses, as_of, valid_at, include_expired, include_unverified, tiers
+// params: tenant, scopes, vector, k, lucene, statuses, include_candidates, as_of, valid_at, include_expired, include_unverified, tiers
 // returns: id, text, tier, tier_rank, confidence, subject, predicate, fresh_ms, similarity, keyword
 // Hybrid candidates for recall: the k nearest facts per scope from the vector index (the
 // tenant/scope filter runs inside the HNSW search) plus the k best full-text hits (scoped by
 // the opaque ft_scope token inside the Lucene query). The in-force filter is the one of
-// fact.list, applied after the search. Keyword-only hits get their cosine computed here, so
+// fact.in_force_*, applied after the search. Keyword-only hits get their cosine computed here, so
 // every candidate carries a true vector score. Scores are raw: the service normalises them.
 // Only what scoring needs comes back (times as epoch millis: cheap to decode); the
 // survivors are hydrated by recall.hydrate.
@@ -27,11 +27,23 @@ CALL () {
   RETURN node AS f, null AS vscore, score AS kscore
 }
 WITH f, max(vscore) AS vscore, max(kscore) AS kscore
-WHERE f.status IN $statuses
+WHERE true
+  AND f.status IN $statuses
+  AND ($include_candidates OR f.activated_at <= $as_of)
   AND f.recorded_at <= $as_of
   AND (f.retracted_at IS NULL OR f.retracted_at > $as_of)
-  AND (f.superseded_at IS NULL OR f.superseded_at > $as_of
-       OR $valid_at < f.successor_valid_from)
+  AND (f.superseded_at IS NULL OR f.superseded_at > $as_of OR NOT EXISTS {
+        MATCH (g:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
+                       predicate: f.predicate})
+        WHERE (g.recorded_at > f.recorded_at
+               OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+          AND g.recorded_at <= $as_of
+          AND (g.cardinality = 'one' OR g.object_key = f.object_key)
+          AND g.status <> 'rejected'
+          AND ($include_candidates OR g.activated_at <= $as_of)
+          AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
+          AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
+      })
   AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
   AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
   AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)

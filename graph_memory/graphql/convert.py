@@ -34,6 +34,10 @@ def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
         return None
     try:
         at, ident = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return datetime.fromisoformat(at), str(ident)
+        stamp = datetime.fromisoformat(at)
     except (ValueError, TypeError) as e:
         raise ValidationError("malformed cursor", field="after") from e
+    if stamp.tzinfo is None:
+        # Cursors we issue always carry UTC; a naive one was forged and would match nothing.
+        raise ValidationError("malformed cursor", field="after")
+    return stamp, str(ident)

@@ -51,7 +51,11 @@ class ErrorCodes(SchemaExtension):
                 original,
                 ext,
             )
-        if isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower():
+        if isinstance(original, GraphQLError) or (
+            isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower()
+        ):
+            # A value that does not parse as its scalar (a DateTime that is not ISO 8601, say):
+            # the caller's input is wrong, not the server.
             return GraphQLError(
                 str(original),
                 error.nodes,

@@ -8,7 +8,7 @@ from typing import Any
 import strawberry
 from strawberry.types import Info
 
-from graph_memory.domain import entity_key
+from graph_memory.domain import entity_key, normalise_predicate
 from graph_memory.errors import NotFound
 from graph_memory.graphql.convert import decode_cursor, encode_cursor
 from graph_memory.graphql.types.episode import Episode, episode_from_record
@@ -119,7 +119,7 @@ class MemoryQuery:
         rows = await ctx.services.reads.history(ctx.principal, scopes, subject, predicate, as_of)
         return History(
             subject=entity_key(subject),
-            predicate=predicate.strip().lower(),
+            predicate=normalise_predicate(predicate),
             versions=[fact_from_record(r) for r in rows],
         )
 

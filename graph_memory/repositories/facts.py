@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
+from graph_memory.domain import utcnow
 from graph_memory.repositories._scope import require_scopes, require_tenant
 
 __all__ = ["FactRepository"]
@@ -99,13 +100,22 @@ class FactRepository:
 
     @staticmethod
     async def recompute_confidence(
-        tx: Tx, tenant: str, ids: list[str], promote_sessions: int
+        tx: Tx,
+        tenant: str,
+        ids: list[str],
+        promote_sessions: int,
+        now: datetime | None = None,
     ) -> list[Record]:
         if not ids:
             return []
         return await tx.run(
             "fact.recompute_confidence",
-            {"tenant": require_tenant(tenant), "ids": ids, "promote_sessions": promote_sessions},
+            {
+                "tenant": require_tenant(tenant),
+                "ids": ids,
+                "promote_sessions": promote_sessions,
+                "now": now or utcnow(),
+            },
         )
 
     @staticmethod
@@ -152,6 +162,7 @@ class FactRepository:
         subject: str | None,
         predicate: str | None,
         statuses: list[str],
+        include_candidates: bool,
         as_of: datetime,
         valid_at: datetime,
         include_expired: bool,
@@ -163,6 +174,7 @@ class FactRepository:
             "tenant": require_tenant(tenant),
             "scopes": require_scopes(scopes),
             "statuses": statuses,
+            "include_candidates": include_candidates,
             "as_of": as_of,
             "valid_at": valid_at,
             "include_expired": include_expired,

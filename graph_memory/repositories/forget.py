@@ -62,17 +62,11 @@ class ForgetRepository:
         )
 
     @staticmethod
-    async def unlink_evidence(
-        tx: Tx, tenant: str, fact_ids: list[str], episode_ids: list[str]
-    ) -> None:
-        if fact_ids and episode_ids:
+    async def unlink_evidence(tx: Tx, tenant: str, episode_ids: list[str]) -> None:
+        if episode_ids:
             await tx.run(
                 "forget.unlink_evidence",
-                {
-                    "tenant": require_tenant(tenant),
-                    "fact_ids": fact_ids,
-                    "episode_ids": episode_ids,
-                },
+                {"tenant": require_tenant(tenant), "episode_ids": episode_ids},
             )
 
     @staticmethod
@@ -81,12 +75,27 @@ class ForgetRepository:
             await tx.run("forget.relink", {"tenant": require_tenant(tenant), "links": links})
 
     @staticmethod
-    async def delete_facts(tx: Tx, tenant: str, ids: list[str]) -> tuple[int, int]:
-        """Deletes the versions and the entities only they named: (facts, entities)."""
+    async def entities(tx: Tx, tenant: str, ids: list[str]) -> list[str]:
         if not ids:
-            return 0, 0
+            return []
+        rows = await tx.run("forget.entities", {"tenant": require_tenant(tenant), "ids": ids})
+        return sorted(rows[0]["keys"]) if rows else []
+
+    @staticmethod
+    async def delete_facts(tx: Tx, tenant: str, ids: list[str]) -> int:
+        if not ids:
+            return 0
         rows = await tx.run("forget.delete_facts", {"tenant": require_tenant(tenant), "ids": ids})
-        return (int(rows[0]["deleted"]), int(rows[0]["entities"])) if rows else (0, 0)
+        return int(rows[0]["deleted"]) if rows else 0
+
+    @staticmethod
+    async def delete_entities(tx: Tx, tenant: str, keys: list[str]) -> int:
+        if not keys:
+            return 0
+        rows = await tx.run(
+            "forget.delete_entities", {"tenant": require_tenant(tenant), "keys": keys}
+        )
+        return int(rows[0]["deleted"]) if rows else 0
 
     @staticmethod
     async def delete_episodes(tx: Tx, tenant: str, ids: list[str]) -> int:

@@ -46,3 +46,8 @@ class IdempotencyRepository:
                 "now": now,
             },
         )
+
+    @staticmethod
+    async def get_in_tx(tx: Tx, tenant: str, key: str) -> Record | None:
+        rows = await tx.run("idempotency.get", {"tenant": require_tenant(tenant), "key": key})
+        return rows[0] if rows else None

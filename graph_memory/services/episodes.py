@@ -8,7 +8,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import EpisodeInput, Principal, ft_token, parse_scope, utcnow
+from graph_memory.domain import (
+    EpisodeInput,
+    Principal,
+    ft_token,
+    parse_scope,
+    require_aware,
+    utcnow,
+)
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import GraphMemoryError
 from graph_memory.policy import TenantPolicy
@@ -116,10 +123,11 @@ class EpisodeService:
         return await self.repo.list(
             principal.tenant,
             [parse_scope(s) for s in scopes],
+            # Naive bounds would compare as LOCAL DATETIME and silently match nothing.
             user_id=user_id,
             session_id=session_id,
-            start=start,
-            end=end,
+            start=require_aware(start, "startedFrom"),
+            end=require_aware(end, "startedTo"),
             after=after,
             limit=limit,
         )

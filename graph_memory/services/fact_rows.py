@@ -66,6 +66,7 @@ def new_row(
     episodes: dict[str, Record],
     now: datetime,
     promote_sessions: int,
+    version: int,
 ) -> dict[str, Any]:
     """Everything needed to write one new version; ``props`` is the node's property map."""
     del i
@@ -117,8 +118,10 @@ def new_row(
         "status": status.value,
         "cardinality": card.value,
         "confidence": confidence,
-        "version": (int(prior["version"]) + 1) if prior else 1,
+        "version": version,
         "recorded_at": now,
+        # When it became served as truth: reads asOf earlier never see it as active.
+        "activated_at": now if status is Status.ACTIVE else None,
         "valid_from": valid_from,
         "valid_to": cf.valid_to,
         "expires_at": now + timedelta(days=cf.ttl_days) if cf.ttl_days else None,

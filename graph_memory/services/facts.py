@@ -73,6 +73,7 @@ class _Slot:
     """What the batch knows about one (scope, subject, predicate) while deciding."""
 
     current: list[dict[str, Any]] = field(default_factory=list)
+    max_version: int = 0
 
 
 class FactService:
@@ -119,10 +120,20 @@ class FactService:
                 results[i] = ItemResult.failed(i, e)
         embeddings = await self._embed([c.text for c in checked.values()])
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
-        now = utcnow()
 
         async def work(tx: Tx) -> list[ItemResult]:
             await FactRepository.lock_tenant(tx, tenant)
+            # The clock is read under the lock, so recordedAt/supersededAt follow commit order.
+            now = utcnow()
+            if idempotency_key:
+                # Checked again under the lock: of two concurrent replays only one writes.
+                stored = await IdempotencyRepository.get_in_tx(
+                    tx, tenant, f"facts:{idempotency_key}"
+                )
+                if stored is not None:
+                    if stored["request_hash"] != request_hash:
+                        raise Conflict("idempotency key reused with a different batch")
+                    return [ItemResult(**r) for r in json.loads(stored["result"])]
             # A retried transaction starts from the gate's verdicts, not a half-decided batch.
             attempt = dict(results)
             await self._decide_and_write(
@@ -175,6 +186,7 @@ class FactService:
                     i, NotFound(f"unknown episode(s) {missing}", field="episodes")
                 )
                 del checked[i]
+        await self._check_premises(tx, tenant, checked, results)
         cards = await self._cardinalities(tx, tenant, policy, checked, results, now)
         scopes = {i: self._scope_of(cf, episodes) for i, cf in checked.items()}
         slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
@@ -182,7 +194,10 @@ class FactService:
         for row in await FactRepository.current_slots(
             tx, tenant, [{"scope": s, "subject": su, "predicate": p} for s, su, p in slot_keys]
         ):
-            slots[(row["scope"], row["subject"], row["predicate"])].current.append(dict(row))
+            slot = slots[(row["scope"], row["subject"], row["predicate"])]
+            slot.max_version = max(slot.max_version, int(row["max_version"]))
+            if row["id"] is not None:
+                slot.current.append(dict(row))
 
         creates: list[dict[str, Any]] = []
         evidence: list[dict[str, Any]] = []
@@ -200,7 +215,7 @@ class FactService:
                 for c in cf.item.citations
             ]
             same = next((v for v in slot.current if v["object_key"] == cf.object_key), None)
-            if same is not None:
+            if same is not None and _corroborates(same, cf, now):
                 evidence.append({"id": same["id"], "citations": cites})
                 results[i] = ItemResult(
                     index=i,
@@ -210,11 +225,12 @@ class FactService:
                     version=same["version"],
                 )
                 continue
-            prior = (
-                max(slot.current, key=lambda v: v["version"])
-                if cards[cf.predicate] is Cardinality.ONE and slot.current
-                else None
-            )
+            # A new version replaces the slot's current one (ONE), or the same object's own
+            # version when it cannot simply be corroborated (MANY: expired, or a higher tier).
+            if cards[cf.predicate] is Cardinality.ONE:
+                prior = max(slot.current, key=lambda v: v["version"]) if slot.current else None
+            else:
+                prior = same
             if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
                 err = TierConflict(
                     f"{cf.tier.value}-tier write would override a {prior['tier']}-tier fact "
@@ -240,7 +256,9 @@ class FactService:
                 episodes,
                 now,
                 policy.promote_sessions,
+                slot.max_version + 1,
             )
+            slot.max_version += 1
             creates.append(row)
             new_version = {
                 "id": row["id"],
@@ -273,10 +291,12 @@ class FactService:
         # New versions got their confidence from their citations; only corroborated ones
         # need the evidence recounted from their edges.
         recomputed = await FactRepository.recompute_confidence(
-            tx, tenant, sorted({e["id"] for e in evidence}), policy.promote_sessions
+            tx, tenant, sorted({e["id"] for e in evidence}), policy.promote_sessions, now
         )
         by_id = {r["id"]: r for r in recomputed}
-        by_id.update(fact_rows.created_confidence(creates))
+        for fact_id, rec in fact_rows.created_confidence(creates).items():
+            # A version created and corroborated in one batch: the recount is the truth.
+            by_id.setdefault(fact_id, rec)
         for r in results.values():
             if r.ok and r.fact_id in by_id:
                 r.status = by_id[r.fact_id]["status"]
@@ -298,6 +318,23 @@ class FactService:
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
         return events
+
+    @staticmethod
+    async def _check_premises(
+        tx: Tx, tenant: str, checked: dict[int, CheckedFact], results: dict[int, ItemResult]
+    ) -> None:
+        """A dependsOn that names no fact of this tenant would silently never cascade."""
+        wanted = sorted({p for cf in checked.values() for p in cf.item.depends_on})
+        if not wanted:
+            return
+        found = await FactRepository.get_in_tx(tx, tenant, wanted)
+        for i, cf in list(checked.items()):
+            missing = [p for p in cf.item.depends_on if p not in found]
+            if missing:
+                results[i] = ItemResult.failed(
+                    i, NotFound(f"unknown premise fact(s) {missing}", field="dependsOn")
+                )
+                del checked[i]
 
     async def _cardinalities(
         self,
@@ -353,8 +390,8 @@ class FactService:
     async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
         """Retract the fact: belief ends now, the version stays in history as retracted.
 
-        Raises NotFound (unknown id, other tenant, or already retracted), TierConflict when a
-        lower tier tries to retract a higher-tier fact.
+        Raises NotFound (unknown id, or another tenant's), Conflict when it is already
+        retracted, TierConflict when a lower tier tries to retract a higher-tier fact.
         """
         tenant = principal.tenant
         policy = await self.policy(tenant)
@@ -435,3 +472,18 @@ def _hash_items(items: list[FactInput]) -> str:
     return hashlib.sha256(
         json.dumps([i.__dict__ for i in items], default=str, sort_keys=True).encode()
     ).hexdigest()
+
+
+def _corroborates(existing: dict[str, Any], cf: CheckedFact, now: datetime) -> bool:
+    """Whether re-asserting the same object only adds evidence to ``existing``.
+
+    Not when the write outranks it (a user confirming an inference, an admin confirming a
+    user: the claim moves up a tier), and not when ``existing`` is no longer served (expired,
+    or past its TTL): then the write makes a fresh version with its own tier and TTL.
+    """
+    if TIER_RANK[cf.tier] > TIER_RANK[Tier(existing["tier"])]:
+        return False
+    if existing["status"] not in ("active", "candidate"):
+        return False
+    expires = fact_rows.native(existing.get("expires_at"))
+    return expires is None or expires > now

@@ -156,24 +156,18 @@ class ForgetService:
         links = plan_relinks(await Repo.chains(tx, tenant, sorted(facts["chained"])), deleted)
         reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
         procedures = await Repo.procedures(tx, tenant, episode_ids)
+        entity_keys = await Repo.entities(tx, tenant, doomed)
 
-        report.audit_events_redacted = await Repo.redact_audit(
-            tx, tenant, [*sorted(deleted), *episode_ids, user_id], now
-        )
-        await Repo.unlink_evidence(tx, tenant, shared, episode_ids)
-        await Repo.relink(tx, tenant, links)
-        events = await self._survivors(
-            tx, principal, policy, report, shared, inferred, reopened, now
-        )
+        # Conclusions drawn from excised premises are flagged while the premises still exist.
         flagged = [
             f
             for f in await Repo.flag_dependents(
-                tx, tenant, sorted(deleted), now, f"a premise was removed: {REASON}"
+                tx, tenant, doomed, now, f"a premise was removed: {REASON}"
             )
             if f["current"]
         ]
         report.dependents_flagged = len(flagged)
-        events += [
+        events = [
             audit.event(
                 principal,
                 "flag_needs_verification",
@@ -184,11 +178,21 @@ class ForgetService:
             )
             for f in flagged
         ]
-
-        # The user node first: its CONTRIBUTED_BY edges go in one sweep, not one per episode.
+        # The bulk delete comes early: deletes get slower the more this transaction has
+        # already changed around the same nodes (dense entities, evidence edges).
+        await Repo.delete_facts(tx, tenant, doomed)
+        report.audit_events_redacted = await Repo.redact_audit(
+            tx, tenant, [*doomed, *episode_ids, user_id], now
+        )
+        await Repo.unlink_evidence(tx, tenant, episode_ids)
+        await Repo.relink(tx, tenant, links)
+        events += await self._survivors(
+            tx, principal, policy, report, shared, inferred, reopened, now
+        )
+        # The user node before its episodes: its CONTRIBUTED_BY edges go in one sweep.
         report.user_deleted = await Repo.delete_user(tx, tenant, user_id) > 0
         report.episodes_deleted = await Repo.delete_episodes(tx, tenant, episode_ids)
-        _, report.entities_deleted = await Repo.delete_facts(tx, tenant, sorted(deleted))
+        report.entities_deleted = await Repo.delete_entities(tx, tenant, entity_keys)
         events += await self._procedures(tx, principal, report, procedures, now)
         events.append(
             audit.event(

@@ -14,6 +14,7 @@ from graph_memory.domain import (
     Principal,
     Tier,
     entity_key,
+    normalise_predicate,
     parse_scope,
     require_aware,
 )
@@ -72,7 +73,7 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     subject = entity_key(item.subject or "")
     if not subject:
         raise ValidationError("subject is empty", field="subject")
-    predicate = "_".join((item.predicate or "").strip().lower().split())
+    predicate = normalise_predicate(item.predicate or "")
     if not _PREDICATE.match(predicate):
         raise ValidationError(
             f"bad predicate {item.predicate!r}: want lower_snake words, dots for namespaces",

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph_memory.db import Record
-from graph_memory.domain import Principal, Status, entity_key, parse_scope, require_aware, utcnow
+from graph_memory.domain import (
+    SERVABLE_STATUSES,
+    Principal,
+    entity_key,
+    normalise_predicate,
+    parse_scope,
+    require_aware,
+    utcnow,
+)
 from graph_memory.errors import ValidationError
 from graph_memory.repositories.facts import FactRepository
 
@@ -54,17 +62,13 @@ class ReadService:
         if not 1 <= first <= MAX_PAGE:
             raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
         at, valid = self.moments(as_of, valid_at)
-        statuses = [Status.ACTIVE.value, Status.SUPERSEDED.value, Status.RETRACTED.value]
-        if flt.include_candidates:
-            statuses.append(Status.CANDIDATE.value)
-        if flt.include_expired:
-            statuses.append(Status.EXPIRED.value)
         return await self.facts.in_force(
             principal.tenant,
             [parse_scope(s) for s in flt.scopes],
             subject=entity_key(flt.subject) if flt.subject else None,
-            predicate=flt.predicate.strip().lower() if flt.predicate else None,
-            statuses=statuses,
+            predicate=normalise_predicate(flt.predicate) if flt.predicate else None,
+            statuses=list(SERVABLE_STATUSES),
+            include_candidates=flt.include_candidates,
             as_of=at,
             valid_at=valid,
             include_expired=flt.include_expired,
@@ -87,7 +91,7 @@ class ReadService:
             principal.tenant,
             [parse_scope(s) for s in scopes],
             entity_key(subject),
-            predicate.strip().lower(),
+            normalise_predicate(predicate),
             at,
         )
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graph_memory.db import Record
-from graph_memory.domain import Principal, Status, parse_scope, require_aware, utcnow
+from graph_memory.domain import SERVABLE_STATUSES, Principal, parse_scope, require_aware, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import ValidationError
 from graph_memory.repositories.recall import RecallRepository
@@ -210,11 +210,7 @@ class RecallService:
         lucene = build_lucene(tenant, req.scopes, req.query)
         limit = max(req.over_recall, req.k if per_kind is None else per_kind)
         scopes = list(req.scopes)
-        statuses = [Status.ACTIVE.value, Status.SUPERSEDED.value, Status.RETRACTED.value]
-        if req.include_candidates:
-            statuses.append(Status.CANDIDATE.value)
-        if req.include_expired:
-            statuses.append(Status.EXPIRED.value)
+        statuses = list(SERVABLE_STATUSES)
 
         async def none() -> list[Record]:
             return []
@@ -227,6 +223,7 @@ class RecallService:
                 k=limit,
                 lucene=lucene,
                 statuses=statuses,
+                include_candidates=req.include_candidates,
                 as_of=as_of,
                 valid_at=valid_at,
                 include_expired=req.include_expired,

@@ -290,3 +290,16 @@ def test_defaults_a_new_user_meets(client: GraphMemoryClient) -> None:
     )["results"][0]
     assert inferred["status"] == "CANDIDATE"
     assert _objects(client.facts(SCOPES, subject="alice")) == ["Ali"]
+
+
+async def test_async_client_covers_the_common_calls(client: GraphMemoryClient) -> None:
+    from graph_memory.client import AsyncGraphMemoryClient
+
+    key = client._http.headers["Authorization"].removeprefix("Bearer ")
+    async with AsyncGraphMemoryClient(client.url, key) as ac:
+        e = await ac.record_episode(**episode("alice"))
+        r = await ac.assert_facts([fact("alice", "lives_in", "Quito", [e])])
+        fid = r["results"][0]["factId"]
+        assert (await ac.fact(fid))["object"] == "Quito"  # type: ignore[index]
+        assert (await ac.retract_fact(fid, "moved"))["status"] == "RETRACTED"
+        assert _objects(await ac.facts(SCOPES, subject="alice")) == []

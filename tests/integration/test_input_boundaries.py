@@ -1,0 +1,192 @@
+"""Review: API boundaries: naive datetimes, cursors, auth, tenancy, per-item errors."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
+from tests.integration.conftest import ClientFactory, episode, fact
+
+NAIVE = "2026-01-01T00:00:00"
+
+
+def _code(excinfo: pytest.ExceptionInfo[GraphMemoryClientError]) -> str:
+    return excinfo.value.code
+
+
+def _seed(client: GraphMemoryClient) -> tuple[str, str]:
+    e = client.record_episode(**episode("alice"))
+    r = client.assert_facts([fact("alice", "lives_in", "Paris", [e], cardinality="ONE")])
+    return e, r["results"][0]["factId"]
+
+
+@pytest.mark.parametrize("arg", ["as_of", "valid_at"])
+def test_naive_fact_read_times_are_validation(client: GraphMemoryClient, arg: str) -> None:
+    with pytest.raises(GraphMemoryClientError) as ei:
+        client.facts(["user:alice"], **{arg: NAIVE})
+    assert _code(ei) == "VALIDATION"
+
+
+def test_naive_history_as_of_is_validation(client: GraphMemoryClient) -> None:
+    with pytest.raises(GraphMemoryClientError) as ei:
+        client.history("alice", "lives_in", ["user:alice"], as_of=NAIVE)
+    assert _code(ei) == "VALIDATION"
+
+
+def test_naive_episode_times_are_per_item_validation(client: GraphMemoryClient) -> None:
+    out = client.record_episodes(
+        [episode("alice", startedAt=NAIVE, endedAt=NAIVE), episode("alice")]
+    )
+    assert out[0]["ok"] is False and out[0]["error"]["code"] == "VALIDATION"
+    assert out[1]["ok"] is True
+
+
+def test_naive_valid_from_is_per_item_validation(client: GraphMemoryClient) -> None:
+    e = client.record_episode(**episode("alice"))
+    r = client.assert_facts(
+        [
+            fact("alice", "lives_in", "Paris", [e], cardinality="ONE", validTo=NAIVE),
+            fact("alice", "likes", "tea", [e], cardinality="MANY"),
+        ]
+    )
+    assert r["results"][0]["error"]["code"] == "VALIDATION"
+    assert r["results"][1]["ok"]
+
+
+def test_naive_episode_list_bounds_are_validation(client: GraphMemoryClient) -> None:
+    """Without the check a naive bound is a LOCAL DATETIME: the filter silently matches nothing."""
+    client.record_episode(**episode("alice"))
+    q = 'query($f: DateTime){ episodes(scopes:["user:alice"], startedFrom:$f){ id } }'
+    with pytest.raises(GraphMemoryClientError) as ei:
+        client.execute(q, {"f": "2020-01-01T00:00:00"})
+    assert _code(ei) == "VALIDATION"
+
+
+def test_garbage_datetime_is_validation(client: GraphMemoryClient) -> None:
+    with pytest.raises(GraphMemoryClientError) as ei:
+        client.facts(["user:alice"], as_of="yesterday-ish")
+    assert _code(ei) == "VALIDATION"
+
+
+@pytest.mark.parametrize(
+    "cursor", ["%%%", "bm90IGpzb24", base64.urlsafe_b64encode(b"[1]").decode()]
+)
+def test_malformed_cursor_is_validation(client: GraphMemoryClient, cursor: str) -> None:
+    with pytest.raises(GraphMemoryClientError) as ei:
+        client.facts(["user:alice"], after=cursor)
+    assert _code(ei) == "VALIDATION"
+
+
+def test_naive_cursor_is_validation_not_empty_page(client: GraphMemoryClient) -> None:
+    _seed(client)
+    cur = base64.urlsafe_b64encode(json.dumps(["2999-01-01T00:00:00", "zzz"]).encode()).decode()
+    try:
+        page = client.facts(["user:alice"], after=cur)
+    except GraphMemoryClientError as e:
+        assert e.code == "VALIDATION"
+        return
+    assert page["edges"], "a naive cursor silently yields an empty page"
+
+
+def test_pagination_walks_every_fact_once(client: GraphMemoryClient) -> None:
+    e = client.record_episode(**episode("alice"))
+    client.assert_facts(
+        [fact("alice", "likes", f"thing {i}", [e], cardinality="MANY") for i in range(7)]
+    )
+    seen: list[str] = []
+    after = None
+    while True:
+        page = client.facts(["user:alice"], first=3, after=after)
+        seen += [x["node"]["id"] for x in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert len(seen) == len(set(seen)) == 7
+
+
+def test_401_without_or_with_bad_key(server: str) -> None:
+    for headers in (
+        {},
+        {"Authorization": "Bearer nope"},
+        {"Authorization": "Bearer"},
+        {"X-Api-Key": "nope"},
+    ):
+        r = httpx.post(server, json={"query": "{ __typename }"}, headers=headers)
+        assert r.status_code == 401
+        assert r.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
+def test_analyst_cannot_write(analyst: GraphMemoryClient) -> None:
+    with pytest.raises(GraphMemoryClientError) as ei:
+        analyst.record_episodes([episode("alice")])
+    assert _code(ei) == "FORBIDDEN"
+
+
+def test_cross_tenant_ids_are_invisible(
+    client: GraphMemoryClient, make_client: ClientFactory
+) -> None:
+    ep, fid = _seed(client)
+    other = make_client(f"t-{uuid.uuid4().hex[:10]}", "agent")
+    assert other.fact(fid) is None
+    assert other.execute("query($id:ID!){ episode(id:$id){ id } }", {"id": ep})["episode"] is None
+    ent = client.execute('{ entity(name: "Alice") { id key } }')["entity"]
+    assert ent and ent["key"] == "alice"
+    assert other.execute('{ entity(name: "alice") { id } }')["entity"] is None
+    assert (
+        other.execute("query($id:ID!){ entity(id:$id){ id } }", {"id": ent["id"]})["entity"] is None
+    )
+    with pytest.raises(GraphMemoryClientError) as ei:
+        other.retract_fact(fid)
+    assert _code(ei) == "NOT_FOUND"
+    r = other.assert_facts([fact("alice", "lives_in", "Rome", [ep], cardinality="ONE")])
+    assert r["results"][0]["error"]["code"] == "NOT_FOUND"
+    assert other.history("alice", "lives_in", ["user:alice"])["versions"] == []
+
+
+def test_depends_on_unknown_or_foreign_fact_is_per_item_error(
+    client: GraphMemoryClient, make_client: ClientFactory
+) -> None:
+    other = make_client(f"t-{uuid.uuid4().hex[:10]}", "agent")
+    _, foreign = _seed(other)
+    e = client.record_episode(**episode("alice"))
+    r = client.assert_facts(
+        [
+            fact("alice", "eligible_for", "discount", [e], cardinality="ONE", dependsOn=[foreign]),
+            fact("alice", "prefers", "email", [e], cardinality="ONE", dependsOn=["fact_nope"]),
+        ]
+    )
+    codes = [(x["error"] or {}).get("code") for x in r["results"]]
+    assert codes == ["NOT_FOUND", "NOT_FOUND"], r["results"]
+
+
+def test_retract_twice_reports_a_typed_error(client: GraphMemoryClient) -> None:
+    _, fid = _seed(client)
+    client.retract_fact(fid)
+    with pytest.raises(GraphMemoryClientError) as ei:
+        client.retract_fact(fid)
+    assert _code(ei) in ("CONFLICT", "NOT_FOUND")
+
+
+def test_unknown_predicate_cardinality_is_per_item(client: GraphMemoryClient) -> None:
+    e = client.record_episode(**episode("alice"))
+    r = client.assert_facts(
+        [
+            fact("alice", "zz_custom_thing", "x y z", [e]),
+            fact("alice", "zz_other_thing", "a b c", [e], cardinality="MANY"),
+        ]
+    )
+    assert r["results"][0]["error"]["code"] == "VALIDATION"
+    assert r["results"][1]["ok"]
+    assert r["accepted"] == 1 and r["rejected"] == 1
+
+
+def test_future_as_of_is_not_an_error(client: GraphMemoryClient) -> None:
+    _seed(client)
+    page = client.facts(["user:alice"], as_of=datetime(2999, 1, 1, tzinfo=UTC))
+    assert [x["node"]["object"] for x in page["edges"]] == ["Paris"]
