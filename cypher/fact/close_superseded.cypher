@@ -1,7 +1,8 @@
 // params: tenant, rows, now
 // returns: id
 // Closes belief in the old version and links new -> old. successor_valid_from keeps the part
-// of the old version's validity before the new one starts believable (see fact.list).
+// of the old version's validity before the new one starts (shown in Browser/history; reads
+// decide by the in-force rule in fact.in_force_*).
 UNWIND $rows AS row
 MATCH (old:Fact {id: row.old})
 WHERE old.tenant = $tenant AND old.superseded_at IS NULL
