@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from graph_memory.app import create_app
 from graph_memory.container import build_services, default_policy
 from graph_memory.cypher import catalog
-from graph_memory.domain import Citation, FactInput, Principal, Role, ft_token
+from graph_memory.domain import SERVABLE_STATUSES, Citation, FactInput, Principal, Role, ft_token
 from graph_memory.services.auth import AuthService
 from graph_memory.services.facts import FactService
 from graph_memory.settings import Settings
@@ -50,7 +50,8 @@ CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
   status: r.status, cardinality: 'one', confidence: 0.8, version: r.version,
   recorded_at: r.recorded_at, superseded_at: r.superseded_at,
   successor_valid_from: r.successor_valid_from, superseded_by: r.superseded_by,
-  supersedes: r.supersedes, valid_from: r.valid_from, needs_verification: false,
+  supersedes: r.supersedes, valid_from: r.valid_from, activated_at: r.recorded_at,
+  needs_verification: false,
   retrieval_count: 0})
 """
 LINK = """
@@ -129,6 +130,15 @@ def load(
     return sample
 
 
+def existing_sample(driver: Any, tenant: str) -> list[tuple[str, str, str]]:
+    rows = driver.execute_query(
+        "MATCH (f:Fact {tenant: $t}) WHERE f.version = 1 WITH f SKIP 0 LIMIT 2000 "
+        "RETURN DISTINCT f.scope AS s, f.subject AS su, f.predicate AS p",
+        {"t": tenant},
+    ).records
+    return [(r["s"], r["su"], r["p"]) for r in rows]
+
+
 def serve(app: Any) -> tuple[uvicorn.Server, str]:
     import socket
 
@@ -191,20 +201,13 @@ def reads(
         t = time.perf_counter()
         driver.execute_query(
             list_q,
-            {
-                "tenant": tenant,
-                "scopes": [user],
-                "subject": subject,
-                "predicate": None,
-                "statuses": ["active", "superseded", "retracted"],
-                "as_of": as_of,
-                "valid_at": valid_at,
-                "include_expired": False,
-                "needs_verification": None,
-                "after_recorded": None,
-                "after_id": None,
+            catalog()["fact.in_force_subject"].bind({
+                "tenant": tenant, "scopes": [user], "subject": subject,
+                "statuses": list(SERVABLE_STATUSES), "include_candidates": False,
+                "as_of": as_of, "valid_at": valid_at, "include_expired": False,
+                "needs_verification": None, "after_recorded": None, "after_id": None,
                 "limit": 21,
-            },
+            }),
         )
         timings["facts_raw"].append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
@@ -349,12 +352,14 @@ def main() -> None:
     ap.add_argument("--per-slot", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--write-batches", type=int, default=10)
-    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the loaded tenant")
+    ap.add_argument("--tenant", help="reuse a tenant loaded by an earlier --keep run")
+    ap.add_argument("--skip-writes", action="store_true")
     args = ap.parse_args()
     settings = Settings.from_env()
     conn = settings.neo4j()
     driver = GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password))
-    tenant = f"bench-{uuid.uuid4().hex[:6]}"
+    tenant = args.tenant or f"bench-{uuid.uuid4().hex[:6]}"
     key = asyncio.run(_make_key(settings, tenant))
 
     def factory(s: Settings) -> Any:
@@ -365,18 +370,27 @@ def main() -> None:
 
     server, url = serve(create_app(settings, services_factory=factory))
     try:
-        asyncio.run(writes(settings, url, key, args.write_batches))
-        t = time.perf_counter()
-        sample = load(driver, tenant, args.versions, args.users, args.per_slot)
-        print(f"loaded {args.versions:,} versions in {time.perf_counter() - t:.1f} s")
+        if not args.skip_writes:
+            asyncio.run(writes(settings, url, key, args.write_batches))
+        if args.tenant:
+            sample = existing_sample(driver, tenant)
+        else:
+            t = time.perf_counter()
+            sample = load(driver, tenant, args.versions, args.users, args.per_slot)
+            print(f"loaded {args.versions:,} versions in {time.perf_counter() - t:.1f} s")
+        count = driver.execute_query(
+            "MATCH (f:Fact {tenant: $t}) RETURN count(f) AS n", {"t": tenant}
+        ).records[0]["n"]
+        print(f"tenant {tenant}: {count:,} fact versions")
         reads(driver, url, key, tenant, sample, args.rounds)
     finally:
         server.should_exit = True
-        if not args.keep:
+        if not args.keep and not args.tenant:
             with driver.session() as s:
                 s.run(
-                    "MATCH (n) WHERE n.tenant STARTS WITH 'bench' CALL (n) { DETACH DELETE n } "
-                    "IN TRANSACTIONS OF 10000 ROWS"
+                    "MATCH (n) WHERE n.tenant = $t OR n.tenant STARTS WITH 'bench-w-' "
+                    "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS",
+                    t=tenant,
                 ).consume()
         driver.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import strawberry
+from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
 from graph_memory.graphql.errors import ErrorCodes
@@ -29,4 +30,9 @@ MUTATIONS: tuple[type, ...] = (
 Query = merge_types("Query", QUERIES)
 Mutation = merge_types("Mutation", MUTATIONS)
 
-schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[ErrorCodes])
+# Agents send the same few operations over and over: parse and validate each text once.
+schema = strawberry.Schema(
+    query=Query,
+    mutation=Mutation,
+    extensions=[ErrorCodes, ParserCache(maxsize=512), ValidationCache(maxsize=512)],
+)
