@@ -1,9 +1,19 @@
 // params: tenant, ids
-// returns: deleted
+// returns: deleted, entities
 // Hard delete (DETACH also drops the vector and full-text index entries): excision, not a
-// status, so no read at any asOf can find them.
+// status, so no read at any asOf can find them. Entities that only these facts named go too:
+// their names would still tell what was said. (Predicates are tenant vocabulary and stay.)
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
-DETACH DELETE f
-RETURN count(*) AS deleted
+OPTIONAL MATCH (f)-[:ABOUT|OBJECT]->(en:Entity)
+WITH collect(DISTINCT f) AS facts, collect(DISTINCT en) AS ents
+FOREACH (f IN facts | DETACH DELETE f)
+WITH size(facts) AS deleted, ents
+CALL (ents) {
+  UNWIND ents AS en
+  WITH en WHERE NOT EXISTS { (en)--() }
+  DELETE en
+  RETURN count(*) AS entities
+}
+RETURN deleted, entities

@@ -1,10 +1,11 @@
-// params: tenant, ids, now, reason
+// params: tenant, ids, excised, now, reason
 // returns: id, current
 // Conclusions drawn from excised premises: current ones are flagged needs-verification; any
 // older reason text (which may quote the premise) is replaced by a content-free one.
+// $excised is the same ids as a map: a lookup keeps the cost linear.
 UNWIND $ids AS pid
 MATCH (d:Fact)-[:DEPENDS_ON]->(:Fact {id: pid})
-WHERE d.tenant = $tenant AND NOT d.id IN $ids
+WHERE d.tenant = $tenant AND $excised[d.id] IS NULL
 WITH DISTINCT d
 WITH d, d.superseded_at IS NULL AND d.retracted_at IS NULL AS current
 SET d.needs_verification = CASE WHEN current THEN true ELSE d.needs_verification END,

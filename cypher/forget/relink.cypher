@@ -21,8 +21,9 @@ CALL (link) {
       s.status = CASE
         WHEN s.retracted_at IS NOT NULL THEN 'retracted'
         WHEN s.status <> 'superseded' THEN s.status
-        WHEN s.tier = 'inferred' AND s.approved_at IS NULL THEN 'candidate'
-        ELSE 'active' END
+        // activated_at: it had been served as truth (promoted, approved or declared).
+        WHEN s.activated_at IS NOT NULL THEN 'active'
+        ELSE 'candidate' END
 }
 CALL (link) {
   WITH link WHERE link.older IS NULL AND link.newer IS NOT NULL

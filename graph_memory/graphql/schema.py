@@ -34,5 +34,5 @@ Mutation = merge_types("Mutation", MUTATIONS)
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
-    extensions=[ErrorCodes, ParserCache(maxsize=512), ValidationCache(maxsize=512)],
+    extensions=[ErrorCodes, lambda: ParserCache(maxsize=512), lambda: ValidationCache(maxsize=512)],
 )

@@ -58,15 +58,27 @@ class ForgetRepository:
             return []
         return await tx.run(
             "forget.flag_dependents",
-            {"tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason},
+            {
+                "tenant": require_tenant(tenant),
+                "ids": ids,
+                "excised": dict.fromkeys(ids, True),
+                "now": now,
+                "reason": reason,
+            },
         )
 
     @staticmethod
-    async def unlink_evidence(tx: Tx, tenant: str, episode_ids: list[str]) -> None:
-        if episode_ids:
+    async def unlink_evidence(
+        tx: Tx, tenant: str, fact_ids: list[str], episode_ids: list[str]
+    ) -> None:
+        if fact_ids and episode_ids:
             await tx.run(
                 "forget.unlink_evidence",
-                {"tenant": require_tenant(tenant), "episode_ids": episode_ids},
+                {
+                    "tenant": require_tenant(tenant),
+                    "fact_ids": fact_ids,
+                    "episodes": dict.fromkeys(episode_ids, True),
+                },
             )
 
     @staticmethod
@@ -75,27 +87,12 @@ class ForgetRepository:
             await tx.run("forget.relink", {"tenant": require_tenant(tenant), "links": links})
 
     @staticmethod
-    async def entities(tx: Tx, tenant: str, ids: list[str]) -> list[str]:
+    async def delete_facts(tx: Tx, tenant: str, ids: list[str]) -> tuple[int, int]:
+        """Deletes the versions and the entities only they named: (facts, entities)."""
         if not ids:
-            return []
-        rows = await tx.run("forget.entities", {"tenant": require_tenant(tenant), "ids": ids})
-        return sorted(rows[0]["keys"]) if rows else []
-
-    @staticmethod
-    async def delete_facts(tx: Tx, tenant: str, ids: list[str]) -> int:
-        if not ids:
-            return 0
+            return 0, 0
         rows = await tx.run("forget.delete_facts", {"tenant": require_tenant(tenant), "ids": ids})
-        return int(rows[0]["deleted"]) if rows else 0
-
-    @staticmethod
-    async def delete_entities(tx: Tx, tenant: str, keys: list[str]) -> int:
-        if not keys:
-            return 0
-        rows = await tx.run(
-            "forget.delete_entities", {"tenant": require_tenant(tenant), "keys": keys}
-        )
-        return int(rows[0]["deleted"]) if rows else 0
+        return (int(rows[0]["deleted"]), int(rows[0]["entities"])) if rows else (0, 0)
 
     @staticmethod
     async def delete_episodes(tx: Tx, tenant: str, ids: list[str]) -> int:

@@ -10,7 +10,8 @@ episode that is being deleted):
   older version is superseded directly by the next surviving one (from that one's recording
   time), or becomes current again when none survives; so no ``asOf`` read, history or
   provenance can show the excised versions, nor a gap where they stood;
-* entities and predicates that only the excised facts named, and the (:User) node.
+* entities that only the excised facts named, and the (:User) node. Predicate names stay:
+  they are the tenant's vocabulary (like column names), not what anyone said.
 
 What stays, changed: facts others also support lose the user's evidence and have their
 confidence recomputed (``fact.recompute_confidence``). An inferred fact that was promoted only
@@ -25,6 +26,12 @@ are kept: they name the credential that acted (an agent, an operator), not the p
 memory was about. The forget itself is ONE audit event with counts per tier and no content,
 keyed by a pseudonymous receipt (not the user id) returned to the caller. Surviving objects
 that changed get their own content-free events (confidence delta, demotion, flags).
+
+Why one transaction and not a resumable job: atomicity is the property users rely on, and a
+contributor of ~10k facts fits comfortably (bench/forget.py). Neo4j's cost per index seek grows
+with what the transaction already changed, so all reads run first and the bulk deletes last;
+even so a 50k-fact contributor takes tens of seconds, and that is where a resumable
+``(:ForgetJob)`` in batches (tombstoning the user first) would take over.
 """
 
 from __future__ import annotations
@@ -156,9 +163,15 @@ class ForgetService:
         links = plan_relinks(await Repo.chains(tx, tenant, sorted(facts["chained"])), deleted)
         reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
         procedures = await Repo.procedures(tx, tenant, episode_ids)
-        entity_keys = await Repo.entities(tx, tenant, doomed)
 
-        # Conclusions drawn from excised premises are flagged while the premises still exist.
+        report.audit_events_redacted = await Repo.redact_audit(
+            tx, tenant, [*doomed, *episode_ids, user_id], now
+        )
+        await Repo.unlink_evidence(tx, tenant, shared, episode_ids)
+        await Repo.relink(tx, tenant, links)
+        events = await self._survivors(
+            tx, principal, policy, report, shared, inferred, reopened, now
+        )
         flagged = [
             f
             for f in await Repo.flag_dependents(
@@ -167,7 +180,7 @@ class ForgetService:
             if f["current"]
         ]
         report.dependents_flagged = len(flagged)
-        events = [
+        events += [
             audit.event(
                 principal,
                 "flag_needs_verification",
@@ -178,21 +191,12 @@ class ForgetService:
             )
             for f in flagged
         ]
-        # The bulk delete comes early: deletes get slower the more this transaction has
-        # already changed around the same nodes (dense entities, evidence edges).
-        await Repo.delete_facts(tx, tenant, doomed)
-        report.audit_events_redacted = await Repo.redact_audit(
-            tx, tenant, [*doomed, *episode_ids, user_id], now
-        )
-        await Repo.unlink_evidence(tx, tenant, episode_ids)
-        await Repo.relink(tx, tenant, links)
-        events += await self._survivors(
-            tx, principal, policy, report, shared, inferred, reopened, now
-        )
-        # The user node before its episodes: its CONTRIBUTED_BY edges go in one sweep.
+        # Deletes come last, the user node first (its CONTRIBUTED_BY edges go in one sweep),
+        # then episodes, then facts: every index seek after a bulk delete in the same
+        # transaction pays for it, so nothing is looked up once the big deletes have run.
         report.user_deleted = await Repo.delete_user(tx, tenant, user_id) > 0
         report.episodes_deleted = await Repo.delete_episodes(tx, tenant, episode_ids)
-        report.entities_deleted = await Repo.delete_entities(tx, tenant, entity_keys)
+        _, report.entities_deleted = await Repo.delete_facts(tx, tenant, doomed)
         events += await self._procedures(tx, principal, report, procedures, now)
         events.append(
             audit.event(
@@ -230,7 +234,7 @@ class ForgetService:
         inferences that no longer reach the threshold go back to review."""
         tenant = principal.tenant
         recomputed = await FactRepository.recompute_confidence(
-            tx, tenant, sorted(set(shared) | set(reopened)), policy.promote_sessions
+            tx, tenant, sorted(set(shared) | set(reopened)), policy.promote_sessions, now
         )
         report.facts_recomputed = len(shared)
         reinstate = "its successors were excised (contributor forgotten)"
@@ -252,10 +256,12 @@ class ForgetService:
             for r in recomputed
             if r["id"] in mine and r["after"] != r["before"]
         ]
+        # Reinstated versions are checked too: the evidence they were promoted on may be gone.
+        review = inferred | set(reopened)
         weak = [
             str(r["id"])
             for r in recomputed
-            if r["id"] in inferred
+            if r["id"] in review
             and r["status"] == "active"
             and int(r["sessions"]) < policy.promote_sessions
         ]

@@ -335,3 +335,31 @@ def test_forgetting_is_idempotent_and_needs_a_user(
         )
         == 2
     )
+
+
+def test_a_reinstated_inference_is_served_again_only_if_its_own_evidence_holds(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    eps = [
+        _ep(client, "alice", f"s-a{i}", "Alice said the team writes Go services.") for i in "123"
+    ]
+    (go,) = _one(
+        client,
+        fact(
+            TEAM, "language", "Go", eps, source="conversation", cardinality="ONE", scope="team:core"
+        ),
+    )
+    assert client.fact(go)["status"] == "ACTIVE"  # type: ignore[index]  # 3 sessions
+    b = _ep(client, "bob", "s-b1", f"Bob claimed the team moved to {SECRET}Lang.")
+    (bobs,) = _one(
+        client,
+        fact(TEAM, "language", f"{SECRET}Lang", [b], source="conversation", scope="team:core"),
+    )
+    assert client.fact(go)["status"] == "SUPERSEDED"  # type: ignore[index]
+
+    admin.forget_contributor("bob")
+    assert client.fact(bobs) is None
+    again = client.fact(go)
+    assert again and again["status"] == "ACTIVE" and again["supersededAt"] is None
+    served = client.facts(["team:core"], subject=TEAM, predicate="language")
+    assert [e["node"]["object"] for e in served["edges"]] == ["Go"]
