@@ -201,13 +201,22 @@ def reads(
         t = time.perf_counter()
         driver.execute_query(
             list_q,
-            catalog()["fact.in_force_subject"].bind({
-                "tenant": tenant, "scopes": [user], "subject": subject,
-                "statuses": list(SERVABLE_STATUSES), "include_candidates": False,
-                "as_of": as_of, "valid_at": valid_at, "include_expired": False,
-                "needs_verification": None, "after_recorded": None, "after_id": None,
-                "limit": 21,
-            }),
+            catalog()["fact.in_force_subject"].bind(
+                {
+                    "tenant": tenant,
+                    "scopes": [user],
+                    "subject": subject,
+                    "statuses": list(SERVABLE_STATUSES),
+                    "include_candidates": False,
+                    "as_of": as_of,
+                    "valid_at": valid_at,
+                    "include_expired": False,
+                    "needs_verification": None,
+                    "after_recorded": None,
+                    "after_id": None,
+                    "limit": 21,
+                }
+            ),
         )
         timings["facts_raw"].append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()

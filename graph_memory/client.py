@@ -214,12 +214,23 @@ _PROCEDURE_FIELDS = """
   createdAt updatedAt supersededAt supersededBy supersedes retrievalCount lastRetrievedAt
 """
 _RECALL_ARGS = {
-    "k": "Int", "overRecall": "Int", "weights": "RecallWeightsInput", "kinds": "[MemoryKind!]",
-    "tiers": "[TrustTier!]", "asOf": "DateTime", "validAt": "DateTime", "minScore": "Float",
-    "minConfidence": "Float", "minRelevance": "Float",
-    "relativeRelevance": "Float", "halfLifeDays": "Float",
-    "includeCandidates": "Boolean", "includeExpired": "Boolean",
-    "includeUnverified": "Boolean", "intent": "String", "role": "String",
+    "k": "Int",
+    "overRecall": "Int",
+    "weights": "RecallWeightsInput",
+    "kinds": "[MemoryKind!]",
+    "tiers": "[TrustTier!]",
+    "asOf": "DateTime",
+    "validAt": "DateTime",
+    "minScore": "Float",
+    "minConfidence": "Float",
+    "minRelevance": "Float",
+    "relativeRelevance": "Float",
+    "halfLifeDays": "Float",
+    "includeCandidates": "Boolean",
+    "includeExpired": "Boolean",
+    "includeUnverified": "Boolean",
+    "intent": "String",
+    "role": "String",
 }
 _RECALL_SELECTION = f"""
   items {{
@@ -273,14 +284,14 @@ class _RecallCalls:
     """recall/context send only the options given, so the server's defaults apply otherwise."""
 
     @staticmethod
-    def _search(field: str, selection: str, required: dict[str, tuple[str, Any]],
-                options: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
+    def _search(
+        field: str, selection: str, required: dict[str, tuple[str, Any]], options: dict[str, Any]
+    ) -> tuple[str, dict[str, Any], str]:
         opts = {_camel(k): v for k, v in options.items() if v is not None}
         unknown = set(opts) - set(_RECALL_ARGS) - ({"k"} if field == "context" else set())
         if unknown:
             raise TypeError(f"unknown {field} options {sorted(unknown)}")
-        decl = {**{n: t for n, (t, _) in required.items()},
-                **{n: _RECALL_ARGS[n] for n in opts}}
+        decl = {**{n: t for n, (t, _) in required.items()}, **{n: _RECALL_ARGS[n] for n in opts}}
         header = ", ".join(f"${n}: {t}" for n, t in decl.items())
         args = ", ".join(f"{n}: ${n}" for n in decl)
         query = f"query({header}) {{ {field}({args}) {{ {selection} }} }}"
@@ -288,39 +299,78 @@ class _RecallCalls:
         return query, variables, field
 
     @staticmethod
-    def recall(query: str, scopes: list[str], options: dict[str, Any]
-               ) -> tuple[str, dict[str, Any], str]:
+    def recall(
+        query: str, scopes: list[str], options: dict[str, Any]
+    ) -> tuple[str, dict[str, Any], str]:
         return _RecallCalls._search(
-            "recall", _RECALL_SELECTION,
-            {"query": ("String!", query), "scopes": ("[String!]!", scopes)}, options)
+            "recall",
+            _RECALL_SELECTION,
+            {"query": ("String!", query), "scopes": ("[String!]!", scopes)},
+            options,
+        )
 
     @staticmethod
-    def context(query: str, token_budget: int, scopes: list[str], options: dict[str, Any]
-                ) -> tuple[str, dict[str, Any], str]:
+    def context(
+        query: str, token_budget: int, scopes: list[str], options: dict[str, Any]
+    ) -> tuple[str, dict[str, Any], str]:
         return _RecallCalls._search(
-            "context", _CONTEXT_SELECTION,
-            {"query": ("String!", query), "tokenBudget": ("Int!", token_budget),
-             "scopes": ("[String!]!", scopes)}, options)
+            "context",
+            _CONTEXT_SELECTION,
+            {
+                "query": ("String!", query),
+                "tokenBudget": ("Int!", token_budget),
+                "scopes": ("[String!]!", scopes),
+            },
+            options,
+        )
 
     @staticmethod
-    def upsert_procedure(intent: str, role: str, steps: list[str], scope: str,
-                         description: str | None) -> tuple[str, dict[str, Any], str]:
-        return Q_UPSERT_PROCEDURE, {"intent": intent, "role": role, "steps": steps,
-                                    "scope": scope, "description": description}, \
-            "upsertProcedure"
+    def upsert_procedure(
+        intent: str, role: str, steps: list[str], scope: str, description: str | None
+    ) -> tuple[str, dict[str, Any], str]:
+        return (
+            Q_UPSERT_PROCEDURE,
+            {
+                "intent": intent,
+                "role": role,
+                "steps": steps,
+                "scope": scope,
+                "description": description,
+            },
+            "upsertProcedure",
+        )
 
     @staticmethod
-    def procedures(intent: str, scopes: list[str], role: str | None, include_candidates: bool,
-                   as_of: Any, first: int) -> tuple[str, dict[str, Any], str]:
-        return Q_PROCEDURES, _vars(intent=intent, scopes=scopes, role=role,
-                                   includeCandidates=include_candidates, asOf=as_of,
-                                   first=first), "procedures"
+    def procedures(
+        intent: str,
+        scopes: list[str],
+        role: str | None,
+        include_candidates: bool,
+        as_of: Any,
+        first: int,
+    ) -> tuple[str, dict[str, Any], str]:
+        return (
+            Q_PROCEDURES,
+            _vars(
+                intent=intent,
+                scopes=scopes,
+                role=role,
+                includeCandidates=include_candidates,
+                asOf=as_of,
+                first=first,
+            ),
+            "procedures",
+        )
 
     @staticmethod
-    def record_procedure_outcome(procedure_id: str, success: bool, episode_id: str
-                                 ) -> tuple[str, dict[str, Any], str]:
-        return Q_PROCEDURE_OUTCOME, {"id": procedure_id, "success": success,
-                                     "episodeId": episode_id}, "recordProcedureOutcome"
+    def record_procedure_outcome(
+        procedure_id: str, success: bool, episode_id: str
+    ) -> tuple[str, dict[str, Any], str]:
+        return (
+            Q_PROCEDURE_OUTCOME,
+            {"id": procedure_id, "success": success, "episodeId": episode_id},
+            "recordProcedureOutcome",
+        )
 
 
 class GraphMemoryClient:
@@ -436,29 +486,43 @@ class GraphMemoryClient:
         result: dict[str, Any] = self._call(_RecallCalls.recall(query, scopes, options))
         return result
 
-    def context(self, query: str, token_budget: int, scopes: list[str],
-                **options: Any) -> dict[str, Any]:
+    def context(
+        self, query: str, token_budget: int, scopes: list[str], **options: Any
+    ) -> dict[str, Any]:
         result: dict[str, Any] = self._call(
-            _RecallCalls.context(query, token_budget, scopes, options))
+            _RecallCalls.context(query, token_budget, scopes, options)
+        )
         return result
 
-    def upsert_procedure(self, intent: str, role: str, steps: list[str], scope: str,
-                         description: str | None = None) -> dict[str, Any]:
+    def upsert_procedure(
+        self, intent: str, role: str, steps: list[str], scope: str, description: str | None = None
+    ) -> dict[str, Any]:
         result: dict[str, Any] = self._call(
-            _RecallCalls.upsert_procedure(intent, role, steps, scope, description))
+            _RecallCalls.upsert_procedure(intent, role, steps, scope, description)
+        )
         return result
 
-    def procedures(self, intent: str, scopes: list[str], *, role: str | None = None,
-                   include_candidates: bool = False, as_of: Any = None,
-                   first: int = 10) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = self._call(_RecallCalls.procedures(
-            intent, scopes, role, include_candidates, as_of, first))
+    def procedures(
+        self,
+        intent: str,
+        scopes: list[str],
+        *,
+        role: str | None = None,
+        include_candidates: bool = False,
+        as_of: Any = None,
+        first: int = 10,
+    ) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._call(
+            _RecallCalls.procedures(intent, scopes, role, include_candidates, as_of, first)
+        )
         return result
 
-    def record_procedure_outcome(self, procedure_id: str, success: bool,
-                                 episode_id: str) -> dict[str, Any]:
+    def record_procedure_outcome(
+        self, procedure_id: str, success: bool, episode_id: str
+    ) -> dict[str, Any]:
         result: dict[str, Any] = self._call(
-            _RecallCalls.record_procedure_outcome(procedure_id, success, episode_id))
+            _RecallCalls.record_procedure_outcome(procedure_id, success, episode_id)
+        )
         return result
 
 
@@ -573,27 +637,41 @@ class AsyncGraphMemoryClient:
         result: dict[str, Any] = await self._call(_RecallCalls.recall(query, scopes, options))
         return result
 
-    async def context(self, query: str, token_budget: int, scopes: list[str],
-                      **options: Any) -> dict[str, Any]:
+    async def context(
+        self, query: str, token_budget: int, scopes: list[str], **options: Any
+    ) -> dict[str, Any]:
         result: dict[str, Any] = await self._call(
-            _RecallCalls.context(query, token_budget, scopes, options))
+            _RecallCalls.context(query, token_budget, scopes, options)
+        )
         return result
 
-    async def upsert_procedure(self, intent: str, role: str, steps: list[str], scope: str,
-                               description: str | None = None) -> dict[str, Any]:
+    async def upsert_procedure(
+        self, intent: str, role: str, steps: list[str], scope: str, description: str | None = None
+    ) -> dict[str, Any]:
         result: dict[str, Any] = await self._call(
-            _RecallCalls.upsert_procedure(intent, role, steps, scope, description))
+            _RecallCalls.upsert_procedure(intent, role, steps, scope, description)
+        )
         return result
 
-    async def procedures(self, intent: str, scopes: list[str], *, role: str | None = None,
-                         include_candidates: bool = False, as_of: Any = None,
-                         first: int = 10) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = await self._call(_RecallCalls.procedures(
-            intent, scopes, role, include_candidates, as_of, first))
+    async def procedures(
+        self,
+        intent: str,
+        scopes: list[str],
+        *,
+        role: str | None = None,
+        include_candidates: bool = False,
+        as_of: Any = None,
+        first: int = 10,
+    ) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._call(
+            _RecallCalls.procedures(intent, scopes, role, include_candidates, as_of, first)
+        )
         return result
 
-    async def record_procedure_outcome(self, procedure_id: str, success: bool,
-                                       episode_id: str) -> dict[str, Any]:
+    async def record_procedure_outcome(
+        self, procedure_id: str, success: bool, episode_id: str
+    ) -> dict[str, Any]:
         result: dict[str, Any] = await self._call(
-            _RecallCalls.record_procedure_outcome(procedure_id, success, episode_id))
+            _RecallCalls.record_procedure_outcome(procedure_id, success, episode_id)
+        )
         return result

@@ -31,9 +31,7 @@ class EpisodeInputGQL:
     user_id: str
     session_id: str
     started_at: datetime | None = strawberry.field(default=None, description="Defaults to now.")
-    ended_at: datetime | None = strawberry.field(
-        default=None, description="Defaults to startedAt."
-    )
+    ended_at: datetime | None = strawberry.field(default=None, description="Defaults to startedAt.")
     summary: str
     outcome: Outcome
     topics: list[str] = strawberry.field(default_factory=list)

@@ -33,8 +33,16 @@ def test_saved_queries_answer_for_a_small_story(
     client.assert_facts([fact("Alice", "lives_in", "Berlin", [e2])])
     premise = client.assert_facts([fact("Alice", "works_at", "ACME", [e1])])["results"][0]
     client.assert_facts(
-        [fact("Alice", "commutes_to", "ACME campus", [e1], cardinality="ONE",
-              dependsOn=[premise["factId"]])]
+        [
+            fact(
+                "Alice",
+                "commutes_to",
+                "ACME campus",
+                [e1],
+                cardinality="ONE",
+                dependsOn=[premise["factId"]],
+            )
+        ]
     )
     client.retract_fact(premise["factId"], reason="left the company")
 
@@ -43,12 +51,14 @@ def test_saved_queries_answer_for_a_small_story(
     assert "Alice · lives_in · Paris" in triples and "Alice · lives_in · Berlin" in triples
     assert any(r["graph"] is not None for r in history)  # the SUPERSEDES path to expand
 
-    window = _run(settings, "browser.changes_in_window",
-                  {"tenant": tenant, "from": start, "to": datetime.now(UTC) + timedelta(1)})
+    window = _run(
+        settings,
+        "browser.changes_in_window",
+        {"tenant": tenant, "from": start, "to": datetime.now(UTC) + timedelta(1)},
+    )
     assert {"record", "created", "superseded", "retract"} <= {r["action"] for r in window}
 
-    prov = _run(settings, "browser.fact_provenance",
-                {"tenant": tenant, "fact_id": paris["factId"]})
+    prov = _run(settings, "browser.fact_provenance", {"tenant": tenant, "fact_id": paris["factId"]})
     assert [(r["fact"], r["contributor"]) for r in prov] == [("Alice · lives_in · Paris", "alice")]
 
     mine = _run(settings, "browser.user_contributions", {"tenant": tenant, "user_id": "alice"})
