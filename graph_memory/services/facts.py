@@ -6,35 +6,20 @@ defaults to the earliest cited episode's start (when the thing was said), ``vali
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import (
-    TIER_RANK,
-    Cardinality,
-    FactInput,
-    Principal,
-    Tier,
-    parse_scope,
-    utcnow,
-)
+from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Principal, Tier, utcnow
 from graph_memory.embeddings import Embedder
-from graph_memory.errors import (
-    Conflict,
-    GraphMemoryError,
-    NotFound,
-    TierConflict,
-    ValidationError,
-)
+from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
-from graph_memory.services import audit, fact_rows
+from graph_memory.services import audit, fact_rows, fact_rules
 from graph_memory.services.gate import CheckedFact, check_fact
 from graph_memory.services.trust import enforce_capacity
 
@@ -68,14 +53,6 @@ class ItemResult:
         )
 
 
-@dataclass
-class _Slot:
-    """What the batch knows about one (scope, subject, predicate) while deciding."""
-
-    current: list[dict[str, Any]] = field(default_factory=list)
-    max_version: int = 0
-
-
 class FactService:
     def __init__(self, db: Database, embedder: Embedder | None, policy_for: Any) -> None:
         self.db = db
@@ -103,7 +80,7 @@ class FactService:
         if len(items) > MAX_BATCH:
             raise ValidationError(f"batch of {len(items)} exceeds the limit of {MAX_BATCH}")
         tenant = principal.tenant
-        request_hash = _hash_items(items)
+        request_hash = fact_rules.hash_items(items)
         if idempotency_key:
             prior = await self.idem.get(tenant, f"facts:{idempotency_key}")
             if prior is not None:
@@ -179,25 +156,13 @@ class FactService:
         ]
         cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
         episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
-        for i, cf in list(checked.items()):
-            missing = [c.episode_id for c in cf.item.citations if c.episode_id not in episodes]
-            if missing:
-                results[i] = ItemResult.failed(
-                    i, NotFound(f"unknown episode(s) {missing}", field="episodes")
-                )
-                del checked[i]
-        await self._check_premises(tx, tenant, checked, results)
-        cards = await self._cardinalities(tx, tenant, policy, checked, results, now)
-        scopes = {i: self._scope_of(cf, episodes) for i, cf in checked.items()}
+        _fail(results, fact_rules.check_citations(checked, episodes))
+        _fail(results, await fact_rules.check_premises(tx, tenant, checked))
+        cards, failed = await fact_rules.cardinalities(tx, tenant, policy, checked, now)
+        _fail(results, failed)
+        scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
         slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
-        slots: dict[tuple[str, str, str], _Slot] = {k: _Slot() for k in slot_keys}
-        for row in await FactRepository.current_slots(
-            tx, tenant, [{"scope": s, "subject": su, "predicate": p} for s, su, p in slot_keys]
-        ):
-            slot = slots[(row["scope"], row["subject"], row["predicate"])]
-            slot.max_version = max(slot.max_version, int(row["max_version"]))
-            if row["id"] is not None:
-                slot.current.append(dict(row))
+        slots = await fact_rules.load_slots(tx, tenant, slot_keys)
 
         creates: list[dict[str, Any]] = []
         evidence: list[dict[str, Any]] = []
@@ -215,7 +180,7 @@ class FactService:
                 for c in cf.item.citations
             ]
             same = next((v for v in slot.current if v["object_key"] == cf.object_key), None)
-            if same is not None and _corroborates(same, cf, now):
+            if same is not None and fact_rules.corroborates(same, cf, now):
                 evidence.append({"id": same["id"], "citations": cites})
                 results[i] = ItemResult(
                     index=i,
@@ -319,74 +284,6 @@ class FactService:
         await AuditRepository.record_in_tx(tx, tenant, events)
         return events
 
-    @staticmethod
-    async def _check_premises(
-        tx: Tx, tenant: str, checked: dict[int, CheckedFact], results: dict[int, ItemResult]
-    ) -> None:
-        """A dependsOn that names no fact of this tenant would silently never cascade."""
-        wanted = sorted({p for cf in checked.values() for p in cf.item.depends_on})
-        if not wanted:
-            return
-        found = await FactRepository.get_in_tx(tx, tenant, wanted)
-        for i, cf in list(checked.items()):
-            missing = [p for p in cf.item.depends_on if p not in found]
-            if missing:
-                results[i] = ItemResult.failed(
-                    i, NotFound(f"unknown premise fact(s) {missing}", field="dependsOn")
-                )
-                del checked[i]
-
-    async def _cardinalities(
-        self,
-        tx: Tx,
-        tenant: str,
-        policy: TenantPolicy,
-        checked: dict[int, CheckedFact],
-        results: dict[int, ItemResult],
-        now: datetime,
-    ) -> dict[str, Cardinality]:
-        names = sorted({cf.predicate for cf in checked.values()})
-        registered = await FactRepository.predicates(tx, tenant, names)
-        known: dict[str, Cardinality] = {n: Cardinality(c) for n, c in registered.items()}
-        new_defs: dict[str, Cardinality] = {}
-        for i, cf in list(checked.items()):
-            declared = cf.item.cardinality
-            have = known.get(cf.predicate) or new_defs.get(cf.predicate)
-            if have is None:
-                have = declared or policy.default_cardinality.get(cf.predicate)
-                if have is None:
-                    results[i] = ItemResult.failed(
-                        i,
-                        ValidationError(
-                            f"unknown predicate cardinality for {cf.predicate!r}: pass cardinality "
-                            "ONE or MANY once (it is then registered for the tenant)",
-                            field="cardinality",
-                        ),
-                    )
-                    del checked[i]
-                    continue
-                new_defs[cf.predicate] = have
-            elif declared is not None and declared is not have:
-                results[i] = ItemResult.failed(
-                    i,
-                    Conflict(
-                        f"predicate {cf.predicate!r} is registered as {have.value}, "
-                        f"not {declared.value}",
-                        field="cardinality",
-                    ),
-                )
-                del checked[i]
-        await FactRepository.define_predicates(
-            tx, tenant, [{"name": n, "cardinality": c.value} for n, c in new_defs.items()], now
-        )
-        return {**known, **new_defs}
-
-    @staticmethod
-    def _scope_of(cf: CheckedFact, episodes: dict[str, Record]) -> str:
-        if cf.item.scope:
-            return parse_scope(cf.item.scope)
-        return str(episodes[cf.item.citations[0].episode_id]["scope"])
-
     async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
         """Retract the fact: belief ends now, the version stays in history as retracted.
 
@@ -468,22 +365,6 @@ class FactService:
         return result
 
 
-def _hash_items(items: list[FactInput]) -> str:
-    return hashlib.sha256(
-        json.dumps([i.__dict__ for i in items], default=str, sort_keys=True).encode()
-    ).hexdigest()
-
-
-def _corroborates(existing: dict[str, Any], cf: CheckedFact, now: datetime) -> bool:
-    """Whether re-asserting the same object only adds evidence to ``existing``.
-
-    Not when the write outranks it (a user confirming an inference, an admin confirming a
-    user: the claim moves up a tier), and not when ``existing`` is no longer served (expired,
-    or past its TTL): then the write makes a fresh version with its own tier and TTL.
-    """
-    if TIER_RANK[cf.tier] > TIER_RANK[Tier(existing["tier"])]:
-        return False
-    if existing["status"] not in ("active", "candidate"):
-        return False
-    expires = fact_rows.native(existing.get("expires_at"))
-    return expires is None or expires > now
+def _fail(results: dict[int, ItemResult], failed: dict[int, GraphMemoryError]) -> None:
+    for i, err in failed.items():
+        results[i] = ItemResult.failed(i, err)

@@ -9,28 +9,14 @@ import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from tests.integration.conftest import episode, fact
+from tests.integration.recall_helpers import SCOPES, ids, new_ep, one
 
 NOW = datetime.now(UTC)
-SCOPES = ["user:alice"]
-
-
-def _ids(res: dict[str, Any]) -> list[str]:
-    return [i["id"] for i in res["items"]]
-
-
-def _one(client: GraphMemoryClient, f: dict[str, Any]) -> str:
-    r = client.assert_facts([f])["results"][0]
-    assert r["ok"], r
-    return str(r["factId"])
-
-
-def _ep(client: GraphMemoryClient, user: str = "alice", **kw: Any) -> str:
-    return client.record_episode(**episode(user, **kw))
 
 
 def test_a_fresher_fact_beats_an_older_similar_one(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    old = _one(
+    e = new_ep(client)
+    old = one(
         client,
         fact(
             "Alice",
@@ -42,7 +28,7 @@ def test_a_fresher_fact_beats_an_older_similar_one(client: GraphMemoryClient) ->
             cardinality="MANY",
         ),
     )
-    new = _one(
+    new = one(
         client,
         fact(
             "Alice",
@@ -54,7 +40,7 @@ def test_a_fresher_fact_beats_an_older_similar_one(client: GraphMemoryClient) ->
         ),
     )
     res = client.recall("which coffee place does Alice like best", SCOPES, kinds=["FACT"])
-    assert _ids(res)[:2] == [new, old]
+    assert ids(res)[:2] == [new, old]
     first, second = res["items"]
     assert first["score"]["recency"] > 0.9 > 0.01 > second["score"]["recency"]
 
@@ -62,8 +48,8 @@ def test_a_fresher_fact_beats_an_older_similar_one(client: GraphMemoryClient) ->
 def test_system_tier_outranks_user_tier_of_similar_relevance(
     client: GraphMemoryClient, admin: GraphMemoryClient
 ) -> None:
-    e = _ep(client)
-    user_fact = _one(
+    e = new_ep(client)
+    user_fact = one(
         client,
         fact(
             "refunds",
@@ -76,7 +62,7 @@ def test_system_tier_outranks_user_tier_of_similar_relevance(
         ),
     )
     ea = admin.record_episode(**episode("ops", source="system"))
-    system_fact = _one(
+    system_fact = one(
         admin,
         fact(
             "refunds",
@@ -94,7 +80,7 @@ def test_system_tier_outranks_user_tier_of_similar_relevance(
         ["user:alice", "tenant"],
         kinds=["FACT"],
     )
-    ranked = _ids(res)
+    ranked = ids(res)
     assert ranked.index(system_fact) < ranked.index(user_fact)
     by_id = {i["id"]: i for i in res["items"]}
     assert by_id[system_fact]["score"]["tierBoost"] > by_id[user_fact]["score"]["tierBoost"]
@@ -104,13 +90,13 @@ def test_system_tier_outranks_user_tier_of_similar_relevance(
         ["user:alice", "tenant"],
         kinds=["FACT"],
     )
-    ranked2 = _ids(res2)
+    ranked2 = ids(res2)
     assert ranked2.index(system_fact) < ranked2.index(user_fact)
 
 
 def test_keyword_only_matches_are_found(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    target = _one(
+    e = new_ep(client)
+    target = one(
         client,
         fact(
             "ticket zx-4471",
@@ -122,14 +108,14 @@ def test_keyword_only_matches_are_found(client: GraphMemoryClient) -> None:
         ),
     )
     for i, (s, o) in enumerate([("Alice", "Postgres"), ("Bob", "Neo4j"), ("Carol", "Redis")]):
-        _one(
+        one(
             client,
             fact(
                 s, "uses", o, [e], text=f"{s} uses {o} for project number {i}", cardinality="MANY"
             ),
         )
     res = client.recall("ZX-4471", SCOPES, kinds=["FACT"])
-    assert _ids(res)[0] == target
+    assert ids(res)[0] == target
     assert res["items"][0]["score"]["keyword"] == 1.0
 
 
@@ -145,7 +131,7 @@ def test_nothing_leaks_across_tenants_or_users(make_client: Any, tenant: str) ->
             e = c.record_episode(
                 **episode(user, summary=f"{user} reported that ticket ZX-4471 blocks the release.")
             )
-            facts[f"{name}:{user}"] = _one(
+            facts[f"{name}:{user}"] = one(
                 c,
                 fact(
                     "ticket zx-4471",
@@ -169,17 +155,17 @@ def test_nothing_leaks_across_tenants_or_users(make_client: Any, tenant: str) ->
         for user in ("alice", "bob"):
             for q in ("ZX-4471", "who owns ticket ZX-4471"):
                 # Every threshold off: whatever the indexes return is what isolation allows.
-                got = set(_ids(c.recall(q, [f"user:{user}"], **open_all)))
+                got = set(ids(c.recall(q, [f"user:{user}"], **open_all)))
                 assert got == owned[f"{name}:{user}"], (name, user, q)
-                top = _ids(c.recall(q, [f"user:{user}"], kinds=["FACT"]))
+                top = ids(c.recall(q, [f"user:{user}"], kinds=["FACT"]))
                 assert top == [facts[f"{name}:{user}"]]
-        both = set(_ids(c.recall("ZX-4471", ["user:alice", "user:bob"], **open_all)))
+        both = set(ids(c.recall("ZX-4471", ["user:alice", "user:bob"], **open_all)))
         assert both == owned[f"{name}:alice"] | owned[f"{name}:bob"]
 
 
 def test_unrelated_queries_and_high_min_score_return_nothing(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    _one(
+    e = new_ep(client)
+    one(
         client,
         fact(
             "Alice",
@@ -200,9 +186,9 @@ def test_unrelated_queries_and_high_min_score_return_nothing(client: GraphMemory
 
 
 def test_items_explain_their_score_and_provenance(client: GraphMemoryClient) -> None:
-    e1 = _ep(client, "alice", session="s-1")
-    e2 = _ep(client, "bob", session="s-2", scope="user:alice")
-    fid = _one(
+    e1 = new_ep(client, "alice", session="s-1")
+    e2 = new_ep(client, "bob", session="s-2", scope="user:alice")
+    fid = one(
         client,
         fact("Alice", "allergic_to", "peanuts", [e1, e2], text="Alice is allergic to peanuts"),
     )
@@ -226,8 +212,8 @@ def test_items_explain_their_score_and_provenance(client: GraphMemoryClient) -> 
 
 
 def test_weights_are_overridable_per_call(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    close_old = _one(
+    e = new_ep(client)
+    close_old = one(
         client,
         fact(
             "Alice",
@@ -239,7 +225,7 @@ def test_weights_are_overridable_per_call(client: GraphMemoryClient) -> None:
             validFrom=NOW - timedelta(days=700),
         ),
     )
-    far_new = _one(
+    far_new = one(
         client,
         fact(
             "Alice",
@@ -251,7 +237,7 @@ def test_weights_are_overridable_per_call(client: GraphMemoryClient) -> None:
         ),
     )
     q = "Alice likes hiking in the Alps"
-    assert _ids(client.recall(q, SCOPES, kinds=["FACT"]))[0] == close_old
+    assert ids(client.recall(q, SCOPES, kinds=["FACT"]))[0] == close_old
     res = client.recall(
         q,
         SCOPES,
@@ -259,18 +245,18 @@ def test_weights_are_overridable_per_call(client: GraphMemoryClient) -> None:
         min_score=0.0,
         weights={"vector": 0.0, "keyword": 0.0, "recency": 3.0, "confidence": 1.0},
     )
-    assert _ids(res)[0] == far_new
+    assert ids(res)[0] == far_new
     assert res["weights"] == {"vector": 0.0, "keyword": 0.0, "recency": 0.75, "confidence": 0.25}
 
 
 def test_episodes_are_recalled_with_their_contributor(client: GraphMemoryClient) -> None:
-    ep = _ep(
+    ep = new_ep(
         client,
         summary="Alice asked to migrate her invoices to the new billing portal.",
         topics=["billing"],
     )
     res = client.recall("invoice migration to the billing portal", SCOPES, kinds=["EPISODE"])
-    assert _ids(res) == [ep]
+    assert ids(res) == [ep]
     item = res["items"][0]
     assert item["kind"] == "EPISODE" and item["episode"]["userId"] == "alice"
     assert item["provenance"]["contributors"] == ["alice"]

@@ -4,35 +4,19 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database
 from graph_memory.repositories.recall import RecallRepository
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
 from graph_memory.settings import Settings
-from tests.integration.conftest import episode, fact
-
-SCOPES = ["user:alice"]
-
-
-def _ids(res: dict[str, Any]) -> list[str]:
-    return [i["id"] for i in res["items"]]
-
-
-def _one(client: GraphMemoryClient, f: dict[str, Any]) -> str:
-    r = client.assert_facts([f])["results"][0]
-    assert r["ok"], r
-    return str(r["factId"])
-
-
-def _ep(client: GraphMemoryClient, user: str = "alice", **kw: Any) -> str:
-    return client.record_episode(**episode(user, **kw))
+from tests.integration.conftest import fact
+from tests.integration.recall_helpers import SCOPES, ids, new_ep, one
 
 
 def test_retrievals_are_counted_in_the_background(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    fid = _one(
+    e = new_ep(client)
+    fid = one(
         client,
         fact(
             "Alice",
@@ -44,7 +28,7 @@ def test_retrievals_are_counted_in_the_background(client: GraphMemoryClient) -> 
         ),
     )
     for _ in range(2):
-        assert _ids(client.recall("which languages does Alice speak", SCOPES))[0] == fid
+        assert ids(client.recall("which languages does Alice speak", SCOPES))[0] == fid
     q = "query($id: ID!) { fact(id: $id) { retrievalCount lastRetrievedAt } }"
     deadline = time.monotonic() + 10
     while True:
@@ -58,8 +42,8 @@ def test_retrievals_are_counted_in_the_background(client: GraphMemoryClient) -> 
 async def test_bookkeeper_batches_flushes_and_flushes_on_close(
     client: GraphMemoryClient, tenant: str, settings: Settings
 ) -> None:
-    e = _ep(client)
-    fid = _one(
+    e = new_ep(client)
+    fid = one(
         client,
         fact("Alice", "speaks", "Greek", [e], cardinality="MANY", text="Alice speaks some Greek"),
     )

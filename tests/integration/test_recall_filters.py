@@ -4,32 +4,17 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from graph_memory.client import GraphMemoryClient
 from tests.integration.conftest import episode, fact
+from tests.integration.recall_helpers import SCOPES, ids, new_ep, one
 
 NOW = datetime.now(UTC)
-SCOPES = ["user:alice"]
-
-
-def _ids(res: dict[str, Any]) -> list[str]:
-    return [i["id"] for i in res["items"]]
-
-
-def _one(client: GraphMemoryClient, f: dict[str, Any]) -> str:
-    r = client.assert_facts([f])["results"][0]
-    assert r["ok"], r
-    return str(r["factId"])
-
-
-def _ep(client: GraphMemoryClient, user: str = "alice", **kw: Any) -> str:
-    return client.record_episode(**episode(user, **kw))
 
 
 def test_superseded_facts_only_at_a_past_as_of(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    berlin = _one(
+    e = new_ep(client)
+    berlin = one(
         client,
         fact(
             "Alice",
@@ -42,7 +27,7 @@ def test_superseded_facts_only_at_a_past_as_of(client: GraphMemoryClient) -> Non
     )
     between = datetime.now(UTC)
     time.sleep(0.05)
-    lisbon = _one(
+    lisbon = one(
         client,
         fact(
             "Alice",
@@ -53,16 +38,16 @@ def test_superseded_facts_only_at_a_past_as_of(client: GraphMemoryClient) -> Non
             validFrom=NOW - timedelta(days=1),
         ),
     )
-    now_ids = _ids(client.recall("in which city does Alice live", SCOPES, kinds=["FACT"]))
+    now_ids = ids(client.recall("in which city does Alice live", SCOPES, kinds=["FACT"]))
     assert lisbon in now_ids and berlin not in now_ids
     past = client.recall("in which city does Alice live", SCOPES, kinds=["FACT"], as_of=between)
-    assert _ids(past) == [berlin]
+    assert ids(past) == [berlin]
     assert past["items"][0]["fact"]["status"] == "SUPERSEDED"
 
 
 def test_candidates_only_when_asked(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    cand = _one(
+    e = new_ep(client)
+    cand = one(
         client,
         fact(
             "Alice",
@@ -74,17 +59,17 @@ def test_candidates_only_when_asked(client: GraphMemoryClient) -> None:
             text="Alice likes listening to jazz",
         ),
     )
-    assert cand not in _ids(client.recall("what music does Alice like", SCOPES))
+    assert cand not in ids(client.recall("what music does Alice like", SCOPES))
     res = client.recall(
         "what music does Alice like", SCOPES, kinds=["FACT"], include_candidates=True
     )
-    assert _ids(res) == [cand] and res["items"][0]["fact"]["status"] == "CANDIDATE"
+    assert ids(res) == [cand] and res["items"][0]["fact"]["status"] == "CANDIDATE"
 
 
 def test_conclusions_whose_premise_changed_are_not_served(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    acme = _one(client, fact("Alice", "works_at", "Acme", [e], text="Alice works at Acme"))
-    commute = _one(
+    e = new_ep(client)
+    acme = one(client, fact("Alice", "works_at", "Acme", [e], text="Alice works at Acme"))
+    commute = one(
         client,
         fact(
             "Alice",
@@ -97,16 +82,16 @@ def test_conclusions_whose_premise_changed_are_not_served(client: GraphMemoryCli
         ),
     )
     q = "where does Alice commute to"
-    assert commute in _ids(client.recall(q, SCOPES, kinds=["FACT"]))
-    _one(client, fact("Alice", "works_at", "Globex", [e], text="Alice works at Globex"))
-    assert commute not in _ids(client.recall(q, SCOPES, kinds=["FACT"]))
+    assert commute in ids(client.recall(q, SCOPES, kinds=["FACT"]))
+    one(client, fact("Alice", "works_at", "Globex", [e], text="Alice works at Globex"))
+    assert commute not in ids(client.recall(q, SCOPES, kinds=["FACT"]))
     flagged = client.recall(q, SCOPES, kinds=["FACT"], include_unverified=True)
-    assert commute in _ids(flagged)
+    assert commute in ids(flagged)
 
 
 def test_expired_facts_only_when_asked(client: GraphMemoryClient) -> None:
-    e = _ep(client)
-    fid = _one(
+    e = new_ep(client)
+    fid = one(
         client,
         fact(
             "Alice",
@@ -120,17 +105,17 @@ def test_expired_facts_only_when_asked(client: GraphMemoryClient) -> None:
     )
     q = "which city is Alice visiting"
     later = datetime.now(UTC) + timedelta(days=31)
-    assert _ids(client.recall(q, SCOPES, kinds=["FACT"])) == [fid]
-    assert _ids(client.recall(q, SCOPES, kinds=["FACT"], as_of=later)) == []
+    assert ids(client.recall(q, SCOPES, kinds=["FACT"])) == [fid]
+    assert ids(client.recall(q, SCOPES, kinds=["FACT"], as_of=later)) == []
     got = client.recall(q, SCOPES, kinds=["FACT"], as_of=later, include_expired=True)
-    assert _ids(got) == [fid]
+    assert ids(got) == [fid]
 
 
 def test_tiers_filter_restricts_facts_to_those_tiers(
     client: GraphMemoryClient, admin: GraphMemoryClient
 ) -> None:
-    e = _ep(client)
-    user_fact = _one(
+    e = new_ep(client)
+    user_fact = one(
         client,
         fact(
             "office",
@@ -143,7 +128,7 @@ def test_tiers_filter_restricts_facts_to_those_tiers(
         ),
     )
     ea = admin.record_episode(**episode("ops", source="system"))
-    sys_fact = _one(
+    sys_fact = one(
         admin,
         fact(
             "office",
@@ -157,6 +142,6 @@ def test_tiers_filter_restricts_facts_to_those_tiers(
         ),
     )
     q = "office opening hours on weekdays"
-    both = _ids(client.recall(q, ["tenant"], kinds=["FACT"]))
+    both = ids(client.recall(q, ["tenant"], kinds=["FACT"]))
     assert set(both) == {user_fact, sys_fact}
-    assert _ids(client.recall(q, ["tenant"], kinds=["FACT"], tiers=["SYSTEM"])) == [sys_fact]
+    assert ids(client.recall(q, ["tenant"], kinds=["FACT"], tiers=["SYSTEM"])) == [sys_fact]

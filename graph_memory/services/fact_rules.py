@@ -1,0 +1,149 @@
+"""Per-item rules of the fact write path: which items of a batch fail (unknown episodes,
+premises or predicate cardinalities), where an item lands, and whether it only corroborates.
+
+Each ``check_*`` drops the failing items from ``checked`` and returns their errors by index;
+the service turns them into per-item results, so bad items never sink good ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Record, Tx
+from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, parse_scope
+from graph_memory.errors import Conflict, GraphMemoryError, NotFound, ValidationError
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.services import fact_rows
+from graph_memory.services.gate import CheckedFact
+
+__all__ = [
+    "Slot",
+    "cardinalities",
+    "check_citations",
+    "check_premises",
+    "corroborates",
+    "hash_items",
+    "load_slots",
+    "scope_of",
+]
+
+SlotKey = tuple[str, str, str]
+
+
+@dataclass
+class Slot:
+    """What the batch knows about one (scope, subject, predicate) while deciding."""
+
+    current: list[dict[str, Any]] = field(default_factory=list)
+    max_version: int = 0
+
+
+def hash_items(items: list[FactInput]) -> str:
+    return hashlib.sha256(
+        json.dumps([i.__dict__ for i in items], default=str, sort_keys=True).encode()
+    ).hexdigest()
+
+
+def check_citations(
+    checked: dict[int, CheckedFact], episodes: dict[str, Record]
+) -> dict[int, GraphMemoryError]:
+    failed: dict[int, GraphMemoryError] = {}
+    for i, cf in list(checked.items()):
+        missing = [c.episode_id for c in cf.item.citations if c.episode_id not in episodes]
+        if missing:
+            failed[i] = NotFound(f"unknown episode(s) {missing}", field="episodes")
+            del checked[i]
+    return failed
+
+
+async def check_premises(
+    tx: Tx, tenant: str, checked: dict[int, CheckedFact]
+) -> dict[int, GraphMemoryError]:
+    """A dependsOn that names no fact of this tenant would silently never cascade."""
+    failed: dict[int, GraphMemoryError] = {}
+    wanted = sorted({p for cf in checked.values() for p in cf.item.depends_on})
+    if not wanted:
+        return failed
+    found = await FactRepository.get_in_tx(tx, tenant, wanted)
+    for i, cf in list(checked.items()):
+        missing = [p for p in cf.item.depends_on if p not in found]
+        if missing:
+            failed[i] = NotFound(f"unknown premise fact(s) {missing}", field="dependsOn")
+            del checked[i]
+    return failed
+
+
+async def cardinalities(
+    tx: Tx,
+    tenant: str,
+    policy: TenantPolicy,
+    checked: dict[int, CheckedFact],
+    now: datetime,
+) -> tuple[dict[str, Cardinality], dict[int, GraphMemoryError]]:
+    failed: dict[int, GraphMemoryError] = {}
+    names = sorted({cf.predicate for cf in checked.values()})
+    registered = await FactRepository.predicates(tx, tenant, names)
+    known: dict[str, Cardinality] = {n: Cardinality(c) for n, c in registered.items()}
+    new_defs: dict[str, Cardinality] = {}
+    for i, cf in list(checked.items()):
+        declared = cf.item.cardinality
+        have = known.get(cf.predicate) or new_defs.get(cf.predicate)
+        if have is None:
+            have = declared or policy.default_cardinality.get(cf.predicate)
+            if have is None:
+                failed[i] = ValidationError(
+                    f"unknown predicate cardinality for {cf.predicate!r}: pass cardinality "
+                    "ONE or MANY once (it is then registered for the tenant)",
+                    field="cardinality",
+                )
+                del checked[i]
+                continue
+            new_defs[cf.predicate] = have
+        elif declared is not None and declared is not have:
+            failed[i] = Conflict(
+                f"predicate {cf.predicate!r} is registered as {have.value}, not {declared.value}",
+                field="cardinality",
+            )
+            del checked[i]
+    await FactRepository.define_predicates(
+        tx, tenant, [{"name": n, "cardinality": c.value} for n, c in new_defs.items()], now
+    )
+    return {**known, **new_defs}, failed
+
+
+def scope_of(cf: CheckedFact, episodes: dict[str, Record]) -> str:
+    if cf.item.scope:
+        return parse_scope(cf.item.scope)
+    return str(episodes[cf.item.citations[0].episode_id]["scope"])
+
+
+async def load_slots(tx: Tx, tenant: str, slot_keys: set[SlotKey]) -> dict[SlotKey, Slot]:
+    slots: dict[SlotKey, Slot] = {k: Slot() for k in slot_keys}
+    for row in await FactRepository.current_slots(
+        tx, tenant, [{"scope": s, "subject": su, "predicate": p} for s, su, p in slot_keys]
+    ):
+        slot = slots[(row["scope"], row["subject"], row["predicate"])]
+        slot.max_version = max(slot.max_version, int(row["max_version"]))
+        if row["id"] is not None:
+            slot.current.append(dict(row))
+    return slots
+
+
+def corroborates(existing: dict[str, Any], cf: CheckedFact, now: datetime) -> bool:
+    """Whether re-asserting the same object only adds evidence to ``existing``.
+
+    Not when the write outranks it (a user confirming an inference, an admin confirming a
+    user: the claim moves up a tier), and not when ``existing`` is no longer served (expired,
+    or past its TTL): then the write makes a fresh version with its own tier and TTL.
+    """
+    if TIER_RANK[cf.tier] > TIER_RANK[Tier(existing["tier"])]:
+        return False
+    if existing["status"] not in ("active", "candidate"):
+        return False
+    expires = fact_rows.native(existing.get("expires_at"))
+    return expires is None or expires > now
