@@ -39,7 +39,8 @@ def event(
 ) -> dict[str, Any]:
     return {
         "id": f"aud_{uuid.uuid4().hex}",
-        "at": at,
+        # ISO text: written as datetime(ev.at) server-side (cheaper than the driver's encoding).
+        "at": at.isoformat(),
         "actor": actor or (principal.actor if principal else "system"),
         "actor_type": actor_type or (_actor_type(principal) if principal else "system"),
         "action": action,

@@ -18,7 +18,6 @@ from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, parse_s
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
-from graph_memory.services import fact_rows
 from graph_memory.services.gate import CheckedFact
 
 __all__ = [
@@ -145,5 +144,5 @@ def corroborates(existing: dict[str, Any], cf: CheckedFact, now: datetime) -> bo
         return False
     if existing["status"] not in ("active", "candidate"):
         return False
-    expires = fact_rows.native(existing.get("expires_at"))
-    return expires is None or expires > now
+    expires_ms = existing.get("expires_ms")
+    return expires_ms is None or expires_ms > now.timestamp() * 1000
