@@ -21,6 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
 from .errors import ChecksumMismatch, DownloadError
 from .lockfile import TARGETS, Artifact, Lock, sha256_file
 
@@ -39,6 +41,7 @@ REPOSITORY_ENV = "GRAPH_MEMORY_MAVEN_REPO"
 _USER_AGENT = "graph-memory-neo4j-local/1 (+python-urllib)"
 _TIMEOUT_S = 60.0
 _WORKERS = 8
+_ATTEMPTS = 5
 
 
 @dataclass
@@ -48,6 +51,10 @@ class InstallReport:
     linked: int = 0
     removed: list[str] = field(default_factory=list)
     seconds: float = 0.0
+
+
+class _Transient(DownloadError):
+    """A network failure worth retrying (DNS hiccup, reset, timeout, 5xx, 429)."""
 
 
 class _Mismatch(Exception):
@@ -92,6 +99,11 @@ def _download(url: str, dest: Path, artifact: Artifact) -> None:
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; jars are not secrets
         os.replace(tmp, dest)
     except urllib.error.HTTPError as e:
+        if e.code >= 500 or e.code == 429:
+            raise _Transient(
+                f"{url} answered HTTP {e.code} {e.reason}; retry later, or point "
+                f"{REPOSITORY_ENV} at a mirror"
+            ) from e
         raise DownloadError(
             f"{url} answered HTTP {e.code} {e.reason}: the repository does not serve "
             f"{artifact.coordinates}; check {REPOSITORY_ENV} if you use a mirror"
@@ -100,13 +112,27 @@ def _download(url: str, dest: Path, artifact: Artifact) -> None:
         reason = getattr(e, "reason", e)
         host = url.split("/", 3)[2] if "://" in url else url
         where = "Maven Central" if host == "repo1.maven.org" else "the Maven repository"
-        raise DownloadError(
+        raise _Transient(
             f"cannot reach {where} ({host}): {reason}; check the network or proxy "
             f"(HTTPS_PROXY), or point {REPOSITORY_ENV} at a reachable mirror, then run "
             "`graph-memory neo4j install` again"
         ) from e
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _download_retrying(url: str, dest: Path, artifact: Artifact) -> None:
+    """Networks drop a lookup or a connection now and then: retry those with backoff (the
+    last failure is raised as is, with its one-line advice); a 404 or a bad hash is final."""
+    retrying = Retrying(
+        retry=retry_if_exception_type(_Transient),
+        stop=stop_after_attempt(_ATTEMPTS),
+        wait=wait_exponential(multiplier=1, max=15),
+        reraise=True,
+    )
+    for attempt in retrying:
+        with attempt:
+            _download(url, dest, artifact)
 
 
 def ensure_cached(artifact: Artifact, cache: Path, repository: str, say: Reporter = print) -> int:
@@ -120,7 +146,7 @@ def ensure_cached(artifact: Artifact, cache: Path, repository: str, say: Reporte
     url = artifact.url(repository)
     for attempt in (1, 2):
         try:
-            _download(url, path, artifact)
+            _download_retrying(url, path, artifact)
             return artifact.size
         except _Mismatch as e:
             if attempt == 2:

@@ -108,6 +108,26 @@ def test_no_network_is_one_clear_error(
         ensure_cached(lock.artifacts[0], tmp / "cache", central, say=lambda _: None)
 
 
+def test_a_dropped_lookup_is_retried_and_the_jar_lands(
+    repo: tuple[Lock, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock, tmp = repo
+    real = urllib.request.urlopen
+    calls: list[str] = []
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls.append("x")
+        if len(calls) == 1:
+            raise urllib.error.URLError(OSError("Temporary failure in name resolution"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(urllib.request, "urlopen", flaky)
+    artifact = lock.artifacts[0]
+    got = ensure_cached(artifact, tmp / "cache", lock.repository, say=lambda _: None)
+    assert got == artifact.size and len(calls) == 2
+    assert (tmp / "cache" / artifact.repo_path).exists()
+
+
 def test_stale_jars_are_removed_from_the_home(repo: tuple[Lock, Path]) -> None:
     lock, tmp = repo
     home = tmp / "home"
