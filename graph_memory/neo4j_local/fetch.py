@@ -121,7 +121,7 @@ def _download(url: str, dest: Path, artifact: Artifact) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _download_retrying(url: str, dest: Path, artifact: Artifact) -> None:
+def _download_retrying(url: str, dest: Path, artifact: Artifact, say: Reporter) -> None:
     """Networks drop a lookup or a connection now and then: retry those with backoff (the
     last failure is raised as is, with its one-line advice); a 404 or a bad hash is final."""
     retrying = Retrying(
@@ -129,6 +129,10 @@ def _download_retrying(url: str, dest: Path, artifact: Artifact) -> None:
         stop=stop_after_attempt(_ATTEMPTS),
         wait=wait_exponential(multiplier=1, max=15),
         reraise=True,
+        before_sleep=lambda state: say(
+            f"{artifact.filename}: network error, retrying "
+            f"(attempt {state.attempt_number + 1} of {_ATTEMPTS})"
+        ),
     )
     for attempt in retrying:
         with attempt:
@@ -146,7 +150,7 @@ def ensure_cached(artifact: Artifact, cache: Path, repository: str, say: Reporte
     url = artifact.url(repository)
     for attempt in (1, 2):
         try:
-            _download_retrying(url, path, artifact)
+            _download_retrying(url, path, artifact, say)
             return artifact.size
         except _Mismatch as e:
             if attempt == 2:
