@@ -9,7 +9,7 @@ from typing import Any
 
 from graph_memory.domain import Principal
 
-__all__ = ["event", "snapshot"]
+__all__ = ["event", "flagged", "snapshot"]
 
 # Fields that describe a fact/episode without its vectors; what `before`/`after` keep.
 _SNAPSHOT_SKIP = {"embedding", "ft_scope"}
@@ -56,3 +56,33 @@ def event(
 def _actor_type(principal: Principal) -> str:
     # The spec's actor kinds: user | system | consolidation | admin.
     return "admin" if principal.role.value == "admin" else "user"
+
+
+def flagged(
+    principal: Principal | None,
+    rows: list[dict[str, Any]],
+    at: datetime,
+    cause: str,
+    *,
+    name_premise: bool = True,
+    actor: str | None = None,
+    actor_type: str | None = None,
+) -> list[dict[str, Any]]:
+    """One ``flag_needs_verification`` event per dependent whose premise changed.
+
+    The reason reads "premise <id> <cause>"; with ``name_premise=False`` just "premise <cause>",
+    for premises that are being excised and must not be named again.
+    """
+    return [
+        event(
+            principal,
+            "flag_needs_verification",
+            "fact",
+            r["id"],
+            at,
+            reason=f"premise {r['premise']} {cause}" if name_premise else f"premise {cause}",
+            actor=actor,
+            actor_type=actor_type,
+        )
+        for r in rows
+    ]

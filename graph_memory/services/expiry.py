@@ -97,17 +97,6 @@ class ExpiryService:
             ],
             now,
         )
-        events += [
-            audit.event(
-                principal,
-                "flag_needs_verification",
-                "fact",
-                f["id"],
-                now,
-                reason=f"premise {f['premise']} expired",
-                **who,
-            )
-            for f in flagged
-        ]
+        events += audit.flagged(principal, flagged, now, "expired", **who)
         await AuditRepository.record_in_tx(tx, tenant, events)
         return len(rows), len(flagged)

@@ -268,17 +268,7 @@ class FactService:
                 r.confidence = by_id[r.fact_id]["after"]
         events += fact_rows.write_events(principal, results, creates, by_id, now)
         flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
-        events += [
-            audit.event(
-                principal,
-                "flag_needs_verification",
-                "fact",
-                f["id"],
-                now,
-                reason=f"premise {f['premise']} superseded",
-            )
-            for f in flagged
-        ]
+        events += audit.flagged(principal, flagged, now, "superseded")
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
@@ -347,17 +337,7 @@ class FactService:
                     confidence_delta=-(before.get("confidence") or 0.0),
                 )
             ]
-            events += [
-                audit.event(
-                    principal,
-                    "flag_needs_verification",
-                    "fact",
-                    f["id"],
-                    now,
-                    reason=f"premise {fact_id} retracted",
-                )
-                for f in flagged
-            ]
+            events += audit.flagged(principal, flagged, now, "retracted")
             await AuditRepository.record_in_tx(tx, tenant, events)
             return after
 

@@ -180,17 +180,9 @@ class ForgetService:
             if f["current"]
         ]
         report.dependents_flagged = len(flagged)
-        events += [
-            audit.event(
-                principal,
-                "flag_needs_verification",
-                "fact",
-                f["id"],
-                now,
-                reason="premise removed (contributor forgotten)",
-            )
-            for f in flagged
-        ]
+        events += audit.flagged(
+            principal, flagged, now, "removed (contributor forgotten)", name_premise=False
+        )
         # Deletes come last, the user node first (its CONTRIBUTED_BY edges go in one sweep),
         # then episodes, then facts: every index seek after a bulk delete in the same
         # transaction pays for it, so nothing is looked up once the big deletes have run.

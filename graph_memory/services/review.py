@@ -128,17 +128,7 @@ class ReviewService:
                     ],
                     now,
                 )
-                events += [
-                    audit.event(
-                        principal,
-                        "flag_needs_verification",
-                        "fact",
-                        f["id"],
-                        now,
-                        reason=f"premise {fact_id} rejected",
-                    )
-                    for f in flagged
-                ]
+                events += audit.flagged(principal, flagged, now, "rejected")
             await AuditRepository.record_in_tx(tx, tenant, events)
             return after
 

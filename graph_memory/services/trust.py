@@ -330,17 +330,7 @@ async def enforce_capacity(
         ],
         now,
     )
-    events += [
-        audit.event(
-            principal,
-            "flag_needs_verification",
-            "fact",
-            f["id"],
-            now,
-            actor=EVICTION_ACTOR,
-            actor_type="system",
-            reason=f"premise {f['premise']} evicted",
-        )
-        for f in flagged
-    ]
+    events += audit.flagged(
+        principal, flagged, now, "evicted", actor=EVICTION_ACTOR, actor_type="system"
+    )
     return events
