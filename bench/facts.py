@@ -19,7 +19,7 @@ import argparse
 import asyncio
 import random
 import sys
-import threading
+import subprocess
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -139,17 +139,38 @@ def existing_sample(driver: Any, tenant: str) -> list[tuple[str, str, str]]:
     return [(r["s"], r["su"], r["p"]) for r in rows]
 
 
-def serve(app: Any) -> tuple[uvicorn.Server, str]:
+def _app_factory() -> Any:
+    def factory(s: Settings) -> Any:
+        services = build_services(s)
+        # Writes are measured without embeddings (the issue's target excludes them).
+        services.facts = FactService(services.db, None, default_policy)
+        return services
+
+    return create_app(Settings.from_env(), services_factory=factory)
+
+
+def serve() -> tuple[subprocess.Popen[bytes], str]:
+    """The service in its own process, as deployed: a server thread in this process would
+    share the GIL with the client and the raw-Cypher side and blur both measurements."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.05)
-    return server, f"http://127.0.0.1:{port}/graphql"
+    proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return proc, f"{base}/graphql"
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None:
+            raise SystemExit("the benchmark server exited during start-up")
+        time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("the benchmark server did not start within 60 s")
 
 
 FACTS_Q = """query($f: FactFilterInput!, $a: DateTime, $v: DateTime) {
@@ -171,6 +192,12 @@ def reads(
         k: [] for k in ("facts_http", "facts_raw", "hist_http", "hist_raw")
     }
     picks = [random.choice(sample) for _ in range(rounds)]
+
+    def raw(text: str, params: dict[str, Any]) -> None:
+        # The floor: an auto-commit query, one round trip, as the service's reads do.
+        with driver.session() as session:
+            session.run(text, params).data()
+
     for user, subject, _ in picks:  # warm-up, not measured
         http.post(
             url,
@@ -199,7 +226,7 @@ def reads(
         timings["facts_http"].append((time.perf_counter() - t) * 1000)
         assert r.status_code == 200 and "errors" not in r.json(), r.text
         t = time.perf_counter()
-        driver.execute_query(
+        raw(
             list_q,
             catalog()["fact.in_force_subject"].bind(
                 {
@@ -229,7 +256,7 @@ def reads(
         )
         timings["hist_http"].append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        driver.execute_query(
+        raw(
             hist_q,
             {
                 "tenant": tenant,
@@ -364,20 +391,18 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the loaded tenant")
     ap.add_argument("--tenant", help="reuse a tenant loaded by an earlier --keep run")
     ap.add_argument("--skip-writes", action="store_true")
+    ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.serve:
+        uvicorn.run(_app_factory(), host="127.0.0.1", port=args.serve, log_level="warning")
+        return
     settings = Settings.from_env()
     conn = settings.neo4j()
     driver = GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password))
     tenant = args.tenant or f"bench-{uuid.uuid4().hex[:6]}"
     key = asyncio.run(_make_key(settings, tenant))
 
-    def factory(s: Settings) -> Any:
-        services = build_services(s)
-        # Writes are measured without embeddings (the issue's target excludes them).
-        services.facts = FactService(services.db, None, default_policy)
-        return services
-
-    server, url = serve(create_app(settings, services_factory=factory))
+    server, url = serve()
     try:
         if not args.skip_writes:
             asyncio.run(writes(settings, url, key, args.write_batches))
@@ -393,7 +418,8 @@ def main() -> None:
         print(f"tenant {tenant}: {count:,} fact versions")
         reads(driver, url, key, tenant, sample, args.rounds)
     finally:
-        server.should_exit = True
+        server.terminate()
+        server.wait(timeout=30)
         if not args.keep and not args.tenant:
             with driver.session() as s:
                 s.run(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
+from neo4j import READ_ACCESS, AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
 from neo4j.exceptions import (
     ServiceUnavailable,
     SessionExpired,
@@ -83,7 +83,29 @@ class Database:
         await self.driver.close()
 
     async def read(self, name: str, params: Mapping[str, Any]) -> list[Record]:
-        return await self._run(name, params, write=False)
+        """One read as an auto-commit query: a single round trip (RUN+PULL), where a managed
+        transaction costs a second one for COMMIT; reads are idempotent, so retrying is safe."""
+        query = self.queries[name]
+        bound = query.bind(dict(params))
+
+        async def once() -> list[Record]:
+            async with self.driver.session(
+                database=self.database, default_access_mode=READ_ACCESS
+            ) as session:
+                result = await session.run(query.text, bound)
+                return await result.data()
+
+        try:
+            try:
+                # First attempt outside tenacity: its bookkeeping costs more than a fast read.
+                return await once()
+            except _TRANSIENT:
+                async for attempt in _retrying():
+                    with attempt:
+                        return await once()
+        except (ServiceUnavailable, SessionExpired) as e:
+            raise StoreUnavailable(f"Neo4j is unavailable: {e}") from e
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def write(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         return await self._run(name, params, write=True)
