@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import sys
 import subprocess
+import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -275,7 +275,7 @@ def reads(
         )
 
 
-async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
+async def writes(settings: Settings, url: str, batches: int, writers: list[int]) -> None:
     services = build_services(settings)
     service = FactService(services.db, None, default_policy)
     tenant = f"bench-w-{uuid.uuid4().hex[:6]}"
@@ -304,7 +304,21 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
         f"= {total / dt:,.0f} facts/s"
     )
     await services.close()
-    # Over HTTP, with the served app's embedder switched off for the same comparison.
+    # Over HTTP, with the served app's embedder switched off for the same comparison. With
+    # several writers each has its own tenant: writes within one tenant are serialised by its
+    # write lock (commit order is belief order), so parallelism comes from tenants.
+    for n in writers:
+        keys = [await _make_key(settings, f"bench-w-{uuid.uuid4().hex[:6]}") for _ in range(n)]
+        t = time.perf_counter()
+        totals = await asyncio.gather(*(_http_writer(url, k, batches) for k in keys))
+        dt = time.perf_counter() - t
+        print(
+            f"assertFacts (GraphQL/HTTP, no embeddings, {n} concurrent writer(s)): "
+            f"{sum(totals)} facts in {dt:.2f} s = {sum(totals) / dt:,.0f} facts/s"
+        )
+
+
+async def _http_writer(url: str, key: str, batches: int) -> int:
     async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=120) as http:
         r = await http.post(
             url,
@@ -313,8 +327,7 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
                 "variables": {"e": [_episode_gql()]},
             },
         )
-        ep2 = r.json()["data"]["recordEpisodes"][0]["id"]
-        t = time.perf_counter()
+        episode = r.json()["data"]["recordEpisodes"][0]["id"]
         total = 0
         for b in range(batches):
             facts = [
@@ -322,7 +335,7 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
                     "subject": f"other {b}-{i}",
                     "predicate": "lives_in",
                     "object": f"place {i}",
-                    "episodes": [{"episodeId": ep2}],
+                    "episodes": [{"episodeId": episode}],
                     "source": "user",
                 }
                 for i in range(1000)
@@ -335,11 +348,7 @@ async def writes(settings: Settings, url: str, key: str, batches: int) -> None:
                 },
             )
             total += r.json()["data"]["assertFacts"]["accepted"]
-        dt = time.perf_counter() - t
-    print(
-        f"assertFacts (GraphQL/HTTP, no embeddings): {total} facts in {dt:.2f} s "
-        f"= {total / dt:,.0f} facts/s"
-    )
+        return total
 
 
 async def _make_key(settings: Settings, tenant: str) -> str:
@@ -388,6 +397,11 @@ def main() -> None:
     ap.add_argument("--per-slot", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--write-batches", type=int, default=10)
+    ap.add_argument(
+        "--writers",
+        default="1,2",
+        help="concurrent HTTP writers to measure, one tenant each (comma-separated counts)",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the loaded tenant")
     ap.add_argument("--tenant", help="reuse a tenant loaded by an earlier --keep run")
     ap.add_argument("--skip-writes", action="store_true")
@@ -405,7 +419,14 @@ def main() -> None:
     server, url = serve()
     try:
         if not args.skip_writes:
-            asyncio.run(writes(settings, url, key, args.write_batches))
+            asyncio.run(
+                writes(
+                    settings,
+                    url,
+                    args.write_batches,
+                    [int(n) for n in args.writers.split(",")],
+                )
+            )
         if args.tenant:
             sample = existing_sample(driver, tenant)
         else:

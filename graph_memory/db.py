@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
+from neo4j import (
+    READ_ACCESS,
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    RoutingControl,
+)
 from neo4j.exceptions import (
     ServiceUnavailable,
     SessionExpired,

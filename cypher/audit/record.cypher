@@ -1,5 +1,5 @@
 // params: tenant, events
-// returns: id
+// returns: recorded
 // One node per auditable change. `before`/`after` are JSON snapshots; excision of a
 // contributor later blanks them (content) but keeps who/when/what.
 UNWIND $events AS ev
@@ -10,4 +10,5 @@ CREATE (a:AuditEvent {
   reason: ev.reason, caption: ev.action + ' ' + ev.target_type,
   name: ev.action + ' ' + ev.target_type
 })
-RETURN a.id AS id
+// A count, not the ids: decoding a row per event costs the caller more than the write.
+RETURN count(a) AS recorded

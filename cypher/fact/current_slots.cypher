@@ -2,18 +2,18 @@
 // returns: scope, subject, predicate, id, object_key, tier, status, version, expires_ms, max_version
 // The versions currently believed for each (scope, subject, predicate) slot, and the highest
 // version number the slot ever had (retracted ones included: numbering never restarts).
+// A slot with no versions yet returns no row (the caller's default): a batch of new facts
+// then costs one index seek per slot and no rows to decode.
 UNWIND $slots AS slot
-CALL (slot) {
-  MATCH (v:Fact {tenant: $tenant, scope: slot.scope, subject: slot.subject,
-                 predicate: slot.predicate})
-  RETURN max(v.version) AS max_version
-}
-OPTIONAL MATCH (f:Fact {tenant: $tenant, scope: slot.scope, subject: slot.subject,
-                        predicate: slot.predicate})
-WHERE f.superseded_at IS NULL AND f.retracted_at IS NULL AND f.status <> 'rejected'
+MATCH (v:Fact {tenant: $tenant, scope: slot.scope, subject: slot.subject,
+               predicate: slot.predicate})
+WITH slot, max(v.version) AS max_version,
+     collect(CASE WHEN v.superseded_at IS NULL AND v.retracted_at IS NULL
+                       AND v.status <> 'rejected' THEN v END) AS current
+UNWIND CASE WHEN current = [] THEN [null] ELSE current END AS f
 RETURN slot.scope AS scope, slot.subject AS subject, slot.predicate AS predicate,
        f.id AS id, f.object_key AS object_key, f.tier AS tier, f.status AS status,
        f.version AS version,
        // Epoch millis, not a datetime: decoding a datetime per row costs more than the query.
        f.expires_at.epochMillis AS expires_ms,
-       coalesce(max_version, 0) AS max_version
+       max_version

@@ -12,6 +12,7 @@ from graph_memory.domain import Cardinality as DCardinality
 from graph_memory.domain import Citation, EpisodeInput, FactInput, Role
 from graph_memory.domain import Outcome as DOutcome
 from graph_memory.graphql.context import require_role
+from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.episode import ItemError, Outcome
 from graph_memory.graphql.types.fact import (
     Cardinality,
@@ -26,6 +27,7 @@ __all__ = ["MemoryMutation"]
 _WRITERS = (Role.AGENT, Role.ADMIN)
 
 
+@prebuilt()
 @strawberry.input(name="EpisodeInput", description="A structured session summary.")
 class EpisodeInputGQL:
     user_id: str
@@ -49,6 +51,7 @@ class EpisodeResult:
     error: ItemError | None
 
 
+@prebuilt()
 @strawberry.input
 class CitationInput:
     episode_id: strawberry.ID
@@ -57,6 +60,7 @@ class CitationInput:
     )
 
 
+@prebuilt(episodes=CitationInput)
 @strawberry.input(name="FactInput", description="One (subject, predicate, object) claim.")
 class FactInputGQL:
     subject: str
