@@ -4,7 +4,7 @@
 // object, dependency and supersession edges are separate statements in the same transaction.
 UNWIND $rows AS row
 CREATE (f:Fact)
-SET f = row.props
+SET f += row.props  // += on a new node: skips clearing properties it does not have yet
 // Times travel as ISO strings: the driver's per-value datetime encoding cost more than the
 // rest of the row. recorded_at/activated_at are the transaction's one clock reading.
 SET f.recorded_at = $now,
