@@ -44,6 +44,10 @@ def prebuilt(**nested: type) -> Callable[[type[T]], type[T]]:
                 if inner is not None and item is not None:
                     build = inner.__strawberry_definition__.from_input  # type: ignore[attr-defined]
                     item = [build(inner, x, ctx) for x in item]
+                elif isinstance(item, list):
+                    # graphql-core hands every request the same default list object: copy it,
+                    # as strawberry does, so no request can change another's default.
+                    item = list(item)
                 kwargs[name] = item
             return cls(**kwargs)
 

@@ -11,6 +11,7 @@ from strawberry.types import Info
 from graph_memory.domain import entity_key, normalise_predicate
 from graph_memory.errors import NotFound
 from graph_memory.graphql.convert import decode_cursor, encode_cursor
+from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
 from graph_memory.graphql.types.fact import Cardinality, Entity, Fact, Predicate, fact_from_record
 from graph_memory.services.reads import FactFilter
@@ -18,6 +19,7 @@ from graph_memory.services.reads import FactFilter
 __all__ = ["MemoryQuery"]
 
 
+@prebuilt()
 @strawberry.input(description="Which facts: scopes are required (user:<id>, team:<id>, tenant).")
 class FactFilterInput:
     scopes: list[str]

@@ -10,6 +10,7 @@ from strawberry.types import Info
 
 from graph_memory.domain import Role
 from graph_memory.graphql.context import require_role
+from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.fact import TrustTier
 from graph_memory.graphql.types.recall import (
     ALL_KINDS,
@@ -35,6 +36,7 @@ __all__ = ["ProcedureMutation", "RecallQuery"]
 _WRITERS = (Role.AGENT, Role.ADMIN)
 
 
+@prebuilt()
 @strawberry.input(description="Score weights; normalised to sum 1, so minScore keeps its meaning.")
 class RecallWeightsInput:
     vector: float = 0.5

@@ -9,7 +9,10 @@ from graphql import coerce_input_value
 from strawberry.types.arguments import convert_argument
 
 from graph_memory.graphql.mutation import CitationInput, EpisodeInputGQL, FactInputGQL
+from graph_memory.graphql.query import FactFilterInput
+from graph_memory.graphql.recall import RecallWeightsInput
 from graph_memory.graphql.schema import schema
+from graph_memory.graphql.types.trust import AuditFilterInput
 
 FACT = {
     "subject": "Alice",
@@ -57,6 +60,9 @@ def _both(cls: type, graphql_name: str, raw: dict[str, Any]) -> tuple[Any, Any]:
             | {"episodes": [{"episodeId": "ep_1"}]},
         ),
         (EpisodeInputGQL, "EpisodeInput", EPISODE),
+        (FactFilterInput, "FactFilterInput", {"scopes": ["user:u1"], "subject": "Alice"}),
+        (AuditFilterInput, "AuditFilterInput", {"from": "2024-01-01T00:00:00Z", "action": "x"}),
+        (RecallWeightsInput, "RecallWeightsInput", {"vector": 1.0}),
     ],
 )
 def test_prebuilt_matches_generic_conversion(cls: type, name: str, raw: dict[str, Any]) -> None:

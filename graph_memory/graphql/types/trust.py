@@ -10,6 +10,7 @@ import strawberry
 
 from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.convert import dt
+from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.query import PageInfo
 from graph_memory.graphql.types.fact import Evidence, Fact, TrustTier
 from graph_memory.services.trust import PolicyView
@@ -94,6 +95,7 @@ class AuditEventConnection:
         return [e.node for e in self.edges]
 
 
+@prebuilt()
 @strawberry.input(description="All optional; `actor` matches an actor id or an actor type.")
 class AuditFilterInput:
     actor: str | None = None
