@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from graph_memory.errors import ScopeMissing, ValidationError
+from graph_memory.errors import ValidationError
 
 __all__ = [
     "SERVABLE_STATUSES",
@@ -34,6 +34,7 @@ __all__ = [
     "noisy_or",
     "normalise_predicate",
     "parse_scope",
+    "parse_scopes",
     "require_aware",
     "utcnow",
 ]
@@ -156,14 +157,25 @@ _SCOPE = re.compile(r"^(user|team):([A-Za-z0-9_.@:\-]{1,128})$")
 
 
 def parse_scope(scope: str | None) -> str:
-    """A scope is ``user:<id>``, ``team:<id>`` or ``tenant``; absence is a programming error."""
+    """A scope is ``user:<id>``, ``team:<id>`` or ``tenant``."""
     if scope is None or scope == "":
-        raise ScopeMissing("a scope (user:<id>, team:<id> or tenant) is required")
+        # A caller's omission (VALIDATION); the repositories' own guard stays the backstop.
+        raise ValidationError("a scope (user:<id>, team:<id> or tenant) is required", field="scope")
     if scope == "tenant" or _SCOPE.match(scope):
         return scope
     raise ValidationError(
         f"bad scope {scope!r}: want user:<id>, team:<id> or tenant", field="scope"
     )
+
+
+def parse_scopes(scopes: Iterable[str] | None, name: str = "scopes") -> list[str]:
+    """A read's scopes: at least one, each well formed, duplicates dropped (order kept)."""
+    parsed = list(dict.fromkeys(parse_scope(s) for s in scopes or ()))
+    if not parsed:
+        raise ValidationError(
+            "at least one scope (user:<id>, team:<id>, tenant) is required", field=name
+        )
+    return parsed
 
 
 # Every status but rejected can have been believed at some moment; whether a version is in

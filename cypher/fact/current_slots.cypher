@@ -1,5 +1,5 @@
 // params: tenant, slots
-// returns: scope, subject, predicate, id, object_key, tier, status, version, expires_ms, max_version
+// returns: scope, subject, predicate, id, object_key, tier, status, version, expires_ms, valid_from_us, valid_to_us, valid_from_stated, max_version
 // The versions currently believed for each (scope, subject, predicate) slot, and the highest
 // version number the slot ever had (retracted ones included: numbering never restarts).
 // A slot with no versions yet returns no row (the caller's default): a batch of new facts
@@ -16,4 +16,8 @@ RETURN slot.scope AS scope, slot.subject AS subject, slot.predicate AS predicate
        f.version AS version,
        // Epoch millis, not a datetime: decoding a datetime per row costs more than the query.
        f.expires_at.epochMillis AS expires_ms,
+       // Exact microseconds: where a new version sits in valid time (services/validity.py).
+       f.valid_from.epochSeconds * 1000000 + f.valid_from.microsecond AS valid_from_us,
+       f.valid_to.epochSeconds * 1000000 + f.valid_to.microsecond AS valid_to_us,
+       coalesce(f.valid_from_stated, false) AS valid_from_stated,
        max_version

@@ -6,7 +6,8 @@
 //    only when asked for; activated_at is when it became active), not past its TTL;
 //  * valid at valid_at: valid_from <= valid_at < valid_to (half-open, open ends are null);
 //  * the newest such claim wins its slot: a superseded version still answers for moments
-//    before any later version (believed at as_of) had started to be valid.
+//    where no later-recorded version (believed at as_of) is valid; writes keep a slot's
+//    current versions from overlapping in valid time (services/validity.py).
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
   AND f.status IN $statuses
@@ -24,6 +25,7 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
           AND ($include_candidates OR g.activated_at <= $as_of)
           AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
           AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
+          AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
       })
   AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
   AND (f.valid_to IS NULL OR $valid_at < f.valid_to)

@@ -7,7 +7,10 @@ UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
 OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
-WITH f, e.session_id AS session, max(d.weight) AS w
+// A session is (user, session id): clients number sessions per user, so two users' "s1"
+// are two independent pieces of evidence.
+WITH f, CASE WHEN e IS NULL THEN null ELSE [e.user_id, e.session_id] END AS session,
+     max(d.weight) AS w
 WITH f, [x IN collect(CASE WHEN session IS NULL THEN null ELSE w END) WHERE x IS NOT NULL] AS ws
 WITH f, ws, f.confidence AS before, f.status AS status_before,
      1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)) AS raw

@@ -43,6 +43,7 @@ WHERE true
           AND ($include_candidates OR g.activated_at <= $as_of)
           AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
           AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
+          AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
       })
   AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
   AND (f.valid_to IS NULL OR $valid_at < f.valid_to)

@@ -9,7 +9,8 @@ OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
 OPTIONAL MATCH (e)-[:CONTRIBUTED_BY]->(u:User)
 WITH f, d, e, coalesce(u.id, e.user_id) AS user ORDER BY e.started_at
 WITH f,
-     count(DISTINCT e.session_id) AS sessions,
+     // A session is (user, session id): two users' "s1" are two independent conversations.
+     count(DISTINCT CASE WHEN e IS NULL THEN null ELSE [e.user_id, e.session_id] END) AS sessions,
      [x IN collect(DISTINCT user) WHERE x IS NOT NULL] AS contributors,
      collect(CASE WHEN e IS NULL THEN null ELSE {
         episode_id: e.id, session_id: e.session_id, user_id: user, weight: d.weight,

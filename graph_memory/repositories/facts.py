@@ -116,6 +116,12 @@ class FactRepository:
             await tx.run("fact.add_evidence", {"tenant": tenant, "rows": rows, "now": now})
 
     @staticmethod
+    async def reverify(tx: Tx, tenant: str, ids: list[str], now: datetime) -> list[Record]:
+        if not ids:
+            return []
+        return await tx.run("fact.reverify", {"tenant": tenant, "ids": ids, "now": now})
+
+    @staticmethod
     async def recompute_confidence(
         tx: Tx,
         tenant: str,

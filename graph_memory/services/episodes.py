@@ -12,7 +12,7 @@ from graph_memory.domain import (
     EpisodeInput,
     Principal,
     ft_token,
-    parse_scope,
+    parse_scopes,
     require_aware,
     utcnow,
 )
@@ -122,7 +122,7 @@ class EpisodeService:
     ) -> list[Record]:
         return await self.repo.list(
             principal.tenant,
-            [parse_scope(s) for s in scopes],
+            parse_scopes(scopes),
             # Naive bounds would compare as LOCAL DATETIME and silently match nothing.
             user_id=user_id,
             session_id=session_id,

@@ -25,7 +25,13 @@ from graph_memory.services.gate import CheckedFact
 if TYPE_CHECKING:
     from graph_memory.services.facts import ItemResult
 
-__all__ = ["created_confidence", "native", "new_row", "write_events"]
+__all__ = [
+    "created_confidence",
+    "default_valid_from",
+    "native",
+    "new_row",
+    "write_events",
+]
 
 # What an audit snapshot of a version keeps: enough to say what it claimed, not its vectors.
 _AUDIT_KEYS = (
@@ -54,8 +60,20 @@ def native(value: Any) -> datetime | None:
     return out
 
 
+def default_valid_from(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:
+    """When the claim became true: the caller's validFrom, else when it was said (the earliest
+    cited episode's start), else now."""
+    if cf.valid_from is not None:
+        return cf.valid_from
+    starts = [
+        s
+        for c in cf.item.citations
+        if (s := native(episodes[c.episode_id].get("started_at"))) is not None
+    ]
+    return min(starts) if starts else now
+
+
 def new_row(
-    i: int,
     cf: CheckedFact,
     scope: str,
     card: Cardinality,
@@ -67,23 +85,18 @@ def new_row(
     now: datetime,
     promote_sessions: int,
     version: int,
+    valid: tuple[datetime, datetime | None],
 ) -> dict[str, Any]:
-    """Everything needed to write one new version; ``props`` is the node's property map."""
-    del i
+    """Everything needed to write one new version; ``props`` is the node's property map.
+    ``valid`` is its (validFrom, validTo), already placed in the slot (services/validity.py)."""
     tenant = principal.tenant
     item = cf.item
-    valid_from = cf.valid_from
-    if valid_from is None:
-        # When it was said is the best default for when it became true.
-        starts = [
-            s
-            for c in item.citations
-            if (s := native(episodes[c.episode_id].get("started_at"))) is not None
-        ]
-        valid_from = min(starts) if starts else now
+    valid_from, valid_to = valid
     by_session: dict[str, list[float]] = {}
     for c in cites:
-        by_session.setdefault(str(episodes[c["episode_id"]]["session_id"]), []).append(c["weight"])
+        ep = episodes[c["episode_id"]]
+        # A session is (user, session id), as in fact.recompute_confidence.
+        by_session.setdefault(f"{ep['user_id']}\x00{ep['session_id']}", []).append(c["weight"])
     confidence = noisy_or(by_session, TIER_CAP[cf.tier])
     # Inferred facts wait for corroboration by distinct sessions (or review); declared ones
     # are active at once.
@@ -123,7 +136,9 @@ def new_row(
         # When it became served as truth: reads asOf earlier never see it as active.
         "activated_at": now if status is Status.ACTIVE else None,
         "valid_from": valid_from,
-        "valid_to": cf.valid_to,
+        # Whether validFrom was given or defaulted to when it was said (services/validity.py).
+        "valid_from_stated": cf.valid_from is not None,
+        "valid_to": valid_to,
         "expires_at": now + timedelta(days=cf.ttl_days) if cf.ttl_days else None,
         "ttl_days": cf.ttl_days,
         "created_by": principal.actor,

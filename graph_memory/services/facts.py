@@ -12,14 +12,14 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Principal, Tier, utcnow
+from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
-from graph_memory.services import audit, fact_rows, fact_rules
+from graph_memory.services import audit, fact_rows, fact_rules, validity
 from graph_memory.services.gate import CheckedFact, check_fact
 from graph_memory.services.trust import enforce_capacity
 
@@ -180,7 +180,26 @@ class FactService:
                 }
                 for c in cf.item.citations
             ]
-            same = next((v for v in slot.current if v["object_key"] == cf.object_key), None)
+            valid_from = fact_rows.default_valid_from(cf, episodes, now)
+            if cf.valid_to is not None and cf.valid_to <= valid_from:
+                results[i] = ItemResult.failed(
+                    i,
+                    ValidationError(
+                        f"validTo {cf.valid_to.isoformat()} is not after validFrom "
+                        f"{valid_from.isoformat()} (defaulted to when the cited episode began)",
+                        field="validTo",
+                    ),
+                )
+                continue
+            spot = validity.place(
+                slot.current,
+                cf.object_key,
+                cards[cf.predicate],
+                valid_from,
+                cf.valid_to,
+                explicit=cf.valid_from is not None or cf.valid_to is not None,
+            )
+            same = spot.same
             if same is not None and fact_rules.corroborates(same, cf, now):
                 evidence.append({"id": same["id"], "citations": cites})
                 results[i] = ItemResult(
@@ -191,12 +210,9 @@ class FactService:
                     version=same["version"],
                 )
                 continue
-            # A new version replaces the slot's current one (ONE), or the same object's own
-            # version when it cannot simply be corroborated (MANY: expired, or a higher tier).
-            if cards[cf.predicate] is Cardinality.ONE:
-                prior = max(slot.current, key=lambda v: v["version"]) if slot.current else None
-            else:
-                prior = same
+            # The new version supersedes the one in force where it starts (ONE: any object;
+            # MANY: the same object's), and ends where a later-starting version begins.
+            prior = spot.prior
             if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
                 err = TierConflict(
                     f"{cf.tier.value}-tier write would override a {prior['tier']}-tier fact "
@@ -211,7 +227,6 @@ class FactService:
                 )
                 continue
             row = fact_rows.new_row(
-                i,
                 cf,
                 key[0],
                 cards[cf.predicate],
@@ -223,6 +238,7 @@ class FactService:
                 now,
                 policy.promote_sessions,
                 slot.max_version + 1,
+                (valid_from, spot.valid_to),
             )
             slot.max_version += 1
             creates.append(row)
@@ -232,6 +248,9 @@ class FactService:
                 "tier": cf.tier.value,
                 "status": row["status"],
                 "version": row["version"],
+                "valid_from_us": validity.micros(valid_from),
+                "valid_to_us": validity.micros(spot.valid_to),
+                "valid_from_stated": cf.valid_from is not None,
             }
             if prior is not None:
                 slot.current = [v for v in slot.current if v["id"] != prior["id"]]
@@ -254,10 +273,24 @@ class FactService:
 
         await FactRepository.write_versions(tx, tenant, creates, now)
         await FactRepository.add_evidence(tx, tenant, evidence, now)
+        corroborated = sorted({e["id"] for e in evidence})
+        events += [
+            audit.event(
+                principal,
+                "verify",
+                "fact",
+                r["id"],
+                now,
+                before={"needs_verification": True, "verification_reason": r["reason"]},
+                after={"needs_verification": False},
+                reason="confirmed again by a new assertion after it was flagged",
+            )
+            for r in await FactRepository.reverify(tx, tenant, corroborated, now)
+        ]
         # New versions got their confidence from their citations; only corroborated ones
         # need the evidence recounted from their edges.
         recomputed = await FactRepository.recompute_confidence(
-            tx, tenant, sorted({e["id"] for e in evidence}), policy.promote_sessions, now
+            tx, tenant, corroborated, policy.promote_sessions, now
         )
         by_id = {r["id"]: r for r in recomputed}
         for fact_id, rec in fact_rows.created_confidence(creates).items():
@@ -285,7 +318,7 @@ class FactService:
         policy = await self.policy(tenant)
         now = utcnow()
 
-        async def work(tx: Tx) -> Record:
+        async def work(tx: Tx) -> Record | TierConflict:
             await FactRepository.lock_tenant(tx, tenant)
             found = await FactRepository.get_in_tx(tx, tenant, [fact_id])
             if fact_id not in found:
@@ -309,7 +342,9 @@ class FactService:
                         )
                     ],
                 )
-                raise TierConflict(f"{cap.value} tier cannot retract a {before['tier']}-tier fact")
+                # Returned, not raised: raising would roll back the audit event with it, and a
+                # refused override must stay on record (and in alerts).
+                return TierConflict(f"{cap.value} tier cannot retract a {before['tier']}-tier fact")
             after = await FactRepository.retract(tx, tenant, fact_id, now, principal.actor, reason)
             if after is None:
                 raise NotFound(f"no fact {fact_id}")
@@ -342,7 +377,9 @@ class FactService:
             await AuditRepository.record_in_tx(tx, tenant, events)
             return after
 
-        result: Record = await self.db.write_tx(work)
+        result: Record | TierConflict = await self.db.write_tx(work)
+        if isinstance(result, TierConflict):
+            raise result
         return result
 
 

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import Principal, Role, ft_token, parse_scope, require_aware, utcnow
+from graph_memory.domain import (
+    Principal,
+    Role,
+    ft_token,
+    parse_scope,
+    parse_scopes,
+    require_aware,
+    utcnow,
+)
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import NotFound, ValidationError
 from graph_memory.repositories.audit import AuditRepository
@@ -271,7 +279,7 @@ class ProcedureService:
         statuses = ["active", "candidate"] if include_candidates else ["active"]
         rows = await self.repo.list(
             principal.tenant,
-            [parse_scope(s) for s in scopes],
+            parse_scopes(scopes),
             intent=normalise_name(intent, "intent"),
             role=normalise_name(role, "role") if role else None,
             statuses=statuses,

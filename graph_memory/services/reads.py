@@ -17,7 +17,7 @@ from graph_memory.domain import (
     Principal,
     entity_key,
     normalise_predicate,
-    parse_scope,
+    parse_scopes,
     require_aware,
     utcnow,
 )
@@ -64,7 +64,7 @@ class ReadService:
         at, valid = self.moments(as_of, valid_at)
         return await self.facts.in_force(
             principal.tenant,
-            [parse_scope(s) for s in flt.scopes],
+            parse_scopes(flt.scopes),
             subject=entity_key(flt.subject) if flt.subject else None,
             predicate=normalise_predicate(flt.predicate) if flt.predicate else None,
             statuses=list(SERVABLE_STATUSES),
@@ -89,7 +89,7 @@ class ReadService:
         at, _ = self.moments(as_of, None)
         return await self.facts.slot_versions(
             principal.tenant,
-            [parse_scope(s) for s in scopes],
+            parse_scopes(scopes),
             entity_key(subject),
             normalise_predicate(predicate),
             at,

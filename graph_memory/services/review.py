@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph_memory.db import Record, Tx
-from graph_memory.domain import Principal, Role, parse_scope, utcnow
+from graph_memory.domain import Principal, Role, parse_scopes, utcnow
 from graph_memory.errors import Conflict, Forbidden, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
@@ -54,9 +54,7 @@ class ReviewService:
         if not 1 <= first <= MAX_QUEUE:
             raise ValidationError(f"first must be in 1..{MAX_QUEUE}", field="first")
         policy = await self._policy_for(principal.tenant)
-        rows = await self.repo.review_queue(
-            principal.tenant, [parse_scope(s) for s in scopes], utcnow(), first
-        )
+        rows = await self.repo.review_queue(principal.tenant, parse_scopes(scopes), utcnow(), first)
         return [
             ReviewItem(
                 fact=r["fact"],

@@ -10,9 +10,10 @@ from graph_memory.domain import (
     ft_token,
     noisy_or,
     parse_scope,
+    parse_scopes,
     require_aware,
 )
-from graph_memory.errors import ScopeMissing, ValidationError
+from graph_memory.errors import ValidationError
 
 
 def test_noisy_or_counts_one_session_once_and_caps_by_tier() -> None:
@@ -36,10 +37,15 @@ def test_scopes() -> None:
     assert parse_scope("user:alice") == "user:alice"
     assert parse_scope("team:support-1") == "team:support-1"
     assert parse_scope("tenant") == "tenant"
-    with pytest.raises(ScopeMissing):
-        parse_scope(None)
+    # A caller's missing scope is their mistake (VALIDATION), not an internal fault.
+    for missing in (None, ""):
+        with pytest.raises(ValidationError):
+            parse_scope(missing)
     with pytest.raises(ValidationError):
         parse_scope("group:x")
+    assert parse_scopes(["tenant", "user:a", "tenant"]) == ["tenant", "user:a"]
+    with pytest.raises(ValidationError):
+        parse_scopes([])
 
 
 def test_entity_keys_normalise_case_and_space() -> None:

@@ -1,0 +1,127 @@
+"""Where a new version sits in its slot's valid time (services/validity.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from graph_memory.domain import Cardinality
+from graph_memory.services.validity import from_micros, micros, place
+
+ONE, MANY = Cardinality.ONE, Cardinality.MANY
+
+
+def at(year: int, month: int = 1) -> datetime:
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+def version(
+    vid: str, obj: str, start: int, end: int | None = None, number: int = 1, stated: bool = True
+) -> dict[str, Any]:
+    return {
+        "id": vid,
+        "object_key": obj,
+        "version": number,
+        "valid_from_stated": stated,
+        "valid_from_us": micros(at(start)),
+        "valid_to_us": micros(at(end)) if end else None,
+    }
+
+
+def test_micros_round_trips_exactly() -> None:
+    t = datetime(2024, 2, 29, 23, 59, 59, 999_999, tzinfo=UTC)
+    assert from_micros(micros(t) or 0) == t
+    early = datetime(1960, 5, 1, 0, 0, 0, 1, tzinfo=UTC)
+    assert from_micros(micros(early) or 0) == early
+
+
+def test_a_later_start_supersedes_the_current_version() -> None:
+    paris = version("paris", "paris", 2018)
+    spot = place([paris], "berlin", ONE, at(2023), None, explicit=True)
+    assert spot.prior is paris and spot.same is None and spot.valid_to is None
+
+
+def test_a_backfill_supersedes_nothing_later_and_ends_where_it_starts() -> None:
+    berlin = version("berlin", "berlin", 2023, number=1)
+    spot = place([berlin], "paris", ONE, at(2018), None, explicit=True)
+    assert spot.prior is None
+    assert spot.valid_to == at(2023)
+
+
+def test_a_backfill_with_an_earlier_end_keeps_it() -> None:
+    berlin = version("berlin", "berlin", 2023)
+    spot = place([berlin], "paris", ONE, at(2018), at(2020), explicit=True)
+    assert spot.prior is None and spot.valid_to == at(2020)
+
+
+def test_a_backfill_between_two_versions_supersedes_the_earlier_one_only() -> None:
+    paris = version("paris", "paris", 2018, 2023, number=2)
+    berlin = version("berlin", "berlin", 2023, number=1)
+    spot = place([berlin, paris], "london", ONE, at(2020), None, explicit=True)
+    assert spot.prior is paris
+    assert spot.valid_to == at(2023)
+
+
+def test_the_same_start_is_a_correction_of_that_version() -> None:
+    paris = version("paris", "paris", 2018)
+    spot = place([paris], "lyon", ONE, at(2018), None, explicit=True)
+    assert spot.prior is paris and spot.valid_to is None
+
+
+def test_same_object_valid_at_the_start_is_corroborated() -> None:
+    acme = version("acme", "acme", 2018)
+    spot = place([acme], "acme", ONE, at(2019), None, explicit=True)
+    assert spot.same is acme
+
+
+def test_returning_to_a_closed_stint_is_a_new_version() -> None:
+    acme = version("acme", "acme", 2018, 2020)
+    spot = place([acme], "acme", ONE, at(2023), None, explicit=True)
+    assert spot.same is None
+    assert spot.prior is acme  # it stays in force for 2018-2020 (nothing later is valid then)
+
+
+def test_a_new_end_date_is_not_a_corroboration() -> None:
+    acme = version("acme", "acme", 2018)
+    assert place([acme], "acme", ONE, at(2019), at(2021), explicit=True).same is None
+    closed = version("acme", "acme", 2018, 2021)
+    assert place([closed], "acme", ONE, at(2019), at(2021), explicit=True).same is closed
+
+
+def test_older_evidence_without_dates_agrees_with_an_open_version() -> None:
+    tea = version("tea", "tea", 2024)
+    assert place([tea], "tea", MANY, at(2023), None, explicit=False).same is tea
+    # Said with explicit dates, the same claim is a different interval.
+    assert place([tea], "tea", MANY, at(2023), None, explicit=True).same is None
+
+
+def test_many_valued_predicates_only_place_against_the_same_object() -> None:
+    tea = version("tea", "tea", 2024)
+    spot = place([tea], "coffee", MANY, at(2020), None, explicit=True)
+    assert spot.prior is None and spot.valid_to is None and spot.same is None
+
+
+def test_the_newest_of_equal_starts_is_the_prior() -> None:
+    a = version("a", "x", 2020, number=1)
+    b = version("b", "y", 2020, number=2)
+    assert place([a, b], "z", ONE, at(2021), None, explicit=True).prior is b
+
+
+def test_a_start_nobody_stated_is_superseded_by_an_earlier_stated_start() -> None:
+    """'Lives in Paris' said today (start defaulted), then 'in Berlin since 2024': Berlin."""
+    paris = version("paris", "paris", 2026, stated=False)
+    spot = place([paris], "berlin", ONE, at(2024), None, explicit=True)
+    assert spot.prior is paris and spot.valid_to is None
+
+
+def test_an_unstated_start_never_clips_a_new_version() -> None:
+    paris = version("paris", "paris", 2026, stated=False)
+    spot = place([paris], "berlin", ONE, at(2018), at(2020), explicit=True)
+    assert spot.valid_to == at(2020)
+
+
+def test_old_evidence_recorded_late_is_back_filled_before_a_stated_start() -> None:
+    """Berlin stated from 2023; an imported 2018 session says Paris (start defaulted)."""
+    berlin = version("berlin", "berlin", 2023)
+    spot = place([berlin], "paris", ONE, at(2018), None, explicit=False)
+    assert spot.prior is None and spot.valid_to == at(2023)
