@@ -7,20 +7,14 @@ import json
 from datetime import datetime
 from typing import Any
 
+from graph_memory.domain import as_datetime
 from graph_memory.errors import ValidationError
 
 __all__ = ["decode_cursor", "dt", "encode_cursor"]
 
 
 def dt(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if hasattr(value, "to_native"):
-        native: datetime = value.to_native()
-        return native
-    if isinstance(value, datetime):
-        return value
-    raise TypeError(f"not a datetime: {value!r}")
+    return as_datetime(value)
 
 
 def encode_cursor(at: Any, ident: str) -> str:

@@ -15,6 +15,7 @@ from graph_memory.domain import (
     Principal,
     Status,
     Tier,
+    as_datetime,
     entity_id,
     ft_token,
     noisy_or,
@@ -54,10 +55,7 @@ _AUDIT_KEYS = (
 
 
 def native(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    out: datetime = value.to_native() if hasattr(value, "to_native") else value
-    return out
+    return as_datetime(value)
 
 
 def default_valid_from(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:

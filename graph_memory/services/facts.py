@@ -211,7 +211,7 @@ class FactService:
                 )
                 continue
             # The new version supersedes the one in force where it starts (ONE: any object;
-            # MANY: the same object's), and ends where a later-starting version begins.
+            # MANY: the same object's); see services/validity.py.
             prior = spot.prior
             if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
                 err = TierConflict(
@@ -238,7 +238,7 @@ class FactService:
                 now,
                 policy.promote_sessions,
                 slot.max_version + 1,
-                (valid_from, spot.valid_to),
+                (valid_from, cf.valid_to),
             )
             slot.max_version += 1
             creates.append(row)
@@ -249,7 +249,7 @@ class FactService:
                 "status": row["status"],
                 "version": row["version"],
                 "valid_from_us": validity.micros(valid_from),
-                "valid_to_us": validity.micros(spot.valid_to),
+                "valid_to_us": validity.micros(cf.valid_to),
                 "valid_from_stated": cf.valid_from is not None,
             }
             if prior is not None:

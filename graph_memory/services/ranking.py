@@ -39,7 +39,7 @@ from typing import Any
 import snowballstemmer
 
 from graph_memory.db import Record
-from graph_memory.domain import Tier, ft_token
+from graph_memory.domain import Tier, as_datetime, ft_token
 from graph_memory.errors import ValidationError
 
 __all__ = [
@@ -170,12 +170,7 @@ class Scored:
 
 def dt(value: Any) -> datetime | None:
     """A driver DateTime (or a datetime) as a native aware datetime."""
-    if value is None:
-        return None
-    if hasattr(value, "to_native"):
-        native: datetime = value.to_native()
-        return native
-    return value if isinstance(value, datetime) else None
+    return as_datetime(value)
 
 
 def _confidence(kind: str, rec: Record) -> float:

@@ -1,22 +1,21 @@
-"""Where a new version sits in its slot's valid time.
+"""What a new version supersedes, and whether it only corroborates, in valid time.
 
-A slot (scope, subject, predicate) can hold several current versions when it was told its
-history out of order: "Berlin since 2023" first, "Paris from 2018" later. Writes keep those
-versions from overlapping, so every read can use one rule: at (asOf, validAt) a slot answers
-with the most recently recorded version believed at asOf and valid at validAt.
+A slot (scope, subject, predicate) can be told its history out of order: "Berlin since 2023"
+first, "Paris from 2018" later. Reads settle who answers at (asOf, validAt) with one rule
+(cypher/fact/in_force_*.cypher): among the versions believed at asOf and valid at validAt, the
+one whose validity started last wins, on the same start the one recorded last. Stored validity
+is always what the caller said (or the default), never trimmed: retracting or forgetting a
+later version therefore leaves the earlier ones exactly as they were told.
 
 For a new version N starting at ``valid_from``:
 
 * ``prior``: the current version whose validity started last, at or before N's start (for a
-  many-valued predicate: among versions of the same object). N supersedes it; the old
-  version keeps answering for moments before N starts.
-* ``valid_to``: if a current version starts after N, N is back-filled history and ends where
-  that version begins (or earlier, if the caller said so). It supersedes nothing later.
+  many-valued predicate: among versions of the same object). N supersedes it: belief in it
+  ends, its dependents are flagged, history links them.
 * A start nobody stated (validFrom defaulted to when the episode began) is when we heard it,
-  not a claim about the world: such a version never makes a new one back-filled history; the
-  new one supersedes it whatever its start. "Alice lives in Paris" told today, then "she has
-  lived in Berlin since 2024" makes Berlin current; "Berlin since 2023" stated as a date, then
-  "Paris from 2018", keeps Berlin current and Paris as 2018-2023.
+  not a claim about the world: such a version is superseded by the next one whatever its
+  start, and then loses to every later-recorded version. "Alice lives in Paris" told today,
+  then "she has lived in Berlin since 2024", makes Berlin current.
 * ``same``: the current version of the same object that already says what N says (it is
   valid at N's start and, when the caller gave an end, ends there too; without any explicit
   validity an open-ended version starting later also agrees: N is older evidence for it).
@@ -52,7 +51,6 @@ def from_micros(value: int) -> datetime:
 class Placement:
     same: dict[str, Any] | None
     prior: dict[str, Any] | None
-    valid_to: datetime | None
 
 
 def _start(v: dict[str, Any]) -> int:
@@ -89,7 +87,4 @@ def place(
     if not agreeing and not explicit:
         agreeing = [v for v in same_object if v.get("valid_to_us") is None]
     prior = _newest(v for v in rivals if _start(v) <= start or not v.get("valid_from_stated"))
-    later = [_start(v) for v in rivals if _start(v) > start and v.get("valid_from_stated")]
-    if later and (end is None or end > min(later)):
-        valid_to = from_micros(min(later))
-    return Placement(same=_newest(agreeing), prior=prior, valid_to=valid_to)
+    return Placement(same=_newest(agreeing), prior=prior)

@@ -38,20 +38,13 @@ def test_micros_round_trips_exactly() -> None:
 def test_a_later_start_supersedes_the_current_version() -> None:
     paris = version("paris", "paris", 2018)
     spot = place([paris], "berlin", ONE, at(2023), None, explicit=True)
-    assert spot.prior is paris and spot.same is None and spot.valid_to is None
+    assert spot.prior is paris and spot.same is None
 
 
-def test_a_backfill_supersedes_nothing_later_and_ends_where_it_starts() -> None:
+def test_a_backfill_supersedes_nothing_that_starts_later() -> None:
     berlin = version("berlin", "berlin", 2023, number=1)
     spot = place([berlin], "paris", ONE, at(2018), None, explicit=True)
-    assert spot.prior is None
-    assert spot.valid_to == at(2023)
-
-
-def test_a_backfill_with_an_earlier_end_keeps_it() -> None:
-    berlin = version("berlin", "berlin", 2023)
-    spot = place([berlin], "paris", ONE, at(2018), at(2020), explicit=True)
-    assert spot.prior is None and spot.valid_to == at(2020)
+    assert spot.prior is None and spot.same is None
 
 
 def test_a_backfill_between_two_versions_supersedes_the_earlier_one_only() -> None:
@@ -59,13 +52,12 @@ def test_a_backfill_between_two_versions_supersedes_the_earlier_one_only() -> No
     berlin = version("berlin", "berlin", 2023, number=1)
     spot = place([berlin, paris], "london", ONE, at(2020), None, explicit=True)
     assert spot.prior is paris
-    assert spot.valid_to == at(2023)
 
 
 def test_the_same_start_is_a_correction_of_that_version() -> None:
     paris = version("paris", "paris", 2018)
     spot = place([paris], "lyon", ONE, at(2018), None, explicit=True)
-    assert spot.prior is paris and spot.valid_to is None
+    assert spot.prior is paris
 
 
 def test_same_object_valid_at_the_start_is_corroborated() -> None:
@@ -98,7 +90,7 @@ def test_older_evidence_without_dates_agrees_with_an_open_version() -> None:
 def test_many_valued_predicates_only_place_against_the_same_object() -> None:
     tea = version("tea", "tea", 2024)
     spot = place([tea], "coffee", MANY, at(2020), None, explicit=True)
-    assert spot.prior is None and spot.valid_to is None and spot.same is None
+    assert spot.prior is None and spot.same is None
 
 
 def test_the_newest_of_equal_starts_is_the_prior() -> None:
@@ -111,17 +103,11 @@ def test_a_start_nobody_stated_is_superseded_by_an_earlier_stated_start() -> Non
     """'Lives in Paris' said today (start defaulted), then 'in Berlin since 2024': Berlin."""
     paris = version("paris", "paris", 2026, stated=False)
     spot = place([paris], "berlin", ONE, at(2024), None, explicit=True)
-    assert spot.prior is paris and spot.valid_to is None
-
-
-def test_an_unstated_start_never_clips_a_new_version() -> None:
-    paris = version("paris", "paris", 2026, stated=False)
-    spot = place([paris], "berlin", ONE, at(2018), at(2020), explicit=True)
-    assert spot.valid_to == at(2020)
+    assert spot.prior is paris
 
 
 def test_old_evidence_recorded_late_is_back_filled_before_a_stated_start() -> None:
     """Berlin stated from 2023; an imported 2018 session says Paris (start defaulted)."""
     berlin = version("berlin", "berlin", 2023)
     spot = place([berlin], "paris", ONE, at(2018), None, explicit=False)
-    assert spot.prior is None and spot.valid_to == at(2023)
+    assert spot.prior is None and spot.same is None
