@@ -1,5 +1,5 @@
 // params: tenant, scopes, vector, k, lucene, as_of, valid_at
-// returns: id, text, confidence, fresh_ms, similarity, keyword
+// returns: rows, raw_hits
 // Hybrid candidates among episodes (same shape as recall.facts). An episode is in force once
 // recorded (belief time) and once it has started (validity time): "what had happened by T".
 CYPHER 25
@@ -21,9 +21,20 @@ CALL () {
   RETURN node AS e, null AS vscore, score AS kscore
 }
 WITH e, max(vscore) AS vscore, max(kscore) AS kscore
-WHERE e.recorded_at <= $as_of
-  AND (e.started_at IS NULL OR e.started_at <= $valid_at)
-RETURN e.id AS id, e.text AS text, e.confidence AS confidence,
-       coalesce(e.ended_at, e.started_at, e.recorded_at).epochMillis AS fresh_ms,
-       coalesce(vscore, vector.similarity.cosine(e.embedding, $vector)) AS similarity,
-       kscore AS keyword
+// Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
+// than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
+// larger k. A long version history can otherwise crowd every current fact out.
+WITH collect([e, vscore, kscore]) AS hits
+CALL (hits) {
+  UNWIND hits AS cand
+  WITH cand[0] AS e, cand[1] AS vscore, cand[2] AS kscore
+  WHERE e.recorded_at <= $as_of
+    AND (e.started_at IS NULL OR e.started_at <= $valid_at)
+  RETURN collect({
+    id: e.id, text: e.text, confidence: e.confidence,
+    fresh_ms: coalesce(e.ended_at, e.started_at, e.recorded_at).epochMillis,
+    similarity: coalesce(vscore, vector.similarity.cosine(e.embedding, $vector)),
+    keyword: kscore
+  }) AS rows
+}
+RETURN rows, size(hits) AS raw_hits

@@ -1,5 +1,5 @@
 // params: tenant, scopes, vector, k, lucene, statuses, include_candidates, as_of, valid_at, include_expired, include_unverified, tiers
-// returns: id, text, tier, tier_rank, confidence, subject, predicate, fresh_ms, similarity, keyword
+// returns: rows, raw_hits
 // Hybrid candidates for recall: the k nearest facts per scope from the vector index (the
 // tenant/scope filter runs inside the HNSW search) plus the k best full-text hits (scoped by
 // the opaque ft_scope token inside the Lucene query). The in-force filter is the one of
@@ -27,51 +27,62 @@ CALL () {
   RETURN node AS f, null AS vscore, score AS kscore
 }
 WITH f, max(vscore) AS vscore, max(kscore) AS kscore
-WHERE true
-  AND f.status IN $statuses
-  AND ($include_candidates OR f.activated_at <= $as_of)
-  AND f.recorded_at <= $as_of
-  AND (f.retracted_at IS NULL OR f.retracted_at > $as_of)
-  // Another version of the slot (of the same object, for a many-valued predicate) believed at
-  // as_of and valid at valid_at beats this one: see the rule in the header.
-  AND NOT EXISTS {
-        MATCH (g:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
-                       predicate: f.predicate})
-        WHERE g.id <> f.id
-          AND g.recorded_at <= $as_of
-          AND (g.cardinality = 'one' OR g.object_key = f.object_key)
-          AND g.status <> 'rejected'
-          AND ($include_candidates OR g.activated_at <= $as_of)
-          AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
-          AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
-          AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
-          AND CASE
-            // g was recorded after f, which it replaced: f's start was only when it was heard.
-            WHEN coalesce(f.superseded_at <= $as_of, false)
-                 AND NOT coalesce(f.valid_from_stated, false)
-                 AND (g.recorded_at > f.recorded_at
-                      OR (g.recorded_at = f.recorded_at AND g.version > f.version))
-              THEN true
-            // Likewise f replaced g: g cannot win on its (unstated) start.
-            WHEN coalesce(g.superseded_at <= $as_of, false)
-                 AND NOT coalesce(g.valid_from_stated, false)
-                 AND (f.recorded_at > g.recorded_at
-                      OR (f.recorded_at = g.recorded_at AND f.version > g.version))
-              THEN false
-            // Otherwise the later start wins; on the same start, the later record.
-            ELSE coalesce(g.valid_from, g.recorded_at) > coalesce(f.valid_from, f.recorded_at)
-                 OR (coalesce(g.valid_from, g.recorded_at) = coalesce(f.valid_from, f.recorded_at)
-                     AND (g.recorded_at > f.recorded_at
-                          OR (g.recorded_at = f.recorded_at AND g.version > f.version)))
-          END
-      }
-  AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
-  AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
-  AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
-  AND ($include_unverified OR f.needs_verification IS NULL OR NOT f.needs_verification)
-  AND ($tiers IS NULL OR f.tier IN $tiers)
-RETURN f.id AS id, f.text AS text, f.tier AS tier, f.tier_rank AS tier_rank,
-       f.confidence AS confidence, f.subject AS subject, f.predicate AS predicate,
-       coalesce(f.valid_from, f.recorded_at).epochMillis AS fresh_ms,
-       coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)) AS similarity,
-       kscore AS keyword
+// Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
+// than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
+// larger k. A long version history can otherwise crowd every current fact out.
+WITH collect([f, vscore, kscore]) AS hits
+CALL (hits) {
+  UNWIND hits AS cand
+  WITH cand[0] AS f, cand[1] AS vscore, cand[2] AS kscore
+  WHERE true
+    AND f.status IN $statuses
+    AND ($include_candidates OR f.activated_at <= $as_of)
+    AND f.recorded_at <= $as_of
+    AND (f.retracted_at IS NULL OR f.retracted_at > $as_of)
+    // Another version of the slot (of the same object, for a many-valued predicate) believed at
+    // as_of and valid at valid_at beats this one: see the rule in the header.
+    AND NOT EXISTS {
+          MATCH (g:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
+                         predicate: f.predicate})
+          WHERE g.id <> f.id
+            AND g.recorded_at <= $as_of
+            AND (g.cardinality = 'one' OR g.object_key = f.object_key)
+            AND g.status <> 'rejected'
+            AND ($include_candidates OR g.activated_at <= $as_of)
+            AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
+            AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
+            AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
+            AND CASE
+              // g was recorded after f, which it replaced: f's start was only when it was heard.
+              WHEN coalesce(f.superseded_at <= $as_of, false)
+                   AND NOT coalesce(f.valid_from_stated, false)
+                   AND (g.recorded_at > f.recorded_at
+                        OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+                THEN true
+              // Likewise f replaced g: g cannot win on its (unstated) start.
+              WHEN coalesce(g.superseded_at <= $as_of, false)
+                   AND NOT coalesce(g.valid_from_stated, false)
+                   AND (f.recorded_at > g.recorded_at
+                        OR (f.recorded_at = g.recorded_at AND f.version > g.version))
+                THEN false
+              // Otherwise the later start wins; on the same start, the later record.
+              ELSE coalesce(g.valid_from, g.recorded_at) > coalesce(f.valid_from, f.recorded_at)
+                   OR (coalesce(g.valid_from, g.recorded_at) = coalesce(f.valid_from, f.recorded_at)
+                       AND (g.recorded_at > f.recorded_at
+                            OR (g.recorded_at = f.recorded_at AND g.version > f.version)))
+            END
+        }
+    AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
+    AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
+    AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
+    AND ($include_unverified OR f.needs_verification IS NULL OR NOT f.needs_verification)
+    AND ($tiers IS NULL OR f.tier IN $tiers)
+  RETURN collect({
+    id: f.id, text: f.text, tier: f.tier, tier_rank: f.tier_rank,
+    confidence: f.confidence, subject: f.subject, predicate: f.predicate,
+    fresh_ms: coalesce(f.valid_from, f.recorded_at).epochMillis,
+    similarity: coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)),
+    keyword: kscore
+  }) AS rows
+}
+RETURN rows, size(hits) AS raw_hits

@@ -1,5 +1,5 @@
 // params: tenant, scopes, vector, k, lucene, statuses, as_of, intent, role
-// returns: id, text, success_count, failure_count, fresh_ms, similarity, keyword
+// returns: rows, raw_hits
 // Hybrid candidates among procedures: the version current at as_of, of an allowed status,
 // and of the requested intent/role when the caller names them (procedures are served only
 // for a matching intent; without one the service requires a close semantic match).
@@ -28,12 +28,23 @@ CALL () {
   RETURN p, null AS vscore, null AS kscore
 }
 WITH p, max(vscore) AS vscore, max(kscore) AS kscore
-WHERE p.status IN $statuses
-  AND p.created_at <= $as_of
-  AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
-  AND ($intent IS NULL OR p.intent = $intent)
-  AND ($role IS NULL OR p.role = $role)
-RETURN p.id AS id, p.text AS text, p.success_count AS success_count,
-       p.failure_count AS failure_count, coalesce(p.updated_at, p.created_at).epochMillis AS fresh_ms,
-       coalesce(vscore, vector.similarity.cosine(p.embedding, $vector)) AS similarity,
-       kscore AS keyword
+// Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
+// than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
+// larger k. A long version history can otherwise crowd every current fact out.
+WITH collect([p, vscore, kscore]) AS hits
+CALL (hits) {
+  UNWIND hits AS cand
+  WITH cand[0] AS p, cand[1] AS vscore, cand[2] AS kscore
+  WHERE p.status IN $statuses
+    AND p.created_at <= $as_of
+    AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
+    AND ($intent IS NULL OR p.intent = $intent)
+    AND ($role IS NULL OR p.role = $role)
+  RETURN collect({
+    id: p.id, text: p.text, success_count: p.success_count,
+    failure_count: p.failure_count, fresh_ms: coalesce(p.updated_at, p.created_at).epochMillis,
+    similarity: coalesce(vscore, vector.similarity.cosine(p.embedding, $vector)),
+    keyword: kscore
+  }) AS rows
+}
+RETURN rows, size(hits) AS raw_hits

@@ -39,24 +39,27 @@ class RecallRepository:
         include_expired: bool,
         include_unverified: bool,
         tiers: list[str] | None,
-    ) -> list[Record]:
-        """Lean candidate rows for scoring; similarity is the index's (1 + cos) / 2."""
-        return await self.db.read(
-            "recall.facts",
-            {
-                "tenant": require_tenant(tenant),
-                "scopes": require_scopes(scopes),
-                "vector": _vector(vector),
-                "k": k,
-                "lucene": lucene,
-                "statuses": statuses,
-                "include_candidates": include_candidates,
-                "as_of": as_of,
-                "valid_at": valid_at,
-                "include_expired": include_expired,
-                "include_unverified": include_unverified,
-                "tiers": tiers,
-            },
+    ) -> tuple[list[Record], int]:
+        """Lean candidate rows for scoring (similarity is the index's (1 + cos) / 2) and how
+        many raw search hits they were filtered from."""
+        return _pool(
+            await self.db.read(
+                "recall.facts",
+                {
+                    "tenant": require_tenant(tenant),
+                    "scopes": require_scopes(scopes),
+                    "vector": _vector(vector),
+                    "k": k,
+                    "lucene": lucene,
+                    "statuses": statuses,
+                    "include_candidates": include_candidates,
+                    "as_of": as_of,
+                    "valid_at": valid_at,
+                    "include_expired": include_expired,
+                    "include_unverified": include_unverified,
+                    "tiers": tiers,
+                },
+            )
         )
 
     async def episodes(
@@ -69,18 +72,20 @@ class RecallRepository:
         lucene: str | None,
         as_of: datetime,
         valid_at: datetime,
-    ) -> list[Record]:
-        return await self.db.read(
-            "recall.episodes",
-            {
-                "tenant": require_tenant(tenant),
-                "scopes": require_scopes(scopes),
-                "vector": _vector(vector),
-                "k": k,
-                "lucene": lucene,
-                "as_of": as_of,
-                "valid_at": valid_at,
-            },
+    ) -> tuple[list[Record], int]:
+        return _pool(
+            await self.db.read(
+                "recall.episodes",
+                {
+                    "tenant": require_tenant(tenant),
+                    "scopes": require_scopes(scopes),
+                    "vector": _vector(vector),
+                    "k": k,
+                    "lucene": lucene,
+                    "as_of": as_of,
+                    "valid_at": valid_at,
+                },
+            )
         )
 
     async def procedures(
@@ -95,20 +100,22 @@ class RecallRepository:
         as_of: datetime,
         intent: str | None,
         role: str | None,
-    ) -> list[Record]:
-        return await self.db.read(
-            "recall.procedures",
-            {
-                "tenant": require_tenant(tenant),
-                "scopes": require_scopes(scopes),
-                "vector": _vector(vector),
-                "k": k,
-                "lucene": lucene,
-                "statuses": statuses,
-                "as_of": as_of,
-                "intent": intent,
-                "role": role,
-            },
+    ) -> tuple[list[Record], int]:
+        return _pool(
+            await self.db.read(
+                "recall.procedures",
+                {
+                    "tenant": require_tenant(tenant),
+                    "scopes": require_scopes(scopes),
+                    "vector": _vector(vector),
+                    "k": k,
+                    "lucene": lucene,
+                    "statuses": statuses,
+                    "as_of": as_of,
+                    "intent": intent,
+                    "role": role,
+                },
+            )
         )
 
     async def hydrate(
@@ -135,3 +142,10 @@ class RecallRepository:
             return 0
         out = await self.db.write("recall.touch", {"tenant": require_tenant(tenant), "rows": rows})
         return int(out[0]["touched"] or 0) if out else 0
+
+
+def _pool(out: list[Record]) -> tuple[list[Record], int]:
+    """(candidate rows, raw hits) from a recall search's single summary row."""
+    if not out:
+        return [], 0
+    return list(out[0]["rows"]), int(out[0]["raw_hits"] or 0)

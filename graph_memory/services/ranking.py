@@ -64,6 +64,7 @@ TIER_MULTIPLIER: dict[str, float] = {
     Tier.INFERRED.value: 0.9,
 }
 MAX_QUERY_TERMS = 32
+MAX_QUERY_TOKENS = 64  # analyzer tokens across all terms
 
 # Lucene's classic query syntax: each of these must be backslash-escaped in user text.
 _LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/<>')
@@ -94,11 +95,21 @@ def query_terms(query: str) -> list[str]:
     Lower-casing also turns AND/OR/NOT/TO into plain words instead of Lucene operators.
     """
     out: list[str] = []
+    budget = MAX_QUERY_TOKENS
     for raw in query.lower().split():
         bare = "".join(c for c in raw if c.isalnum())
         if not _WORD.search(raw) or bare in _STOP or raw in out:
             continue
+        # Lucene's analyzer splits "a-b-c" into three clauses: the budget counts those, since
+        # past 1,024 clauses Lucene refuses the whole query.
+        pieces = _TOKEN.findall(raw)
+        if len(pieces) > budget:
+            out += [p for p in pieces[:budget] if p not in out]
+            break
+        budget -= len(pieces)
         out.append(raw)
+        if budget <= 0 or len(out) >= MAX_QUERY_TERMS:
+            break
     return out[:MAX_QUERY_TERMS]
 
 

@@ -48,6 +48,9 @@ __all__ = [
 
 KINDS = ("fact", "episode", "procedure")
 MAX_K = 100
+# Widening of a search whose top k the in-force filter emptied (see RecallService._candidates).
+WIDEN_FACTOR = 5
+MAX_WIDENED = 500
 MAX_OVER_RECALL = 500
 # Defaults follow the score's meaning, not any dataset. The vector index always returns its k
 # nearest however far; MiniLM puts unrelated sentences below ~0.1 cosine and ones sharing only
@@ -212,15 +215,14 @@ class RecallService:
         scopes = list(req.scopes)
         statuses = list(SERVABLE_STATUSES)
 
-        async def none() -> list[Record]:
-            return []
-
-        searches: dict[str, Callable[[], Awaitable[list[Record]]]] = {
-            "fact": lambda: self.repo.facts(
+        need = req.k if per_kind is None else per_kind
+        Search = Callable[[int], Awaitable[tuple[list[Record], int]]]
+        searches: dict[str, Search] = {
+            "fact": lambda k: self.repo.facts(
                 tenant,
                 scopes,
                 vector=vector,
-                k=limit,
+                k=k,
                 lucene=lucene,
                 statuses=statuses,
                 include_candidates=req.include_candidates,
@@ -230,20 +232,20 @@ class RecallService:
                 include_unverified=req.include_unverified,
                 tiers=list(req.tiers) if req.tiers else None,
             ),
-            "episode": lambda: self.repo.episodes(
+            "episode": lambda k: self.repo.episodes(
                 tenant,
                 scopes,
                 vector=vector,
-                k=limit,
+                k=k,
                 lucene=lucene,
                 as_of=as_of,
                 valid_at=valid_at,
             ),
-            "procedure": lambda: self.repo.procedures(
+            "procedure": lambda k: self.repo.procedures(
                 tenant,
                 scopes,
                 vector=vector,
-                k=limit,
+                k=k,
                 lucene=lucene,
                 statuses=["active", "candidate"] if req.include_candidates else ["active"],
                 as_of=as_of,
@@ -251,8 +253,25 @@ class RecallService:
                 role=req.role,
             ),
         }
+
+        async def widening(search: Search) -> list[Record]:
+            # The indexes rank before the in-force filter runs: superseded versions of a long
+            # history (or other intents' procedures) can fill the whole top k. Ask again with
+            # a larger k while the filter left too few and the searches had more to give.
+            k = limit
+            rows, raw = await search(k)
+            while len(rows) < need and raw >= k and k < MAX_WIDENED:
+                k = min(k * WIDEN_FACTOR, MAX_WIDENED)
+                rows, raw = await search(k)
+            return rows
+
+        async def none() -> list[Record]:
+            return []
+
         return list(
-            await asyncio.gather(*(searches[k]() if k in req.kinds else none() for k in KINDS))
+            await asyncio.gather(
+                *(widening(searches[kind]) if kind in req.kinds else none() for kind in KINDS)
+            )
         )
 
     async def recall(self, principal: Principal, request: RecallRequest) -> RecallResult:
@@ -290,9 +309,14 @@ class RecallService:
 
     @staticmethod
     def _passes(s: Scored, req: RecallRequest) -> bool:
-        if s.confidence < req.min_confidence or s.total < req.min_score:
+        if s.confidence < req.min_confidence:
+            return False
+        if s.kind == "procedure" and req.intent is not None:
+            # A named intent was matched exactly by the search, whatever the query's words:
+            # a score floor made of word similarity must not hide it.
+            return True
+        if s.total < req.min_score:
             return False
         if s.kind == "procedure":
-            # Named intent: matched exactly in the query. Otherwise the intent must be close.
-            return req.intent is not None or s.similarity >= PROCEDURE_MIN_SIMILARITY
+            return s.similarity >= PROCEDURE_MIN_SIMILARITY
         return s.relevance >= req.min_relevance

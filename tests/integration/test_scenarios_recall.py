@@ -139,11 +139,6 @@ def test_a_planned_move_is_served_only_for_moments_after_it(client: GraphMemoryC
     assert ids(later) == [rome] and berlin not in ids(later)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: recall's vector/full-text top-k runs before the in-force filter, so a long "
-    "version history crowds the current fact out (considered=0, empty answer)",
-)
 def test_a_long_residence_history_never_hides_the_current_city(client: GraphMemoryClient) -> None:
     e = ep(client)
     for i in range(45):
@@ -263,11 +258,6 @@ def test_hostile_query_syntax_never_errors(client: GraphMemoryClient, q: str) ->
         assert ids(res) == [fid]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: one long hyphenated word expands past Lucene's clause limit -> INTERNAL error "
-    "(build_lucene caps whitespace terms, not analyzer tokens)",
-)
 def test_a_long_hyphenated_token_is_not_an_internal_error(client: GraphMemoryClient) -> None:
     ep(client)
     assert recall(client, "-".join(f"w{i}" for i in range(1500)), ALICE)["items"] == []
@@ -485,11 +475,6 @@ def test_procedures_need_a_matching_intent_status_and_scope(
     assert "original payment method" not in block
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a procedure named by exact intent is still cut by minScore, which its vector "
-    "part dominates: an unrelated query wording hides it (total 0.25 < 0.3)",
-)
 def test_a_named_intent_serves_its_procedure_whatever_the_wording(
     admin: GraphMemoryClient,
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -169,3 +170,14 @@ def test_conflicting_claims_on_one_slot_are_ordered_by_tier() -> None:
     ranked = sorted(_score(rows), key=lambda s: -s.total)
     assert [s.id for s in ranked] == ["user-claim", "other", "policy"]
     assert [s.id for s in settle_conflicts(ranked)] == ["policy", "other", "user-claim"]
+
+
+def test_query_terms_budget_counts_analyzer_tokens_not_words() -> None:
+    """Lucene splits "a-b-c" into clauses; past 1,024 it refuses the query outright."""
+    long_word = "-".join(f"w{i}" for i in range(1500))
+    terms = query_terms(f"order {long_word} status")
+    pieces = [p for t in terms for p in re.findall(r"[^\W_]+", t)]
+    assert terms[0] == "order"
+    assert len(pieces) <= 64
+    lucene = build_lucene("t", ["tenant"], long_word)
+    assert lucene is not None and lucene.count("w") <= 64
