@@ -289,7 +289,8 @@ class Floor:
                 "tenant": c["tenant"],
                 "episodes": [],
                 "procedures": [],
-                "facts": [r["id"] for r in facts[: self.k]],
+                # recall.facts answers one row: the filtered candidates and the raw hit count.
+                "facts": [r["id"] for r in (facts[0]["rows"] if facts else [])[: self.k]],
             },
         )
         return (time.perf_counter() - start) * 1000

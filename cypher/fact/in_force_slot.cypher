@@ -17,14 +17,15 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.subject = $subject
   AND ($include_candidates OR f.activated_at <= $as_of)
   AND f.recorded_at <= $as_of
   AND (f.retracted_at IS NULL OR f.retracted_at > $as_of)
-  // Another version of the slot (of the same object, for a many-valued predicate) believed at
-  // as_of and valid at valid_at beats this one: see the rule in the header.
-  AND NOT EXISTS {
+  // Another version of the slot believed at as_of and valid at valid_at beats this one (the
+  // rule in the header); for a many-valued predicate only versions of the same object compete.
+  // Each branch seeks its own index: a many-valued slot can hold hundreds of objects.
+  AND (coalesce(f.cardinality, 'one') = 'many' OR NOT EXISTS {
         MATCH (g:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
                        predicate: f.predicate})
+        USING INDEX g:Fact(tenant, scope, subject, predicate)
         WHERE g.id <> f.id
           AND g.recorded_at <= $as_of
-          AND (g.cardinality = 'one' OR g.object_key = f.object_key)
           AND g.status <> 'rejected'
           AND ($include_candidates OR g.activated_at <= $as_of)
           AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
@@ -49,7 +50,38 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.subject = $subject
                      AND (g.recorded_at > f.recorded_at
                           OR (g.recorded_at = f.recorded_at AND g.version > f.version)))
           END
-      }
+      })
+  AND (coalesce(f.cardinality, 'one') <> 'many' OR NOT EXISTS {
+        MATCH (g:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
+                       predicate: f.predicate, object_key: f.object_key})
+        USING INDEX g:Fact(tenant, scope, subject, predicate, object_key)
+        WHERE g.id <> f.id
+          AND g.recorded_at <= $as_of
+          AND g.status <> 'rejected'
+          AND ($include_candidates OR g.activated_at <= $as_of)
+          AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
+          AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
+          AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
+          AND CASE
+            // g was recorded after f, which it replaced: f's start was only when it was heard.
+            WHEN coalesce(f.superseded_at <= $as_of, false)
+                 AND NOT coalesce(f.valid_from_stated, false)
+                 AND (g.recorded_at > f.recorded_at
+                      OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+              THEN true
+            // Likewise f replaced g: g cannot win on its (unstated) start.
+            WHEN coalesce(g.superseded_at <= $as_of, false)
+                 AND NOT coalesce(g.valid_from_stated, false)
+                 AND (f.recorded_at > g.recorded_at
+                      OR (f.recorded_at = g.recorded_at AND f.version > g.version))
+              THEN false
+            // Otherwise the later start wins; on the same start, the later record.
+            ELSE coalesce(g.valid_from, g.recorded_at) > coalesce(f.valid_from, f.recorded_at)
+                 OR (coalesce(g.valid_from, g.recorded_at) = coalesce(f.valid_from, f.recorded_at)
+                     AND (g.recorded_at > f.recorded_at
+                          OR (g.recorded_at = f.recorded_at AND g.version > f.version)))
+          END
+      })
   AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
   AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
   AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
