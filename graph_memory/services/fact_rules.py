@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from graph_memory.db import Record, Tx
@@ -42,9 +42,16 @@ class Slot:
     max_version: int = 0
 
 
+def _canonical(value: object) -> str:
+    # One instant, one text: a replay may spell the same time with another offset.
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    return str(value)
+
+
 def hash_items(items: list[FactInput]) -> str:
     return hashlib.sha256(
-        json.dumps([i.__dict__ for i in items], default=str, sort_keys=True).encode()
+        json.dumps([i.__dict__ for i in items], default=_canonical, sort_keys=True).encode()
     ).hexdigest()
 
 

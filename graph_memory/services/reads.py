@@ -23,6 +23,7 @@ from graph_memory.domain import (
 )
 from graph_memory.errors import ValidationError
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.services.belief import as_believed_at
 
 __all__ = ["FactFilter", "ReadService"]
 
@@ -62,7 +63,7 @@ class ReadService:
         if not 1 <= first <= MAX_PAGE:
             raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
         at, valid = self.moments(as_of, valid_at)
-        return await self.facts.in_force(
+        rows = await self.facts.in_force(
             principal.tenant,
             parse_scopes(flt.scopes),
             subject=entity_key(flt.subject) if flt.subject else None,
@@ -76,6 +77,7 @@ class ReadService:
             after=after,
             limit=first + 1,
         )
+        return [as_believed_at(r, at) for r in rows]
 
     async def history(
         self,
@@ -87,13 +89,14 @@ class ReadService:
     ) -> list[Record]:
         """Every version of (subject, predicate) recorded by as_of, oldest first."""
         at, _ = self.moments(as_of, None)
-        return await self.facts.slot_versions(
+        rows = await self.facts.slot_versions(
             principal.tenant,
             parse_scopes(scopes),
             entity_key(subject),
             normalise_predicate(predicate),
             at,
         )
+        return [as_believed_at(r, at) for r in rows]
 
     async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
         return await self.facts.get(principal.tenant, ids)

@@ -307,3 +307,40 @@ def test_whitespace_and_case_variants_are_one_fact_and_one_entity(
     vs = history(client, " ALICE ", "lives in", ["user:alice"])
     assert [(v["object"], v["version"]) for v in vs] == [("New   York", 1)]
     assert sorted(p["sessionId"] for p in vs[0]["provenance"]) == ["s1", "s2"]
+
+
+def test_reads_as_of_show_each_version_as_it_stood_then(client: GraphMemoryClient) -> None:
+    """History and facts asOf T show lifecycle as believed at T, not as it is now."""
+    eps = episodes(client, "s1", "s2", "s3")
+    scopes = ["user:alice"]
+    paris = one(client, f("Alice", "lives_in", "Paris", [eps[0]], validFrom=iso(D2018)))
+    before_move = datetime.now(UTC)
+    berlin = one(client, f("Alice", "lives_in", "Berlin", [eps[1]], validFrom=iso(D2023)))
+    before_retraction = datetime.now(UTC)
+    client.execute(RETRACT, {"id": berlin["factId"], "reason": "wrong city"})
+
+    then = history(client, "Alice", "lives_in", scopes, asOf=iso(before_move))
+    assert [(v["object"], v["status"], v["supersededAt"]) for v in then] == [
+        ("Paris", "ACTIVE", None)
+    ]
+    middle = history(client, "Alice", "lives_in", scopes, asOf=iso(before_retraction))
+    assert [(v["object"], v["status"]) for v in middle] == [
+        ("Paris", "SUPERSEDED"),
+        ("Berlin", "ACTIVE"),
+    ]
+    assert middle[0]["supersededBy"] == berlin["factId"]
+    assert middle[1]["retractedAt"] is None and middle[1]["retractReason"] is None
+    now = history(client, "Alice", "lives_in", scopes)
+    assert [(v["object"], v["status"]) for v in now] == [
+        ("Paris", "SUPERSEDED"),
+        ("Berlin", "RETRACTED"),
+    ]
+    # facts(asOf) serves the version with the status it had then
+    served = client.execute(
+        FACTS_BY_SUBJECT, {"f": {"scopes": scopes, "subject": "Alice"}, "asOf": iso(before_move)}
+    )["facts"]["edges"]
+    assert [(e["node"]["id"], e["node"]["status"]) for e in served] == [(paris["factId"], "ACTIVE")]
+
+
+FACTS_BY_SUBJECT = """query($f: FactFilterInput!, $asOf: DateTime) {
+  facts(filter: $f, asOf: $asOf, first: 10) { edges { node { id status } } } }"""

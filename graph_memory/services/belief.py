@@ -1,0 +1,68 @@
+"""A version's lifecycle as it stood at a past moment.
+
+Versions are immutable but for lifecycle fields (superseded, retracted, flagged, promoted,
+rejected, expired), and those record when they changed. A read "as of T" must show each
+version as it was believed at T: a version superseded last week is shown current in an answer
+as of last month. Confidence is the one lifecycle value shown as it is now (its past values
+are in the audit log's confidence deltas).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Record
+from graph_memory.domain import as_datetime
+
+__all__ = ["as_believed_at"]
+
+# Fields set by each later change, cleared when the change came after the moment asked about.
+_CHANGES: dict[str, tuple[str, ...]] = {
+    "superseded_at": ("superseded_at", "superseded_by", "successor_valid_from"),
+    "retracted_at": ("retracted_at", "retracted_by", "retract_reason", "evicted_at"),
+    "rejected_at": ("rejected_at", "rejected_by", "reject_reason"),
+    "expired_at": ("expired_at",),
+    "flagged_at": ("flagged_at", "verification_reason"),
+}
+
+
+def _after(value: Any, at: datetime) -> bool:
+    when = as_datetime(value)
+    return when is not None and when > at
+
+
+def as_believed_at(record: Record, at: datetime) -> Record:
+    """``record`` (a fact version) with the lifecycle it had at ``at``."""
+    later = [k for k in _CHANGES if _after(record.get(k), at)]
+    unpromoted = _after(record.get("activated_at"), at) or record.get("activated_at") is None
+    # Verified after the moment, flagged before it: it was still awaiting verification then.
+    unverified = (
+        _after(record.get("verified_at"), at)
+        and record.get("flagged_at") is not None
+        and "flagged_at" not in later
+    )
+    if not later and not unpromoted and not unverified:
+        return record
+    out = dict(record)
+    if unverified:
+        out["needs_verification"] = True
+        out["verified_at"] = None
+    for key in later:
+        for name in _CHANGES[key]:
+            out[name] = None
+    if "flagged_at" in later:
+        out["needs_verification"] = False
+    if out.get("retracted_at") is not None:
+        out["status"] = "retracted"
+    elif out.get("superseded_at") is not None:
+        out["status"] = "superseded"
+    elif out.get("rejected_at") is not None:
+        out["status"] = "rejected"
+    elif unpromoted:
+        out["status"] = "candidate"
+    elif out.get("expired_at") is not None:
+        out["status"] = "expired"
+    else:
+        out["status"] = "active"
+    return out

@@ -1,0 +1,45 @@
+"""A version's lifecycle as it stood at a past moment (services/belief.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from graph_memory.services.belief import as_believed_at
+
+T1 = datetime(2024, 1, 1, tzinfo=UTC)
+T2 = datetime(2024, 2, 1, tzinfo=UTC)
+T3 = datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def version(**kw: object) -> dict[str, object]:
+    base: dict[str, object] = {"id": "f", "status": "active", "activated_at": T1.isoformat()}
+    return {**base, **kw}
+
+
+def test_superseded_later_is_shown_current_before_it() -> None:
+    v = version(status="superseded", superseded_at=T3.isoformat(), superseded_by="g")
+    then = as_believed_at(v, T2)
+    assert then["status"] == "active"
+    assert then["superseded_at"] is None and then["superseded_by"] is None
+    assert as_believed_at(v, T3)["status"] == "superseded"  # from the moment it happened
+
+
+def test_retracted_later_and_promoted_later() -> None:
+    retracted = version(status="retracted", retracted_at=T3.isoformat(), retracted_by="a")
+    assert as_believed_at(retracted, T2)["status"] == "active"
+    promoted = version(activated_at=T3.isoformat())
+    assert as_believed_at(promoted, T2)["status"] == "candidate"
+    rejected = version(status="rejected", activated_at=None, rejected_at=T3.isoformat())
+    assert as_believed_at(rejected, T2)["status"] == "candidate"
+
+
+def test_flags_follow_their_times() -> None:
+    flagged = version(needs_verification=True, flagged_at=T3.isoformat(), verification_reason="x")
+    assert as_believed_at(flagged, T2)["needs_verification"] is False
+    verified = version(needs_verification=False, flagged_at=T1.isoformat(), verified_at=T3)
+    assert as_believed_at(verified, T2)["needs_verification"] is True
+
+
+def test_nothing_later_is_the_same_record() -> None:
+    v = version(status="superseded", superseded_at=T1.isoformat())
+    assert as_believed_at(v, T3) is v
