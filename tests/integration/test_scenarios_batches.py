@@ -253,3 +253,27 @@ def test_roles_and_auth(server: str, analyst: GraphMemoryClient, client: GraphMe
     )
     r = httpx.post(server, json={"query": "{ predicates { name } }"})
     assert r.status_code == 401
+
+
+def test_inline_literal_inputs_work_like_variables(client: GraphMemoryClient) -> None:
+    """A person in GraphiQL writes inputs inline; nested lists, enums and defaults still apply."""
+    ep = episodes(client, "lit")[0]
+    res = client.execute(
+        f"""mutation {{ assertFacts(facts: [
+              {{subject: "Alice", predicate: "speaks", object: "Dutch", cardinality: MANY,
+                validFrom: "2020-01-01T00:00:00Z", episodes: [{{episodeId: "{ep}", weight: 0.9}}]}},
+              {{subject: "Alice", predicate: "speaks", object: "Frisian",
+                episodes: [{{episodeId: "{ep}"}}]}}
+            ]) {{ accepted results {{ ok action confidence error {{ code }} }} }} }}"""
+    )["assertFacts"]
+    assert res["accepted"] == 2, res
+    assert [r["confidence"] for r in res["results"]] == [0.9, 0.8]  # weight, then the episode's
+    listed = client.execute(
+        """{ facts(filter: {scopes: ["user:alice"], predicate: "speaks"}) {
+               edges { node { object kind cardinality } } } }"""
+    )["facts"]["edges"]
+    assert sorted((e["node"]["object"], e["node"]["kind"]) for e in listed) == [
+        ("Dutch", "fact"),
+        ("Frisian", "fact"),
+    ]
+    assert {e["node"]["cardinality"] for e in listed} == {"MANY"}
