@@ -6,7 +6,6 @@ moving a fact's ``expires_at`` into the past: the passage of time, nothing else.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -15,27 +14,11 @@ from typing import Any
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
-from graph_memory.db import Database
 from graph_memory.settings import Settings
-from tests.integration.conftest import episode, fact
+from tests.integration.conftest import elapse_ttl, episode, fact
 
 SCOPES = ["user:alice"]
 M_EXPIRE = "mutation { expireFacts { expired dependentsFlagged at } }"
-
-
-def _elapse(settings: Settings, tenant: str, fact_id: str) -> None:
-    async def go() -> None:
-        db = Database.connect(settings.neo4j())
-        try:
-            await db.run_raw(
-                "MATCH (f:Fact {id: $id}) WHERE f.tenant = $tenant "
-                "SET f.expires_at = datetime() - duration('PT1M')",
-                {"id": fact_id, "tenant": tenant},
-            )
-        finally:
-            await db.close()
-
-    asyncio.run(go())
 
 
 def _by_object(client: GraphMemoryClient, **flt: Any) -> dict[str, dict[str, Any]]:
@@ -76,7 +59,7 @@ def test_sweep_demotes_elapsed_facts_to_expired(
     analyst: GraphMemoryClient,
 ) -> None:
     ids = _setup(client)
-    _elapse(settings, tenant, ids["sushi"])
+    elapse_ttl(settings, tenant, ids["sushi"])
     # Reads stop serving it the moment the TTL elapses, before any sweep.
     assert "sushi" not in _by_object(client, predicate="likes")
     assert _by_object(client, includeExpired=True)["sushi"]["status"] == "ACTIVE"
@@ -107,7 +90,7 @@ def test_cli_sweep_expires_as_the_system(
     settings: Settings, tenant: str, client: GraphMemoryClient, analyst: GraphMemoryClient
 ) -> None:
     ids = _setup(client)
-    _elapse(settings, tenant, ids["ramen"])
+    elapse_ttl(settings, tenant, ids["ramen"])
     done = subprocess.run(
         [sys.executable, "-m", "graph_memory.cli", "expire", "--tenant", tenant],
         capture_output=True,

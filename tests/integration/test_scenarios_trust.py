@@ -8,14 +8,13 @@ time, as in test_expiry.py): no API can make a day go by."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
-from graph_memory.db import Database
 from graph_memory.settings import Settings
+from tests.integration.conftest import elapse_ttl
 from tests.integration.scenario_trust_helpers import (
     M_APPROVE,
     M_CONFIGURE,
@@ -240,23 +239,6 @@ def test_reviewers_decide_and_a_rejected_claim_needs_fresh_evidence(
 
 
 # -- TTL ----------------------------------------------------------------------------------------
-def _elapse(settings: Settings, tenant: str, fact_id: str) -> None:
-    """The passage of time: the fact's TTL ran out a minute ago."""
-
-    async def go() -> None:
-        db = Database.connect(settings.neo4j())
-        try:
-            await db.run_raw(
-                "MATCH (f:Fact {id: $id}) WHERE f.tenant = $tenant "
-                "SET f.expires_at = datetime() - duration('PT1M')",
-                {"id": fact_id, "tenant": tenant},
-            )
-        finally:
-            await db.close()
-
-    asyncio.run(go())
-
-
 def test_ttl_hides_a_fact_at_later_asof_and_reasserting_after_expiry_starts_afresh(
     client: C, admin: C, analyst: C, settings: Settings, tenant: str
 ) -> None:
@@ -278,7 +260,7 @@ def test_ttl_hides_a_fact_at_later_asof_and_reasserting_after_expiry_starts_afre
     assert sushi in recall_ids(client, "what does alice like for lunch", sc, later, exp=True)
     assert admin.execute(M_EXPIRE)["expireFacts"]["expired"] == 0  # nothing due yet
 
-    _elapse(settings, tenant, sushi)
+    elapse_ttl(settings, tenant, sushi)
     assert admin.execute(M_EXPIRE)["expireFacts"] == {"expired": 1, "dependentsFlagged": 0}
     gone = get(client, sushi)
     assert gone and (gone["status"], gone["needsVerification"]) == ("EXPIRED", True)
