@@ -15,8 +15,10 @@ from neo4j import (
     AsyncDriver,
     AsyncGraphDatabase,
     AsyncManagedTransaction,
+    AsyncResult,
     RoutingControl,
 )
+from neo4j._data import RecordExporter
 from neo4j.exceptions import (
     ServiceUnavailable,
     SessionExpired,
@@ -49,10 +51,33 @@ class Tx:
     async def run(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         query = self._queries[name]
         result = await self._tx.run(query.text, query.bind(dict(params)))
-        return await result.data()
+        return await _records(result)
 
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
+
+# The driver's Record.data() walks every value through abstract-base-class isinstance checks:
+# on a 20-row fact page that was a fifth of the request's Python time. Our queries return maps,
+# lists and scalars, so those take an exact-type fast path; anything else (a node, a path)
+# falls back to the driver's own rules and comes out the same as data() would give.
+_DRIVER_EXPORT = RecordExporter()
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def _plain(value: Any) -> Any:
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is list:
+        return [_plain(v) for v in value]
+    if kind is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    return _DRIVER_EXPORT.transform(value)  # type: ignore[no-untyped-call]
+
+
+async def _records(result: AsyncResult) -> list[Record]:
+    keys = result.keys()
+    return [dict(zip(keys, map(_plain, row), strict=True)) for row in await result.values()]
 
 
 def _retrying() -> AsyncRetrying:
@@ -99,7 +124,7 @@ class Database:
                 database=self.database, default_access_mode=READ_ACCESS
             ) as session:
                 result = await session.run(query.text, bound)
-                return await result.data()
+                return await _records(result)
 
         try:
             try:
@@ -140,7 +165,7 @@ class Database:
             out: list[list[Record]] = []
             for text, p in bound:
                 result = await tx.run(text, p)
-                out.append(await result.data())
+                out.append(await _records(result))
             return out
 
         out: list[list[Record]] = await self._with_retry(work, write=True)
@@ -152,7 +177,7 @@ class Database:
 
         async def work(tx: AsyncManagedTransaction) -> list[Record]:
             result = await tx.run(query.text, bound)
-            return await result.data()
+            return await _records(result)
 
         out: list[Record] = await self._with_retry(work, write=write)
         return out

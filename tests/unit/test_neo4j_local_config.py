@@ -26,6 +26,8 @@ def test_conf_is_loopback_only_with_explicit_memory_and_gds(tmp_path: Path) -> N
     assert conf["server.https.enabled"] == ["false"]
     assert conf["dbms.security.procedures.unrestricted"] == ["gds.*"]
     assert conf["dbms.usage_report.enabled"] == ["false"]
+    # The driver then keeps no per-read timer (the recv-timeout hint is not sent).
+    assert conf["server.bolt.connection_keep_alive_for_requests"] == ["OFF"]
     assert conf["server.memory.heap.initial_size"] == conf["server.memory.heap.max_size"] == ["1g"]
     assert conf["server.memory.pagecache.size"] == ["512m"]
     assert conf["server.directories.data"] == [(tmp_path / "data").as_posix()]
