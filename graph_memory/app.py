@@ -20,6 +20,7 @@ from strawberry.asgi import GraphQL
 from graph_memory.container import Services, build_services
 from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.context import Context
+from graph_memory.graphql.errors import coded
 from graph_memory.graphql.schema import schema
 from graph_memory.settings import Settings
 
@@ -65,6 +66,9 @@ class _GraphQL(GraphQL[Context, None]):
     @property
     def services(self) -> Services:
         return self._holder["s"]
+
+    async def process_result(self, request: Any, result: Any) -> Any:
+        return coded(dict(await super().process_result(request, result)))
 
     async def get_context(self, request: Any, response: Any) -> Context:
         return Context(

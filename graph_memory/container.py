@@ -89,7 +89,7 @@ def build_services(
         review=ReviewService(trust_repo, policies.policy_for),
         expiry=ExpiryService(trust_repo),
         audit_log=AuditLogService(AuditRepository(db), trust_repo),
-        forget=ForgetService(db, policies.policy_for),
+        forget=ForgetService(db, policies.policy_for, embedder),
         bookkeeper=bookkeeper,
         recall=recall,
         context=ContextService(recall),

@@ -7,9 +7,11 @@
 //  * valid at valid_at: valid_from <= valid_at < valid_to (half-open, open ends are null);
 //  * one claim wins its slot among those: the one whose validity started last (on the same
 //    start, the one recorded last). A superseded version whose start nobody stated (it
-//    defaulted to when it was heard) loses to every later-recorded one: so history told out of
-//    order stays a timeline, and "lives in Berlin since 2024" replaces "lives in Paris" heard
-//    today (services/validity.py decides what a write supersedes).
+//    defaulted to when it was heard) loses to every later-recorded one heard no earlier
+//    (told_at: when its cited episode began): so history told out of order stays a timeline,
+//    "lives in Berlin since 2024" replaces "lives in Paris" heard today, and sessions ingested
+//    out of order still end on the latest one told (services/validity.py: what a write
+//    supersedes).
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
   AND f.status IN $statuses
@@ -34,12 +36,14 @@ WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
             // g was recorded after f, which it replaced: f's start was only when it was heard.
             WHEN coalesce(f.superseded_at <= $as_of, false)
                  AND NOT coalesce(f.valid_from_stated, false)
+                 AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
                  AND (g.recorded_at > f.recorded_at
                       OR (g.recorded_at = f.recorded_at AND g.version > f.version))
               THEN true
             // Likewise f replaced g: g cannot win on its (unstated) start.
             WHEN coalesce(g.superseded_at <= $as_of, false)
                  AND NOT coalesce(g.valid_from_stated, false)
+                 AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
                  AND (f.recorded_at > g.recorded_at
                       OR (f.recorded_at = g.recorded_at AND f.version > g.version))
               THEN false
@@ -65,12 +69,14 @@ WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
             // g was recorded after f, which it replaced: f's start was only when it was heard.
             WHEN coalesce(f.superseded_at <= $as_of, false)
                  AND NOT coalesce(f.valid_from_stated, false)
+                 AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
                  AND (g.recorded_at > f.recorded_at
                       OR (g.recorded_at = f.recorded_at AND g.version > f.version))
               THEN true
             // Likewise f replaced g: g cannot win on its (unstated) start.
             WHEN coalesce(g.superseded_at <= $as_of, false)
                  AND NOT coalesce(g.valid_from_stated, false)
+                 AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
                  AND (f.recorded_at > g.recorded_at
                       OR (f.recorded_at = g.recorded_at AND f.version > g.version))
               THEN false
@@ -84,7 +90,11 @@ WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
   AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
   AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
   AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
-  AND ($needs_verification IS NULL OR f.needs_verification = $needs_verification)
+  // The flag as it stood at as_of (services/belief.py shows it so): flagged later means not
+  // yet flagged then; verified later means still awaiting verification then.
+  AND ($needs_verification IS NULL OR $needs_verification = CASE WHEN f.flagged_at > $as_of THEN false
+         WHEN f.verified_at > $as_of AND f.flagged_at IS NOT NULL THEN true
+         ELSE coalesce(f.needs_verification, false) END)
   AND ($after_recorded IS NULL OR f.recorded_at < $after_recorded
        OR (f.recorded_at = $after_recorded AND f.id < $after_id))
 // Times as ISO text: the driver decodes a temporal value ~40x slower than Python parses text.

@@ -8,7 +8,9 @@ CREATE (p:Procedure {
   description: $row.description, text: $row.text, caption: $row.caption,
   status: $row.status, reviewed: $row.reviewed, success_count: 0, failure_count: 0,
   created_by: $row.created_by, created_at: $now, updated_at: $now, supersedes: $row.supersedes,
-  retrieval_count: 0
+  retrieval_count: 0,
+  // When each status began: reads as of a past moment serve the status it had then.
+  status_log_at: [$now], status_log: [$row.status]
 })
 WITH p
 CALL (p) {

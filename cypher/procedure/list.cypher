@@ -5,10 +5,14 @@
 MATCH (p:Procedure)
 WHERE p.tenant = $tenant AND p.intent = $intent AND p.scope IN $scopes
   AND ($role IS NULL OR p.role = $role)
-  AND p.status IN $statuses
   AND p.created_at <= $as_of
   AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
-RETURN p {.*, embedding: null} AS procedure
-ORDER BY CASE p.status WHEN 'active' THEN 0 ELSE 1 END,
+// Its status at as_of: the last one logged by then (a log-less node has only today's).
+WITH p, CASE WHEN p.status_log_at IS NULL THEN p.status
+             ELSE last([i IN range(0, size(p.status_log_at) - 1)
+                        WHERE p.status_log_at[i] <= $as_of | p.status_log[i]]) END AS status
+WHERE status IN $statuses
+RETURN p {.*, embedding: null, status_log_at: null, status_log: null, status: status} AS procedure
+ORDER BY CASE status WHEN 'active' THEN 0 ELSE 1 END,
          p.success_count - p.failure_count DESC, p.updated_at DESC, p.id
 LIMIT $limit

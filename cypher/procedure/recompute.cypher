@@ -9,12 +9,16 @@ WHERE p.tenant = $tenant
 OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(:Episode)
 WITH p, sum(CASE WHEN r.success THEN 1 ELSE 0 END) AS wins,
      sum(CASE WHEN r IS NOT NULL AND NOT r.success THEN 1 ELSE 0 END) AS losses
-WITH p, wins, losses, p.status AS status_before
-SET p.success_count = wins, p.failure_count = losses,
-    p.status = CASE
-      WHEN losses - wins >= $demote_margin THEN 'demoted'
-      WHEN wins >= $promote_successes OR p.reviewed THEN 'active'
-      ELSE 'candidate' END,
+WITH p, wins, losses, p.status AS status_before,
+     CASE WHEN losses - wins >= $demote_margin THEN 'demoted'
+          WHEN wins >= $promote_successes OR p.reviewed THEN 'active'
+          ELSE 'candidate' END AS status
+SET p.success_count = wins, p.failure_count = losses, p.status = status,
+    // A change of status is logged with its time (procedure/list.cypher reads it as of).
+    p.status_log_at = CASE WHEN status = status_before THEN p.status_log_at
+                           ELSE coalesce(p.status_log_at, []) + [$now] END,
+    p.status_log = CASE WHEN status = status_before THEN p.status_log
+                        ELSE coalesce(p.status_log, []) + [status] END,
     p.updated_at = $now
-RETURN p.id AS id, status_before, p.status AS status, wins AS success_count,
+RETURN p.id AS id, status_before, status, wins AS success_count,
        losses AS failure_count

@@ -1,4 +1,4 @@
-// params: tenant, scopes, vector, k, lucene, as_of, valid_at
+// params: tenant, scopes, vector, content_vector, k, lucene, as_of, valid_at
 // returns: rows, raw_hits
 // Hybrid candidates among episodes (same shape as recall.facts). An episode is in force once
 // recorded (belief time) and once it has started (validity time): "what had happened by T".
@@ -34,6 +34,8 @@ CALL (hits) {
     id: e.id, text: e.text, confidence: e.confidence,
     fresh_ms: coalesce(e.ended_at, e.started_at, e.recorded_at).epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(e.embedding, $vector)),
+    content: CASE WHEN $content_vector IS NULL THEN null
+                  ELSE vector.similarity.cosine(e.embedding, $content_vector) END,
     keyword: kscore
   }) AS rows
 }

@@ -1,4 +1,4 @@
-// params: tenant, scopes, vector, k, lucene, statuses, include_candidates, as_of, valid_at, include_expired, include_unverified, tiers
+// params: tenant, scopes, vector, content_vector, k, lucene, statuses, include_candidates, as_of, valid_at, include_expired, include_unverified, tiers
 // returns: rows, raw_hits
 // Hybrid candidates for recall: the k nearest facts per scope from the vector index (the
 // tenant/scope filter runs inside the HNSW search) plus the k best full-text hits (scoped by
@@ -57,12 +57,14 @@ CALL (hits) {
               // g was recorded after f, which it replaced: f's start was only when it was heard.
               WHEN coalesce(f.superseded_at <= $as_of, false)
                    AND NOT coalesce(f.valid_from_stated, false)
+                   AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
                    AND (g.recorded_at > f.recorded_at
                         OR (g.recorded_at = f.recorded_at AND g.version > f.version))
                 THEN true
               // Likewise f replaced g: g cannot win on its (unstated) start.
               WHEN coalesce(g.superseded_at <= $as_of, false)
                    AND NOT coalesce(g.valid_from_stated, false)
+                   AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
                    AND (f.recorded_at > g.recorded_at
                         OR (f.recorded_at = g.recorded_at AND f.version > g.version))
                 THEN false
@@ -88,12 +90,14 @@ CALL (hits) {
               // g was recorded after f, which it replaced: f's start was only when it was heard.
               WHEN coalesce(f.superseded_at <= $as_of, false)
                    AND NOT coalesce(f.valid_from_stated, false)
+                   AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
                    AND (g.recorded_at > f.recorded_at
                         OR (g.recorded_at = f.recorded_at AND g.version > f.version))
                 THEN true
               // Likewise f replaced g: g cannot win on its (unstated) start.
               WHEN coalesce(g.superseded_at <= $as_of, false)
                    AND NOT coalesce(g.valid_from_stated, false)
+                   AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
                    AND (f.recorded_at > g.recorded_at
                         OR (f.recorded_at = g.recorded_at AND f.version > g.version))
                 THEN false
@@ -107,13 +111,19 @@ CALL (hits) {
     AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
     AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
     AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
-    AND ($include_unverified OR f.needs_verification IS NULL OR NOT f.needs_verification)
+    // Awaiting verification as it stood at as_of (flagged later: not yet; verified later: still).
+    AND ($include_unverified OR NOT CASE WHEN f.flagged_at > $as_of THEN false
+             WHEN f.verified_at > $as_of AND f.flagged_at IS NOT NULL THEN true
+             ELSE coalesce(f.needs_verification, false) END)
     AND ($tiers IS NULL OR f.tier IN $tiers)
   RETURN collect({
     id: f.id, text: f.text, tier: f.tier, tier_rank: f.tier_rank,
     confidence: f.confidence, subject: f.subject, predicate: f.predicate,
     fresh_ms: coalesce(f.valid_from, f.recorded_at).epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)),
+    // Similarity to the query without the entity names it mentions (services/ranking.py).
+    content: CASE WHEN $content_vector IS NULL THEN null
+                  ELSE vector.similarity.cosine(f.embedding, $content_vector) END,
     keyword: kscore
   }) AS rows
 }

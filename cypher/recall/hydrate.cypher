@@ -8,23 +8,24 @@ CALL () {
   MATCH (f:Fact {id: id})
   WHERE f.tenant = $tenant
   OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(src:Episode)
-  RETURN f AS n, src, d.weight AS weight, null AS success
+  RETURN f AS n, src, d.weight AS weight, null AS success, d.at AS linked_at
   UNION ALL
   UNWIND $procedures AS id
   MATCH (p:Procedure {id: id})
   WHERE p.tenant = $tenant
   OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
-  RETURN p AS n, src, null AS weight, r.success AS success
+  RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at
   UNION ALL
   UNWIND $episodes AS id
   MATCH (e:Episode {id: id})
   WHERE e.tenant = $tenant
-  RETURN e AS n, e AS src, null AS weight, null AS success
+  RETURN e AS n, e AS src, null AS weight, null AS success, null AS linked_at
 }
 OPTIONAL MATCH (src)-[:CONTRIBUTED_BY]->(u:User)
-WITH n, src, weight, success, u ORDER BY src.started_at
+WITH n, src, weight, success, linked_at, u ORDER BY src.started_at
 WITH n, collect(CASE WHEN src IS NULL THEN null ELSE {
        episode_id: src.id, session_id: src.session_id, user_id: u.id, weight: weight,
-       success: success, started_at: src.started_at, summary: src.summary, source: src.source
+       success: success, started_at: src.started_at, summary: src.summary, source: src.source,
+       linked_at: linked_at
      } END) AS evidence
 RETURN n.id AS id, n {.*, embedding: null} AS node, evidence

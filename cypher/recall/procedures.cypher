@@ -35,7 +35,10 @@ WITH collect([p, vscore, kscore]) AS hits
 CALL (hits) {
   UNWIND hits AS cand
   WITH cand[0] AS p, cand[1] AS vscore, cand[2] AS kscore
-  WHERE p.status IN $statuses
+  // The status it had at as_of (procedure/list.cypher).
+  WHERE CASE WHEN p.status_log_at IS NULL THEN p.status
+             ELSE last([i IN range(0, size(p.status_log_at) - 1)
+                        WHERE p.status_log_at[i] <= $as_of | p.status_log[i]]) END IN $statuses
     AND p.created_at <= $as_of
     AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
     AND ($intent IS NULL OR p.intent = $intent)

@@ -9,15 +9,52 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
-from graphql import GraphQLError
+from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import SchemaExtension
+from strawberry.types.execution import ExecutionResult
 
 from graph_memory.errors import GraphMemoryError
 
-__all__ = ["ErrorCodes"]
+__all__ = ["ErrorCodes", "OneOperation", "coded"]
 
 log = logging.getLogger("graph_memory.graphql")
+
+
+class OneOperation(SchemaExtension):
+    """A document with several operations must name the one to run (GraphQL spec, "Executing
+    Requests"): strawberry would silently run the first, which may be a mutation."""
+
+    def on_execute(self) -> Iterator[None]:
+        ctx = self.execution_context
+        doc = ctx.graphql_document
+        named = getattr(ctx, "_provided_operation_name", None)
+        if named is None and doc is not None:
+            ops = sum(isinstance(d, OperationDefinitionNode) for d in doc.definitions)
+            if ops > 1:
+                # A result set before execution makes strawberry skip it.
+                ctx.result = ExecutionResult(
+                    data=None,
+                    errors=[
+                        GraphQLError(
+                            "the document has several operations: say which in operationName",
+                            extensions={"code": "GRAPHQL_VALIDATION"},
+                        )
+                    ],
+                )
+        yield
+
+
+def coded(response: dict[str, Any]) -> dict[str, Any]:
+    """Every error of an HTTP response carries extensions.code. Syntax errors leave strawberry
+    before any extension sees them, so the last word is here."""
+    for error in response.get("errors") or []:
+        ext = error.setdefault("extensions", {})
+        if "code" not in ext:
+            syntax = str(error.get("message", "")).startswith("Syntax Error")
+            ext["code"] = "GRAPHQL_PARSE_FAILED" if syntax else "GRAPHQL_VALIDATION"
+    return response
 
 
 class ErrorCodes(SchemaExtension):

@@ -32,7 +32,9 @@ _WRITERS = (Role.AGENT, Role.ADMIN)
 class EpisodeInputGQL:
     user_id: str
     session_id: str
-    started_at: datetime | None = strawberry.field(default=None, description="Defaults to now.")
+    started_at: datetime | None = strawberry.field(
+        default=None, description="Defaults to endedAt when only that is given, else now."
+    )
     ended_at: datetime | None = strawberry.field(default=None, description="Defaults to startedAt.")
     summary: str
     outcome: Outcome

@@ -9,7 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from graph_memory.domain import entity_key, normalise_predicate
-from graph_memory.errors import NotFound
+from graph_memory.errors import ValidationError
 from graph_memory.graphql.convert import decode_cursor, encode_cursor
 from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
@@ -98,7 +98,9 @@ class MemoryQuery:
         )
         page = rows[:first]
         edges = [
-            FactEdge(cursor=encode_cursor(r["recorded_at"], r["id"]), node=fact_from_record(r))
+            FactEdge(
+                cursor=encode_cursor(r["recorded_at"], r["id"]), node=fact_from_record(r, as_of)
+            )
             for r in page
         ]
         return FactConnection(
@@ -122,7 +124,7 @@ class MemoryQuery:
         return History(
             subject=entity_key(subject),
             predicate=normalise_predicate(predicate),
-            versions=[fact_from_record(r) for r in rows],
+            versions=[fact_from_record(r, as_of) for r in rows],
         )
 
     @strawberry.field(description="An entity by id, or by name.")
@@ -135,10 +137,13 @@ class MemoryQuery:
         elif name is not None:
             rec = await ctx.services.entity_repo.by_key(ctx.principal.tenant, entity_key(name))
         else:
-            raise NotFound("entity needs an id or a name")
+            raise ValidationError("entity needs an id or a name", field="id")
         return Entity(id=rec["id"], name=rec["name"], key=rec["key"]) if rec else None
 
-    @strawberry.field(description="Episodes in the given scopes, newest first.")
+    @strawberry.field(
+        description="Episodes in the given scopes, newest recorded first (first: 1..500); "
+        "for the next page pass the last episode's `cursor` as `after`."
+    )
     async def episodes(
         self,
         info: Info[Any, None],
@@ -159,7 +164,7 @@ class MemoryQuery:
             start=started_from,
             end=started_to,
             after=decode_cursor(after),
-            limit=min(max(first, 1), 500),
+            limit=first,
         )
         return [episode_from_record(r) for r in rows]
 

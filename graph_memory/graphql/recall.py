@@ -62,8 +62,10 @@ def _request(
         k=k,
         over_recall=over_recall,
         weights=Weights(w.vector, w.keyword, w.recency, w.confidence),
-        kinds=tuple(k.value for k in (kinds or ALL_KINDS)),
-        tiers=tuple(t.value for t in tiers) if tiers else None,
+        # Omitted means every kind / tier; an empty list is a question for nothing, which the
+        # service refuses (it is almost always a client bug, never "all").
+        kinds=tuple(k.value for k in (ALL_KINDS if kinds is None else kinds)),
+        tiers=None if tiers is None else tuple(t.value for t in tiers),
         **kw,
     )
 
@@ -131,7 +133,7 @@ class RecallQuery:
         res = await recall.recall(info.context.principal, req)
         w = res.weights
         return RecallResult(
-            items=[recall_item(s) for s in res.items],
+            items=[recall_item(s, as_of) for s in res.items],
             weights=RecallWeights(
                 vector=w.vector, keyword=w.keyword, recency=w.recency, confidence=w.confidence
             ),

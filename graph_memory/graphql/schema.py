@@ -6,7 +6,7 @@ import strawberry
 from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
-from graph_memory.graphql.errors import ErrorCodes
+from graph_memory.graphql.errors import ErrorCodes, OneOperation
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
@@ -34,5 +34,10 @@ Mutation = merge_types("Mutation", MUTATIONS)
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
-    extensions=[ErrorCodes, lambda: ParserCache(maxsize=512), lambda: ValidationCache(maxsize=512)],
+    extensions=[
+        ErrorCodes,
+        OneOperation,
+        lambda: ParserCache(maxsize=512),
+        lambda: ValidationCache(maxsize=512),
+    ],
 )

@@ -177,6 +177,7 @@ class TrustMutation:
                 TierCount(tier=TrustTier(t), count=n) for t, n in r.facts_deleted.items()
             ],
             facts_recomputed=r.facts_recomputed,
+            facts_reworded=r.facts_reworded,
             facts_returned_to_review=r.facts_returned_to_review,
             facts_reinstated=r.facts_reinstated,
             dependents_flagged=r.dependents_flagged,

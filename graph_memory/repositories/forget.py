@@ -25,7 +25,8 @@ class ForgetRepository:
     async def facts(tx: Tx, tenant: str, episode_ids: list[str]) -> Record:
         """doomed (+ doomed_tiers, same order), chained, shared, shared_inferred: id lists."""
         empty: Record = {
-            k: [] for k in ("doomed", "doomed_tiers", "chained", "shared", "shared_inferred")
+            k: []
+            for k in ("doomed", "doomed_tiers", "chained", "shared", "shared_inferred", "worded")
         }
         if not episode_ids:
             return empty
@@ -117,14 +118,14 @@ class ForgetRepository:
     @staticmethod
     async def recandidate(
         tx: Tx, tenant: str, ids: list[str], now: datetime, reason: str
-    ) -> list[str]:
+    ) -> list[Record]:
+        """Rows ``id, status_before, status`` of the inferred facts that lost a promotion."""
         if not ids:
             return []
-        rows = await tx.run(
+        return await tx.run(
             "forget.recandidate",
             {"tenant": require_tenant(tenant), "ids": ids, "now": now, "reason": reason},
         )
-        return [str(r["id"]) for r in rows]
 
     @staticmethod
     async def delete_user(tx: Tx, tenant: str, user_id: str) -> int:
@@ -141,3 +142,48 @@ class ForgetRepository:
             "audit.redact", {"tenant": require_tenant(tenant), "ids": target_ids, "now": now}
         )
         return int(rows[0]["redacted"]) if rows else 0
+
+    @staticmethod
+    async def survivor_trail(tx: Tx, tenant: str, ids: list[str]) -> list[Record]:
+        if not ids:
+            return []
+        return await tx.run("forget.survivor_trail", {"tenant": require_tenant(tenant), "ids": ids})
+
+    @staticmethod
+    async def redact_events(tx: Tx, tenant: str, ids: list[str], now: datetime) -> int:
+        if not ids:
+            return 0
+        rows = await tx.run(
+            "forget.redact_events", {"tenant": require_tenant(tenant), "ids": ids, "now": now}
+        )
+        return int(rows[0]["redacted"]) if rows else 0
+
+    @staticmethod
+    async def reinstated_dependents(tx: Tx, tenant: str, ids: list[str]) -> list[Record]:
+        if not ids:
+            return []
+        return await tx.run(
+            "forget.reinstated_dependents", {"tenant": require_tenant(tenant), "ids": ids}
+        )
+
+    @staticmethod
+    async def unflag(tx: Tx, tenant: str, ids: list[str]) -> list[str]:
+        if not ids:
+            return []
+        rows = await tx.run("forget.unflag", {"tenant": require_tenant(tenant), "ids": ids})
+        return [str(r["id"]) for r in rows]
+
+    @staticmethod
+    async def reword(tx: Tx, tenant: str, rows: list[dict[str, Any]]) -> int:
+        """Rows ``{id, text, embedding}``: new text, and the embedding when there is one."""
+        if not rows:
+            return 0
+        tenant = require_tenant(tenant)
+        done = await tx.run(
+            "forget.reword",
+            {"tenant": tenant, "rows": [{"id": r["id"], "text": r["text"]} for r in rows]},
+        )
+        vectors = [{"id": r["id"], "embedding": r["embedding"]} for r in rows if r["embedding"]]
+        if vectors:
+            await tx.run("fact.set_embeddings", {"tenant": tenant, "rows": vectors})
+        return len(done)

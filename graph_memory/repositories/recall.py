@@ -20,6 +20,10 @@ def _vector(values: list[float]) -> Vector:
     return Vector(np.asarray(values, dtype=np.float32))
 
 
+def _maybe_vector(values: list[float] | None) -> Vector | None:
+    return None if values is None else _vector(values)
+
+
 class RecallRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -30,6 +34,7 @@ class RecallRepository:
         scopes: list[str],
         *,
         vector: list[float],
+        content_vector: list[float] | None = None,
         k: int,
         lucene: str | None,
         statuses: list[str],
@@ -49,6 +54,7 @@ class RecallRepository:
                     "tenant": require_tenant(tenant),
                     "scopes": require_scopes(scopes),
                     "vector": _vector(vector),
+                    "content_vector": _maybe_vector(content_vector),
                     "k": k,
                     "lucene": lucene,
                     "statuses": statuses,
@@ -68,6 +74,7 @@ class RecallRepository:
         scopes: list[str],
         *,
         vector: list[float],
+        content_vector: list[float] | None = None,
         k: int,
         lucene: str | None,
         as_of: datetime,
@@ -80,6 +87,7 @@ class RecallRepository:
                     "tenant": require_tenant(tenant),
                     "scopes": require_scopes(scopes),
                     "vector": _vector(vector),
+                    "content_vector": _maybe_vector(content_vector),
                     "k": k,
                     "lucene": lucene,
                     "as_of": as_of,
@@ -117,6 +125,15 @@ class RecallRepository:
                 },
             )
         )
+
+    async def entity_names(self, tenant: str, keys: list[str]) -> list[str]:
+        """Names of the tenant's entities among these normalised keys (entity_key)."""
+        if not keys:
+            return []
+        rows = await self.db.read(
+            "recall.entities", {"tenant": require_tenant(tenant), "keys": keys}
+        )
+        return [str(r["name"]) for r in rows]
 
     async def hydrate(
         self, tenant: str, *, facts: list[str], episodes: list[str], procedures: list[str]

@@ -15,7 +15,7 @@ from typing import Any
 from graph_memory.db import Record
 from graph_memory.domain import as_datetime
 
-__all__ = ["as_believed_at"]
+__all__ = ["as_believed_at", "held_at", "procedure_as_of"]
 
 # Fields set by each later change, cleared when the change came after the moment asked about.
 _CHANGES: dict[str, tuple[str, ...]] = {
@@ -66,3 +66,18 @@ def as_believed_at(record: Record, at: datetime) -> Record:
     else:
         out["status"] = "active"
     return out
+
+
+def held_at(evidence: list[Record], at: datetime) -> list[Record]:
+    """The evidence a fact had at ``at``: links made later (a corroboration after the moment
+    asked about) were not yet part of why it was believed."""
+    return [e for e in evidence if not _after(e.get("linked_at"), at)]
+
+
+def procedure_as_of(record: Record, at: datetime) -> Record:
+    """A procedure version with the status it had at ``at`` (its status log)."""
+    times, log = record.get("status_log_at") or [], record.get("status_log") or []
+    then = [status for when, status in zip(times, log, strict=False) if not _after(when, at)]
+    if not then or then[-1] == record.get("status"):
+        return record
+    return {**record, "status": then[-1]}

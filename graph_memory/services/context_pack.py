@@ -132,7 +132,7 @@ class ContextService:
         if not 1 <= token_budget <= MAX_BUDGET:
             raise ValidationError(f"tokenBudget must be in 1..{MAX_BUDGET}", field="tokenBudget")
         ranked = await self.recall.rank(principal, request, per_kind=request.k)
-        items = await self.recall.hydrate(principal.tenant, ranked.items)
+        items = await self.recall.hydrate(principal.tenant, ranked.items, request.as_of)
         pack = self.pack(items, token_budget)
         pack.as_of, pack.valid_at = ranked.as_of, ranked.valid_at
         if pack.dropped:
@@ -151,27 +151,21 @@ class ContextService:
         count = self.counter.count
         chosen: dict[str, list[tuple[Scored, str, int]]] = {k: [] for k in _ORDER}
         dropped: list[Packed] = []
-        used = 0
+        text = ""
         for kind in _ORDER:
-            # Counted with the newline that joins it, so the parts never sum below the whole.
-            header = count(_HEADERS[kind] + "\n")
             for s in (x for x in items if x.kind == kind):
                 line = render(s)
-                cost = count(line + "\n")
-                extra = cost + (0 if chosen[kind] else header)
-                if used + extra <= budget:
-                    chosen[kind].append((s, line, cost))
-                    used += extra
+                cost = count(line)
+                chosen[kind].append((s, line, cost))
+                # The block itself is counted, not the sum of its parts: a part's count
+                # rounds up on its own, so the sum can exceed the whole, and a block that
+                # exactly fits the budget would lose an item it has room for.
+                tentative = self._join(chosen)
+                if count(tentative) <= budget:
+                    text = tentative
                 else:
+                    chosen[kind].pop()
                     dropped.append(Packed(s.id, kind, s.total, cost, "over_budget"))
-        text = self._join(chosen)
-        # WordPiece never merges across the newlines joining lines, so the sum bounds the whole;
-        # the block is still recounted, and trimmed from the lowest rank should it disagree.
-        while text and count(text) > budget:
-            kind = next(k for k in reversed(_ORDER) if chosen[k])
-            s, _, cost = chosen[kind].pop()
-            dropped.append(Packed(s.id, kind, s.total, cost, "over_budget"))
-            text = self._join(chosen)
         included = [Packed(s.id, k, s.total, c) for k in _ORDER for s, _, c in chosen[k]]
         return ContextPack(
             text=text,

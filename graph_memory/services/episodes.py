@@ -17,12 +17,15 @@ from graph_memory.domain import (
     utcnow,
 )
 from graph_memory.embeddings import Embedder
-from graph_memory.errors import GraphMemoryError
+from graph_memory.errors import GraphMemoryError, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.services import audit
 from graph_memory.services.gate import check_episode
+
+# Like `facts`: a page is bounded, and an out-of-range `first` is the caller's mistake.
+MAX_PAGE = 500
 
 __all__ = ["EpisodeResult", "EpisodeService"]
 
@@ -53,8 +56,10 @@ class EpisodeService:
                 out.append((None, e))
                 continue
             ep_id = f"ep_{uuid.uuid4().hex}"
-            # An episode reported without times happened now (and took no time).
-            started = item.started_at.astimezone(UTC) if item.started_at else utcnow()
+            # An episode reported without times happened now (and took no time); one with only
+            # an end took no time either, so it cannot end before it starts.
+            begun = item.started_at or item.ended_at
+            started = begun.astimezone(UTC) if begun else utcnow()
             text = item.summary.strip()
             if item.topics:
                 text += "\nTopics: " + ", ".join(item.topics)
@@ -63,8 +68,9 @@ class EpisodeService:
                     "id": ep_id,
                     "scope": scope,
                     "ft_scope": ft_token(principal.tenant, scope),
-                    "user_id": item.user_id,
-                    "session_id": item.session_id,
+                    # Ids as they are looked up later (forgetContributor strips too).
+                    "user_id": item.user_id.strip(),
+                    "session_id": item.session_id.strip(),
                     "started_at": started,
                     "ended_at": item.ended_at.astimezone(UTC) if item.ended_at else started,
                     "summary": item.summary.strip(),
@@ -120,6 +126,8 @@ class EpisodeService:
         after: tuple[datetime, str] | None = None,
         limit: int = 20,
     ) -> list[Record]:
+        if not 1 <= limit <= MAX_PAGE:
+            raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
         return await self.repo.list(
             principal.tenant,
             parse_scopes(scopes),

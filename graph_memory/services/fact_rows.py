@@ -58,17 +58,20 @@ def native(value: Any) -> datetime | None:
     return as_datetime(value)
 
 
-def default_valid_from(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:
-    """When the claim became true: the caller's validFrom, else when it was said (the earliest
-    cited episode's start), else now."""
-    if cf.valid_from is not None:
-        return cf.valid_from
+def told_at(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:
+    """When the claim was said: the earliest cited episode's start, else now. Sessions can be
+    recorded out of order; this, not the recording order, says which was told last."""
     starts = [
         s
         for c in cf.item.citations
         if (s := native(episodes[c.episode_id].get("started_at"))) is not None
     ]
     return min(starts) if starts else now
+
+
+def default_valid_from(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:
+    """When the claim became true: the caller's validFrom, else when it was said."""
+    return cf.valid_from if cf.valid_from is not None else told_at(cf, episodes, now)
 
 
 def new_row(
@@ -90,6 +93,7 @@ def new_row(
     tenant = principal.tenant
     item = cf.item
     valid_from, valid_to = valid
+    told = told_at(cf, episodes, now)
     by_session: dict[str, list[float]] = {}
     for c in cites:
         ep = episodes[c["episode_id"]]
@@ -136,6 +140,7 @@ def new_row(
         "valid_from": valid_from,
         # Whether validFrom was given or defaulted to when it was said (services/validity.py).
         "valid_from_stated": cf.valid_from is not None,
+        "told_at": told,
         "valid_to": valid_to,
         "expires_at": now + timedelta(days=cf.ttl_days) if cf.ttl_days else None,
         "ttl_days": cf.ttl_days,

@@ -197,6 +197,7 @@ class FactService:
                 cards[cf.predicate],
                 valid_from,
                 cf.valid_to,
+                told=fact_rows.told_at(cf, episodes, now),
                 explicit=cf.valid_from is not None or cf.valid_to is not None,
             )
             same = spot.same
@@ -257,7 +258,9 @@ class FactService:
                 superseded.append(
                     {
                         "id": prior["id"],
-                        "reason": f"premise {prior['id']} ({cf.subject_key} {cf.predicate}) "
+                        # Ids only: a reason is copied into the dependents' audit trail, where
+                        # a forgotten contributor's words must not survive (forgetContributor).
+                        "reason": f"premise {prior['id']} "
                         f"superseded by {row['id']} at {now.isoformat()}",
                     }
                 )
@@ -354,8 +357,7 @@ class FactService:
                 [
                     {
                         "id": fact_id,
-                        "reason": f"premise {fact_id} "
-                        f"({before.get('caption')}) retracted at {now.isoformat()}",
+                        "reason": f"premise {fact_id} retracted at {now.isoformat()}",
                     }
                 ],
                 now,

@@ -46,13 +46,15 @@ from typing import Any
 
 from graph_memory.db import Database, Tx
 from graph_memory.domain import Principal, Role, Tier, utcnow
+from graph_memory.embeddings import Embedder
 from graph_memory.errors import Forbidden, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.forget import ForgetRepository as Repo
 from graph_memory.repositories.procedures import ProcedureRepository
-from graph_memory.services import audit
+from graph_memory.services import audit, forget_trail
+from graph_memory.services.gate import default_text
 from graph_memory.services.procedures import DEMOTE_MARGIN, PROMOTE_SUCCESSES
 
 __all__ = ["ForgetReport", "ForgetService", "plan_relinks", "receipt_for"]
@@ -66,6 +68,7 @@ class ForgetReport:
     episodes_deleted: int = 0
     facts_deleted: dict[str, int] = field(default_factory=lambda: {t.value: 0 for t in Tier})
     facts_recomputed: int = 0
+    facts_reworded: int = 0
     facts_returned_to_review: int = 0
     facts_reinstated: int = 0
     dependents_flagged: int = 0
@@ -119,9 +122,15 @@ def plan_relinks(links: list[dict[str, Any]], deleted: set[str]) -> list[dict[st
 
 
 class ForgetService:
-    def __init__(self, db: Database, policy_for: Callable[[str], Awaitable[TenantPolicy]]) -> None:
+    def __init__(
+        self,
+        db: Database,
+        policy_for: Callable[[str], Awaitable[TenantPolicy]],
+        embedder: Embedder | None = None,
+    ) -> None:
         self.db = db
         self._policy_for = policy_for
+        self.embedder = embedder
 
     async def forget(self, principal: Principal, user_id: str) -> ForgetReport:
         """Excise ``user_id`` from the caller's tenant (admins only). Idempotent: forgetting
@@ -168,20 +177,28 @@ class ForgetService:
             tx, tenant, [*doomed, *episode_ids, user_id], now
         )
         await Repo.unlink_evidence(tx, tenant, shared, episode_ids)
+        report.facts_reworded = await self._reword(tx, tenant, facts["worded"])
         await Repo.relink(tx, tenant, links)
         events = await self._survivors(
             tx, principal, policy, report, shared, inferred, reopened, now
         )
-        flagged = [
-            f
-            for f in await Repo.flag_dependents(
-                tx, tenant, doomed, now, f"a premise was removed: {REASON}"
-            )
-            if f["current"]
-        ]
+        dependents = await Repo.flag_dependents(
+            tx, tenant, doomed, now, f"a premise was removed: {REASON}"
+        )
+        flagged = [f for f in dependents if f["current"]]
         report.dependents_flagged = len(flagged)
         events += audit.flagged(
             principal, flagged, now, "removed (contributor forgotten)", name_premise=False
+        )
+        excised = deleted | set(episode_ids)
+        unflagged = await forget_trail.unflag_reinstated(tx, tenant, reopened, excised)
+        events += [
+            audit.event(principal, "unflag", "fact", i, now, reason=REASON) for i in unflagged
+        ]
+        touched = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
+        touched |= {str(f["id"]) for f in dependents} | set(unflagged)
+        report.audit_events_redacted += await forget_trail.scrub_trail(
+            tx, tenant, touched, excised, now
         )
         # Deletes come last, the user node first (its CONTRIBUTED_BY edges go in one sweep),
         # then episodes, then facts: every index seek after a bulk delete in the same
@@ -210,6 +227,21 @@ class ForgetService:
         )
         await AuditRepository.record_in_tx(tx, tenant, events)
         return report
+
+    async def _reword(self, tx: Tx, tenant: str, worded: list[dict[str, Any]]) -> int:
+        """A surviving version first written citing the forgotten user may carry their own
+        wording: it takes the neutral text of its triple, and that text's embedding."""
+        rows = [
+            {"id": w["id"], "text": default_text(w["subject"], w["predicate"], w["object"])}
+            for w in worded
+        ]
+        rows = [r for r, w in zip(rows, worded, strict=True) if r["text"] != w["text"]]
+        vectors: list[Any] = [None] * len(rows)
+        if self.embedder is not None and rows:
+            vectors = list(await self.embedder.embed([r["text"] for r in rows]))
+        for r, v in zip(rows, vectors, strict=True):
+            r["embedding"] = v
+        return await Repo.reword(tx, tenant, rows)
 
     @staticmethod
     async def _survivors(
@@ -250,28 +282,28 @@ class ForgetService:
         ]
         # Reinstated versions are checked too: the evidence they were promoted on may be gone.
         review = inferred | set(reopened)
+        # Superseded and retracted versions too: a past asOf read must not show a promotion
+        # that only the forgotten user's sessions earned.
         weak = [
             str(r["id"])
             for r in recomputed
-            if r["id"] in review
-            and r["status"] == "active"
-            and int(r["sessions"]) < policy.promote_sessions
+            if r["id"] in review and int(r["sessions"]) < policy.promote_sessions
         ]
         back = await Repo.recandidate(tx, tenant, weak, now, REASON)
-        report.facts_returned_to_review = len(back)
+        report.facts_returned_to_review = sum(r["status"] == "candidate" for r in back)
         events += [
             audit.event(
                 principal,
                 "demote",
                 "fact",
-                i,
+                str(r["id"]),
                 now,
-                before={"status": "active"},
-                after={"status": "candidate"},
+                before={"status": r["status_before"], "promoted": True},
+                after={"status": r["status"], "promoted": False},
                 reason="fewer corroborating sessions than the promotion "
                 "threshold after a contributor was forgotten",
             )
-            for i in back
+            for r in back
         ]
         return events
 

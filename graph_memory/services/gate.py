@@ -21,7 +21,7 @@ from graph_memory.domain import (
 from graph_memory.errors import Forbidden, GraphMemoryError, ValidationError
 from graph_memory.policy import TenantPolicy, normalise_phrase
 
-__all__ = ["CheckedFact", "check_episode", "check_fact", "tier_for"]
+__all__ = ["CheckedFact", "check_episode", "check_fact", "default_text", "tier_for"]
 
 _PREDICATE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
 MAX_FIELD = 4_000
@@ -86,11 +86,7 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
         raise ValidationError(f"object is a service phrase ({obj!r}), not a memory", field="object")
     if len(obj) > MAX_FIELD or len(item.subject) > 512:
         raise ValidationError("subject or object is too long", field="object")
-    text = (
-        item.text.strip()
-        if item.text
-        else f"{item.subject.strip()} {predicate.replace('_', ' ')} {obj}"
-    )
+    text = item.text.strip() if item.text else default_text(item.subject, predicate, obj)
     if item.text is not None:
         _refuse_noise(item.text, "text", policy.min_text_chars, policy)
     if item.kind not in policy.known_kinds:
@@ -145,6 +141,11 @@ def _protected(predicate: str, tier: Tier) -> GraphMemoryError:
     )
 
 
+def default_text(subject: str, predicate: str, obj: str) -> str:
+    """A fact's text when the caller gave none: the triple in words, nobody's wording."""
+    return f"{subject.strip()} {predicate.replace('_', ' ')} {obj.strip()}"
+
+
 def check_episode(item: EpisodeInput, principal: Principal, policy: TenantPolicy) -> str:
     """Validate an episode; returns its scope."""
     if not item.user_id.strip():
@@ -159,4 +160,4 @@ def check_episode(item: EpisodeInput, principal: Principal, policy: TenantPolicy
     if not 0.0 < item.confidence <= 1.0:
         raise ValidationError("confidence must be in (0, 1]", field="confidence")
     tier_for(principal, item.source, policy)
-    return parse_scope(item.scope or f"user:{item.user_id}")
+    return parse_scope(item.scope or f"user:{item.user_id.strip()}")

@@ -25,6 +25,12 @@ Conflicting claims are settled by trust, not wording: among recalled facts on th
 "remembering" a policy never outranks it). Other items keep their places.
 
 Weights are normalised to sum 1 so ``minScore`` keeps its meaning whatever weights are given.
+
+Content relevance (a filter, not part of the score): when the query names a known entity
+("what is the name of Alice's cat"), every memory about Alice is similar to it through the name
+alone (cosine ~0.5 with a small sentence model), so nothing would ever be judged irrelevant.
+The query is then embedded a second time without the names (``mask_names``); a memory must
+also match that rest, by cosine or by keyword coverage of its words, to be served.
 """
 
 from __future__ import annotations
@@ -47,10 +53,13 @@ __all__ = [
     "Scored",
     "Weights",
     "build_lucene",
+    "content_relevance",
     "coverage",
     "dt",
     "escape_lucene",
     "evidence_contributors",
+    "mask_names",
+    "name_keys",
     "query_terms",
     "recency",
     "score_rows",
@@ -127,6 +136,40 @@ def coverage(query: str, text: str) -> float:
     return len(wanted & _stems(_TOKEN.findall(text.lower()))) / len(wanted)
 
 
+# Words as the query spells them, with a possessive ("Alice's", "James'") cut off.
+_APOSTROPHES = "'\u2019"  # typed and typographic
+_NAME_WORD = re.compile(rf"[^\W_][\w{_APOSTROPHES}.-]*", re.UNICODE)
+_POSSESSIVE = re.compile(rf"[{_APOSTROPHES}]s?$", re.IGNORECASE)
+MAX_NAME_WORDS = 3  # entity names up to three words ("new york city")
+MAX_NAME_KEYS = 200
+
+
+def name_keys(query: str) -> list[str]:
+    """Every run of 1..3 words of the query, normalised like entity keys: the candidates
+    for entity names it may mention (possessives cut: "alice's" gives "alice")."""
+    words = [_POSSESSIVE.sub("", w).lower().rstrip(".-") for w in _NAME_WORD.findall(query)]
+    words = [w for w in words if w]
+    keys: dict[str, None] = {}
+    for n in range(1, MAX_NAME_WORDS + 1):
+        for i in range(len(words) - n + 1):
+            keys[" ".join(words[i : i + n])] = None
+    return list(keys)[:MAX_NAME_KEYS]
+
+
+def mask_names(query: str, names: Sequence[str]) -> str | None:
+    """The query without the entity names it mentions (possessives included), or None when
+    it names none, or names are all it has (then there is nothing else to judge by)."""
+    out = query
+    for name in sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True):
+        words = r"\s+".join(re.escape(w) for w in name.split())
+        pattern = rf"(?<!\w){words}(?:[{_APOSTROPHES}]s|[{_APOSTROPHES}])?(?!\w)"
+        out = re.sub(pattern, " ", out, flags=re.IGNORECASE)
+    out = " ".join(out.split())
+    if out == " ".join(query.split()) or not query_terms(out):
+        return None
+    return out
+
+
 def build_lucene(tenant: str, scopes: Sequence[str], query: str) -> str | None:
     """``+ft_scope:(tokens)^0 +text:(words)``, or None when the query has no usable words.
 
@@ -175,6 +218,8 @@ class Scored:
     total: float
     fresh_at: datetime | None
     relevance: float = 0.0
+    # Relevance to the query without its entity names; None when it names none.
+    content: float | None = None
     tier_rank: int = 0
     evidence: list[Record] = field(default_factory=list)
 
@@ -199,12 +244,14 @@ def score_rows(
     weights: Weights,
     half_life_days: float,
     valid_at: datetime,
+    content_query: str | None = None,
 ) -> list[Scored]:
     """Score one kind's candidate rows (recall.facts / episodes / procedures).
 
     Rows carry ``id, text, confidence`` (procedures: success/failure counts), ``fresh_ms``
     (when the memory became true, epoch millis), facts also ``tier, tier_rank, subject,
-    predicate``, and the raw ``similarity`` (index cosine) and ``keyword`` (Lucene) scores.
+    predicate``, and the raw ``similarity`` (index cosine) and ``keyword`` (Lucene) scores;
+    ``content`` is the cosine to ``content_query`` (the query without its entity names).
     """
     w = weights
     best_kw = max((float(r["keyword"] or 0.0) for r in rows), default=0.0)
@@ -212,10 +259,12 @@ def score_rows(
     for r in rows:
         rec: Record = r
         # Index cosine is (1 + cos) / 2; back to cos, negatives (opposites) count as 0.
-        sim = min(max(2.0 * float(r["similarity"] or 0.5) - 1.0, 0.0), 1.0)
+        sim = _cosine(r["similarity"] or 0.5)
         kw = float(r["keyword"] or 0.0) / best_kw if best_kw > 0 else 0.0
+        text = str(rec.get("text") or "")
+        raw_kw = kw
         if kw > 0:
-            kw *= coverage(query, str(rec.get("text") or ""))
+            kw *= coverage(query, text)
         ms = rec.get("fresh_ms")
         fresh = datetime.fromtimestamp(ms / 1000, UTC) if ms is not None else None
         rec_score = recency((valid_at - fresh).total_seconds(), half_life_days) if fresh else 0.0
@@ -236,10 +285,27 @@ def score_rows(
                 total=round(base + boost, 6),
                 fresh_at=fresh,
                 relevance=max(sim, kw),
+                content=content_relevance(rec.get("content"), raw_kw, content_query, text),
                 tier_rank=int(rec.get("tier_rank") or 0),
             )
         )
     return out
+
+
+def _cosine(index_score: Any) -> float:
+    """Index cosine (1 + cos) / 2 back to cos, opposites clamped to 0."""
+    return min(max(2.0 * float(index_score) - 1.0, 0.0), 1.0)
+
+
+def content_relevance(
+    content: Any, keyword: float, content_query: str | None, text: str
+) -> float | None:
+    """How well a memory matches the query's words other than entity names: the better of
+    cosine to the name-free query and keyword coverage of its words. None without names."""
+    if content_query is None or content is None:
+        return None
+    kw = keyword * coverage(content_query, text) if keyword > 0 else 0.0
+    return round(max(_cosine(content), kw), 6)
 
 
 def _slot(s: Scored) -> tuple[str, str] | None:

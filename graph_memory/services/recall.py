@@ -24,16 +24,20 @@ from graph_memory.domain import SERVABLE_STATUSES, Principal, parse_scope, requi
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import ValidationError
 from graph_memory.repositories.recall import RecallRepository
+from graph_memory.services.belief import as_believed_at, held_at, procedure_as_of
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.ranking import (
     Scored,
     Weights,
     build_lucene,
+    mask_names,
+    name_keys,
     score_rows,
     settle_conflicts,
 )
 
 __all__ = [
+    "CONTENT_SHARE",
     "DEFAULT_HALF_LIFE_DAYS",
     "DEFAULT_MIN_CONFIDENCE",
     "DEFAULT_MIN_RELEVANCE",
@@ -57,6 +61,12 @@ MAX_OVER_RECALL = 500
 # a name at 0.3-0.55, so an absolute floor removes the first and a relative cut the second.
 DEFAULT_MIN_RELEVANCE = 0.3
 DEFAULT_RELATIVE_RELEVANCE = 0.5
+# When the query names an entity, a memory must also reach this share of minRelevance on the
+# rest of the query (ranking.content_relevance). Without the names MiniLM puts a memory that
+# answers the question at ~0.2-0.65 cosine and one about something else at ~0.0-0.15, so half
+# the floor (0.15 by default) keeps answers and drops what shares only the name; minRelevance 0
+# turns it off.
+CONTENT_SHARE = 0.5
 # A match that is neither close, fresh nor confident is noise in an agent's context.
 DEFAULT_MIN_SCORE = 0.3
 # Below this the memory itself doubts the item.
@@ -122,7 +132,9 @@ def checked(req: RecallRequest) -> RecallRequest:
     if not req.half_life_days > 0:
         raise ValidationError("halfLifeDays must be > 0", field="halfLifeDays")
     if not req.kinds or any(k not in KINDS for k in req.kinds):
-        raise ValidationError(f"kinds must be among {list(KINDS)}", field="kinds")
+        raise ValidationError(f"kinds must be some of {list(KINDS)}", field="kinds")
+    if req.tiers is not None and not req.tiers:
+        raise ValidationError("tiers is empty: omit it for every tier", field="tiers")
     return replace(
         req,
         scopes=tuple(dict.fromkeys(parse_scope(s) for s in req.scopes)),
@@ -155,8 +167,20 @@ class RecallService:
         req = checked(request)
         now = utcnow()
         as_of, valid_at = req.as_of or now, req.valid_at or now
-        vector = await self.embedder.embed_query(req.query.strip())
-        fetched = await self._candidates(principal.tenant, req, vector, as_of, valid_at, per_kind)
+        query = req.query.strip()
+        vector, names = await asyncio.gather(
+            self.embedder.embed_query(query),
+            self.repo.entity_names(principal.tenant, name_keys(query)),
+        )
+        # With a relevance floor, a memory must also match what the query asks beyond the
+        # names it mentions (services/ranking.py, "content relevance").
+        content_query = mask_names(query, names) if req.min_relevance > 0 else None
+        content_vector = (
+            await self.embedder.embed_query(content_query) if content_query is not None else None
+        )
+        fetched = await self._candidates(
+            principal.tenant, req, (vector, content_vector), as_of, valid_at, per_kind
+        )
         considered = sum(len(rows) for rows in fetched)
         scored: list[Scored] = []
         for kind, rows in zip(KINDS, fetched, strict=True):
@@ -169,6 +193,7 @@ class RecallService:
                     weights=req.weights,
                     half_life_days=req.half_life_days,
                     valid_at=valid_at,
+                    content_query=content_query,
                 )
                 if self._passes(s, req)
             ]
@@ -204,12 +229,14 @@ class RecallService:
         self,
         tenant: str,
         req: RecallRequest,
-        vector: list[float],
+        vectors: tuple[list[float], list[float] | None],
         as_of: datetime,
         valid_at: datetime,
         per_kind: int | None,
     ) -> list[list[Record]]:
-        """Raw candidates per kind (in KINDS order), the three searches run concurrently."""
+        """Raw candidates per kind (in KINDS order), the three searches run concurrently.
+        ``vectors``: the query's embedding and that of the query without entity names."""
+        vector, content_vector = vectors
         lucene = build_lucene(tenant, req.scopes, req.query)
         limit = max(req.over_recall, req.k if per_kind is None else per_kind)
         scopes = list(req.scopes)
@@ -222,6 +249,7 @@ class RecallService:
                 tenant,
                 scopes,
                 vector=vector,
+                content_vector=content_vector,
                 k=k,
                 lucene=lucene,
                 statuses=statuses,
@@ -236,6 +264,7 @@ class RecallService:
                 tenant,
                 scopes,
                 vector=vector,
+                content_vector=content_vector,
                 k=k,
                 lucene=lucene,
                 as_of=as_of,
@@ -280,12 +309,17 @@ class RecallService:
         Retrieval counts are recorded in the background (never on this request's path).
         """
         result = await self.rank(principal, request)
-        result.items = await self.hydrate(principal.tenant, result.items[: request.k])
+        result.items = await self.hydrate(
+            principal.tenant, result.items[: request.k], request.as_of
+        )
         self.note_retrieved(principal.tenant, result.items)
         return result
 
-    async def hydrate(self, tenant: str, items: list[Scored]) -> list[Scored]:
-        """Swap the lean candidate rows of ranked items for full records with provenance.
+    async def hydrate(
+        self, tenant: str, items: list[Scored], as_of: datetime | None = None
+    ) -> list[Scored]:
+        """Swap the lean candidate rows of ranked items for full records with provenance;
+        a fact asked about as of a past moment shows the lifecycle it had then.
 
         An item deleted since it was ranked (a concurrent forget) is left out.
         """
@@ -299,7 +333,13 @@ class RecallService:
         out = []
         for s in items:
             if s.id in found:
-                s.record, s.evidence = found[s.id][0], list(found[s.id][1])
+                record, evidence = found[s.id]
+                if as_of is not None and s.kind == "fact":
+                    record = as_believed_at(record, as_of)
+                    evidence = held_at(evidence, as_of)
+                elif as_of is not None and s.kind == "procedure":
+                    record = procedure_as_of(record, as_of)
+                s.record, s.evidence = record, list(evidence)
                 out.append(s)
         return out
 
@@ -319,4 +359,7 @@ class RecallService:
             return False
         if s.kind == "procedure":
             return s.similarity >= PROCEDURE_MIN_SIMILARITY
+        if s.content is not None and s.content < req.min_relevance * CONTENT_SHARE:
+            # It shares a name with the query and little else.
+            return False
         return s.relevance >= req.min_relevance

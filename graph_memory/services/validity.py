@@ -13,9 +13,12 @@ For a new version N starting at ``valid_from``:
   many-valued predicate: among versions of the same object). N supersedes it: belief in it
   ends, its dependents are flagged, history links them.
 * A start nobody stated (validFrom defaulted to when the episode began) is when we heard it,
-  not a claim about the world: such a version is superseded by the next one whatever its
-  start, and then loses to every later-recorded version. "Alice lives in Paris" told today,
-  then "she has lived in Berlin since 2024", makes Berlin current.
+  not a claim about the world: such a version is superseded by the next one heard no earlier
+  (``told``: when N's cited episode began), whatever N's start, and then loses to every
+  later-recorded version heard no earlier. "Alice lives in Paris" told today, then "she has
+  lived in Berlin since 2024", makes Berlin current; but a session from March replayed after
+  one from September ("Paris" after "Berlin", neither dated) leaves Berlin current and Paris
+  true from March until September: what was said last wins, not what was recorded last.
 * ``same``: the current version of the same object that already says what N says (it is
   valid at N's start and, when the caller gave an end, ends there too; without any explicit
   validity an open-ended version starting later also agrees: N is older evidence for it).
@@ -69,11 +72,13 @@ def place(
     valid_from: datetime,
     valid_to: datetime | None,
     *,
+    told: datetime,
     explicit: bool,
 ) -> Placement:
     start = micros(valid_from)
     end = micros(valid_to)
-    assert start is not None
+    heard = micros(told)
+    assert start is not None and heard is not None
     same_object = [v for v in current if v["object_key"] == object_key]
     rivals = current if card is Cardinality.ONE else same_object
 
@@ -86,5 +91,10 @@ def place(
     ]
     if not agreeing and not explicit:
         agreeing = [v for v in same_object if v.get("valid_to_us") is None]
-    prior = _newest(v for v in rivals if _start(v) <= start or not v.get("valid_from_stated"))
+    # An unstated start is when that version was heard: N replaces it if N was heard no earlier.
+    prior = _newest(
+        v
+        for v in rivals
+        if _start(v) <= start or (not v.get("valid_from_stated") and _start(v) <= heard)
+    )
     return Placement(same=_newest(agreeing), prior=prior)

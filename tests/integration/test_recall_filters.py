@@ -42,7 +42,9 @@ def test_superseded_facts_only_at_a_past_as_of(client: GraphMemoryClient) -> Non
     assert lisbon in now_ids and berlin not in now_ids
     past = client.recall("in which city does Alice live", SCOPES, kinds=["FACT"], as_of=between)
     assert ids(past) == [berlin]
-    assert past["items"][0]["fact"]["status"] == "SUPERSEDED"
+    # Shown as it was believed then: current, not yet superseded.
+    assert past["items"][0]["fact"]["status"] == "ACTIVE"
+    assert past["items"][0]["fact"]["supersededAt"] is None
 
 
 def test_candidates_only_when_asked(client: GraphMemoryClient) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from graph_memory.services.belief import as_believed_at
+from graph_memory.services.belief import as_believed_at, procedure_as_of
 
 T1 = datetime(2024, 1, 1, tzinfo=UTC)
 T2 = datetime(2024, 2, 1, tzinfo=UTC)
@@ -43,3 +43,14 @@ def test_flags_follow_their_times() -> None:
 def test_nothing_later_is_the_same_record() -> None:
     v = version(status="superseded", superseded_at=T1.isoformat())
     assert as_believed_at(v, T3) is v
+
+
+def test_a_procedure_shows_the_status_it_had_then() -> None:
+    t0, t1, t2 = (datetime(2026, 1, d, tzinfo=UTC) for d in (1, 2, 3))
+    proc = {"status": "demoted", "status_log_at": [t0, t1, t2],
+            "status_log": ["candidate", "active", "demoted"]}  # fmt: skip
+    assert procedure_as_of(proc, t0)["status"] == "candidate"
+    assert procedure_as_of(proc, t1 + timedelta(hours=1))["status"] == "active"
+    assert procedure_as_of(proc, t2) is proc
+    legacy = {"status": "active"}
+    assert procedure_as_of(legacy, t0) is legacy

@@ -13,8 +13,11 @@ from graph_memory.errors import ValidationError
 from graph_memory.services.ranking import (
     Weights,
     build_lucene,
+    content_relevance,
     coverage,
     escape_lucene,
+    mask_names,
+    name_keys,
     query_terms,
     recency,
     score_rows,
@@ -181,3 +184,40 @@ def test_query_terms_budget_counts_analyzer_tokens_not_words() -> None:
     assert len(pieces) <= 64
     lucene = build_lucene("t", ["tenant"], long_word)
     assert lucene is not None and lucene.count("w") <= 64
+
+
+def test_name_keys_are_word_runs_normalised_like_entity_keys() -> None:
+    keys = name_keys("Where did James\u2019 sister and Alice's New York friend go?")
+    assert "james" in keys and "alice" in keys and "new york" in keys
+    assert "new york friend" in keys  # up to three words
+    assert all(k == " ".join(k.split()).lower() for k in keys)
+
+
+@pytest.mark.parametrize(
+    ("query", "names", "masked"),
+    [
+        ("What is the name of Alice's cat?", ["Alice"], "What is the name of cat?"),
+        ("where does ALICE live", ["alice"], "where does live"),
+        ("Who works at Acme Corp?", ["acme corp", "Acme"], "Who works at ?"),
+        ("Where did James\u2019 brother move?", ["James"], "Where did brother move?"),
+        # Nothing named, or nothing but the name (and stop words) left: no content to judge.
+        ("Where does Bob live?", ["Alice"], None),
+        ("tell me about Alice", ["Alice"], None),
+        ("Alice", ["Alice"], None),
+        # A name inside another word is not that name.
+        ("Where is Alicent?", ["Alice"], None),
+    ],
+)
+def test_mask_names_keeps_what_the_query_asks_beyond_its_names(
+    query: str, names: list[str], masked: str | None
+) -> None:
+    assert mask_names(query, names) == masked
+
+
+def test_content_relevance_is_cosine_or_keyword_coverage_without_the_names() -> None:
+    # Index cosine is (1 + cos) / 2: 0.6 is cos 0.2.
+    assert content_relevance(0.6, 0.0, "what is the name of cat?", "Alice likes tea") == 0.2
+    # Keyword coverage of the name-free words: "cat" of (name, cat) found.
+    assert content_relevance(0.5, 1.0, "name of cat", "Alice has a cat") == 0.5
+    assert content_relevance(0.9, 1.0, None, "anything") is None
+    assert content_relevance(None, 1.0, "cat", "a cat") is None

@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 
-from graph_memory.graphql.convert import dt
+from graph_memory.graphql.convert import dt, encode_cursor
 
 __all__ = ["Episode", "ItemError", "Outcome", "episode_from_record"]
 
@@ -35,6 +35,12 @@ class Episode:
     source: str
     confidence: float
     recorded_at: datetime | None
+
+    @strawberry.field(
+        description="Pass the last episode's cursor as `after` to `episodes` for the next page."
+    )
+    def cursor(self) -> str:
+        return encode_cursor(self.recorded_at, str(self.id))
 
 
 @strawberry.type(description="Why one item of a batch was refused; its siblings still land.")

@@ -10,6 +10,7 @@ import strawberry
 from strawberry.types import Info
 
 from graph_memory.graphql.convert import dt
+from graph_memory.services.belief import held_at
 
 __all__ = [
     "Cardinality",
@@ -91,7 +92,7 @@ class Entity:
             first=first,
             after=None,
         )
-        return [fact_from_record(r) for r in rows[:first]]
+        return [fact_from_record(r, as_of) for r in rows[:first]]
 
 
 @strawberry.type(description="A versioned (subject, predicate, object) triple with provenance.")
@@ -126,10 +127,16 @@ class Fact:
     last_retrieved_at: datetime | None
     retrieval_count: int
     supersedes_id: strawberry.Private[str | None] = None
+    # Set when read as of a past moment: provenance then shows the evidence held at that time.
+    as_of: strawberry.Private[datetime | None] = None
 
-    @strawberry.field(description="Supporting episodes, weights and contributors.")
+    @strawberry.field(
+        description="Supporting episodes, weights and contributors (as of the read's asOf)."
+    )
     async def provenance(self, info: Info[Any, None]) -> list[Evidence]:
         rows = await info.context.loader("provenance").load(str(self.id))
+        if self.as_of is not None:
+            rows = held_at(rows, self.as_of)
         return [
             Evidence(
                 episode_id=strawberry.ID(r["episode_id"]),
@@ -173,7 +180,7 @@ class Fact:
         return Entity(id=rec["id"], name=rec["name"], key=rec["key"]) if rec else None
 
 
-def fact_from_record(r: dict[str, Any]) -> Fact:
+def fact_from_record(r: dict[str, Any], as_of: datetime | None = None) -> Fact:
     return Fact(
         id=strawberry.ID(r["id"]),
         scope=r["scope"],
@@ -205,4 +212,5 @@ def fact_from_record(r: dict[str, Any]) -> Fact:
         last_retrieved_at=dt(r.get("last_retrieved_at")),
         retrieval_count=int(r.get("retrieval_count") or 0),
         supersedes_id=r.get("supersedes"),
+        as_of=as_of,
     )

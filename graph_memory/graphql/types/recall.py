@@ -205,7 +205,7 @@ class ProcedureOutcomeResult:
     status: str
 
 
-def recall_item(s: Scored) -> RecallItem:
+def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
     rec = s.record
     ev = [
         ProvenanceEpisode(
@@ -254,7 +254,7 @@ def recall_item(s: Scored) -> RecallItem:
             total=s.total,
         ),
         provenance=RecallProvenance(episodes=ev, contributors=contributors, times=times),
-        fact=fact_from_record(rec) if s.kind == "fact" else None,
+        fact=fact_from_record(rec, as_of) if s.kind == "fact" else None,
         episode=episode_from_record(rec) if s.kind == "episode" else None,
         procedure=procedure_from_record(rec) if s.kind == "procedure" else None,
     )

@@ -245,6 +245,10 @@ class ForgetResult:
     fact_versions_deleted: int
     facts_deleted_by_tier: list[TierCount]
     facts_recomputed: int
+    facts_reworded: int = strawberry.field(
+        description="Surviving versions first written citing the user: their text is now the "
+        "neutral wording of the triple (the user's free text is gone)."
+    )
     facts_returned_to_review: int
     facts_reinstated: int
     dependents_flagged: int
