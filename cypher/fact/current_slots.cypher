@@ -1,5 +1,5 @@
 // params: tenant, slots
-// returns: scope, subject, predicate, id, object_key, tier, status, version, expires_ms, valid_from_us, valid_to_us, valid_from_stated, max_version
+// returns: scope, subject, predicate, id, object_key, tier, status, version, expires_ms, valid_from_us, valid_to_us, valid_from_stated, told_us, max_version
 // The versions currently believed for each (scope, subject, predicate) slot, and the highest
 // version number the slot ever had (retracted ones included: numbering never restarts).
 // A slot with no versions yet returns no row (the caller's default): a batch of new facts
@@ -20,4 +20,7 @@ RETURN slot.scope AS scope, slot.subject AS subject, slot.predicate AS predicate
        f.valid_from.epochSeconds * 1000000 + f.valid_from.microsecond AS valid_from_us,
        f.valid_to.epochSeconds * 1000000 + f.valid_to.microsecond AS valid_to_us,
        coalesce(f.valid_from_stated, false) AS valid_from_stated,
+       // When it was last said (versions older than told_at: when recorded).
+       coalesce(f.told_at, f.recorded_at).epochSeconds * 1000000
+         + coalesce(f.told_at, f.recorded_at).microsecond AS told_us,
        max_version

@@ -10,5 +10,6 @@ RETURN f {.*, embedding: null,
           expires_at: toString(f.expires_at), superseded_at: toString(f.superseded_at),
           successor_valid_from: toString(f.successor_valid_from),
           retracted_at: toString(f.retracted_at), flagged_at: toString(f.flagged_at),
-          verified_at: toString(f.verified_at),
+          verified_at: toString(f.verified_at), told_at: toString(f.told_at),
+          flag_log_at: [t IN coalesce(f.flag_log_at, []) | toString(t)],
           last_retrieved_at: toString(f.last_retrieved_at)} AS fact

@@ -5,13 +5,13 @@
 //  * believed at as_of: recorded by then, not retracted by then, active by then (a candidate
 //    only when asked for; activated_at is when it became active), not past its TTL;
 //  * valid at valid_at: valid_from <= valid_at < valid_to (half-open, open ends are null);
-//  * one claim wins its slot among those: the one whose validity started last (on the same
-//    start, the one recorded last). A superseded version whose start nobody stated (it
-//    defaulted to when it was heard) loses to every later-recorded one heard no earlier
-//    (told_at: when its cited episode began): so history told out of order stays a timeline,
-//    "lives in Berlin since 2024" replaces "lives in Paris" heard today, and sessions ingested
-//    out of order still end on the latest one told (services/validity.py: what a write
-//    supersedes).
+//  * one claim wins its slot among those: a version whose start nobody stated (it defaulted
+//    to when it was said) yields to any version said no earlier (told_at: the latest start of
+//    its cited episodes; at the same moment, the one recorded last); otherwise the one whose
+//    validity started last wins (on the same start, the one recorded last). So history told
+//    out of order stays a timeline, "lives in Berlin since 2024" replaces "lives in Paris"
+//    heard today, and sessions ingested out of order still end on the latest one told
+//    (services/validity.py: what a write supersedes).
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.scope IN $scopes
   AND f.status IN $statuses
@@ -33,19 +33,20 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes
           AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
           AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
           AND CASE
-            // g was recorded after f, which it replaced: f's start was only when it was heard.
-            WHEN coalesce(f.superseded_at <= $as_of, false)
-                 AND NOT coalesce(f.valid_from_stated, false)
-                 AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
-                 AND (g.recorded_at > f.recorded_at
-                      OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+            // f's start nobody stated (it is when f was said): any version said no earlier
+            // beats it (told_at; said at the same moment: the one recorded last).
+            WHEN NOT coalesce(f.valid_from_stated, false)
+                 AND (coalesce(g.told_at, g.recorded_at) > coalesce(f.told_at, f.recorded_at)
+                      OR (coalesce(g.told_at, g.recorded_at) = coalesce(f.told_at, f.recorded_at)
+                          AND (g.recorded_at > f.recorded_at
+                               OR (g.recorded_at = f.recorded_at AND g.version > f.version))))
               THEN true
-            // Likewise f replaced g: g cannot win on its (unstated) start.
-            WHEN coalesce(g.superseded_at <= $as_of, false)
-                 AND NOT coalesce(g.valid_from_stated, false)
-                 AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
-                 AND (f.recorded_at > g.recorded_at
-                      OR (f.recorded_at = g.recorded_at AND f.version > g.version))
+            // Likewise an undated g never beats a version said no earlier than it.
+            WHEN NOT coalesce(g.valid_from_stated, false)
+                 AND (coalesce(f.told_at, f.recorded_at) > coalesce(g.told_at, g.recorded_at)
+                      OR (coalesce(f.told_at, f.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                          AND (f.recorded_at > g.recorded_at
+                               OR (f.recorded_at = g.recorded_at AND f.version > g.version))))
               THEN false
             // Otherwise the later start wins; on the same start, the later record.
             ELSE coalesce(g.valid_from, g.recorded_at) > coalesce(f.valid_from, f.recorded_at)
@@ -66,19 +67,20 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes
           AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
           AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
           AND CASE
-            // g was recorded after f, which it replaced: f's start was only when it was heard.
-            WHEN coalesce(f.superseded_at <= $as_of, false)
-                 AND NOT coalesce(f.valid_from_stated, false)
-                 AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
-                 AND (g.recorded_at > f.recorded_at
-                      OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+            // f's start nobody stated (it is when f was said): any version said no earlier
+            // beats it (told_at; said at the same moment: the one recorded last).
+            WHEN NOT coalesce(f.valid_from_stated, false)
+                 AND (coalesce(g.told_at, g.recorded_at) > coalesce(f.told_at, f.recorded_at)
+                      OR (coalesce(g.told_at, g.recorded_at) = coalesce(f.told_at, f.recorded_at)
+                          AND (g.recorded_at > f.recorded_at
+                               OR (g.recorded_at = f.recorded_at AND g.version > f.version))))
               THEN true
-            // Likewise f replaced g: g cannot win on its (unstated) start.
-            WHEN coalesce(g.superseded_at <= $as_of, false)
-                 AND NOT coalesce(g.valid_from_stated, false)
-                 AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
-                 AND (f.recorded_at > g.recorded_at
-                      OR (f.recorded_at = g.recorded_at AND f.version > g.version))
+            // Likewise an undated g never beats a version said no earlier than it.
+            WHEN NOT coalesce(g.valid_from_stated, false)
+                 AND (coalesce(f.told_at, f.recorded_at) > coalesce(g.told_at, g.recorded_at)
+                      OR (coalesce(f.told_at, f.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                          AND (f.recorded_at > g.recorded_at
+                               OR (f.recorded_at = g.recorded_at AND f.version > g.version))))
               THEN false
             // Otherwise the later start wins; on the same start, the later record.
             ELSE coalesce(g.valid_from, g.recorded_at) > coalesce(f.valid_from, f.recorded_at)
@@ -92,7 +94,11 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes
   AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
   // The flag as it stood at as_of (services/belief.py shows it so): flagged later means not
   // yet flagged then; verified later means still awaiting verification then.
-  AND ($needs_verification IS NULL OR $needs_verification = CASE WHEN f.flagged_at > $as_of THEN false
+  AND ($needs_verification IS NULL OR $needs_verification = CASE
+         WHEN f.flag_log_at IS NOT NULL
+           THEN coalesce(last([i IN range(0, size(f.flag_log_at) - 1)
+                               WHERE f.flag_log_at[i] <= $as_of | f.flag_log[i]]), false)
+         WHEN f.flagged_at > $as_of THEN false
          WHEN f.verified_at > $as_of AND f.flagged_at IS NOT NULL THEN true
          ELSE coalesce(f.needs_verification, false) END)
   AND ($after_recorded IS NULL OR f.recorded_at < $after_recorded
@@ -104,7 +110,8 @@ RETURN f {.*, embedding: null,
           expires_at: toString(f.expires_at), superseded_at: toString(f.superseded_at),
           successor_valid_from: toString(f.successor_valid_from),
           retracted_at: toString(f.retracted_at), flagged_at: toString(f.flagged_at),
-          verified_at: toString(f.verified_at),
+          verified_at: toString(f.verified_at), told_at: toString(f.told_at),
+          flag_log_at: [t IN coalesce(f.flag_log_at, []) | toString(t)],
           last_retrieved_at: toString(f.last_retrieved_at)} AS fact
 ORDER BY f.recorded_at DESC, f.id DESC
 LIMIT $limit

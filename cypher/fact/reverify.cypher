@@ -6,5 +6,7 @@ UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant AND f.needs_verification = true
 WITH f, f.verification_reason AS reason
-SET f.needs_verification = false, f.verification_reason = null, f.verified_at = $now
+SET f.needs_verification = false, f.verification_reason = null, f.verified_at = $now,
+    f.flag_log_at = coalesce(f.flag_log_at, []) + [$now],
+    f.flag_log = coalesce(f.flag_log, []) + [false]
 RETURN f.id AS id, reason

@@ -11,5 +11,8 @@ WITH d, d.superseded_at IS NULL AND d.retracted_at IS NULL AS current
 SET d.needs_verification = CASE WHEN current THEN true ELSE d.needs_verification END,
     d.verification_reason = CASE WHEN current OR d.verification_reason IS NOT NULL
                                  THEN $reason ELSE null END,
-    d.flagged_at = CASE WHEN current THEN $now ELSE d.flagged_at END
+    d.flagged_at = CASE WHEN current THEN $now ELSE d.flagged_at END,
+    d.flag_log_at = CASE WHEN current THEN coalesce(d.flag_log_at, []) + [$now]
+                         ELSE d.flag_log_at END,
+    d.flag_log = CASE WHEN current THEN coalesce(d.flag_log, []) + [true] ELSE d.flag_log END
 RETURN d.id AS id, current

@@ -1,7 +1,10 @@
-// params: tenant, keys
+// params: tenant, scopes, keys
 // returns: name
-// Which of these normalised word sequences of a recall query name a known entity: recall
-// judges relevance on the rest of the query too (services/ranking.py, mask_names).
+// Which of these normalised word sequences of a recall query name an entity that facts in the
+// asked scopes are about (or point to): recall judges relevance on the rest of the query too
+// (services/ranking.py, mask_names). Another user's entity named like a common word ("May")
+// must not change what this user's question means.
 UNWIND $keys AS key
 MATCH (e:Entity {tenant: $tenant, key: key})
+WHERE EXISTS { MATCH (f:Fact)-[:ABOUT|OBJECT]->(e) WHERE f.scope IN $scopes }
 RETURN e.name AS name

@@ -54,19 +54,20 @@ CALL (hits) {
             AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
             AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
             AND CASE
-              // g was recorded after f, which it replaced: f's start was only when it was heard.
-              WHEN coalesce(f.superseded_at <= $as_of, false)
-                   AND NOT coalesce(f.valid_from_stated, false)
-                   AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
-                   AND (g.recorded_at > f.recorded_at
-                        OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+              // f's start nobody stated (it is when f was said): any version said no earlier
+              // beats it (told_at; said at the same moment: the one recorded last).
+              WHEN NOT coalesce(f.valid_from_stated, false)
+                   AND (coalesce(g.told_at, g.recorded_at) > coalesce(f.told_at, f.recorded_at)
+                        OR (coalesce(g.told_at, g.recorded_at) = coalesce(f.told_at, f.recorded_at)
+                            AND (g.recorded_at > f.recorded_at
+                                 OR (g.recorded_at = f.recorded_at AND g.version > f.version))))
                 THEN true
-              // Likewise f replaced g: g cannot win on its (unstated) start.
-              WHEN coalesce(g.superseded_at <= $as_of, false)
-                   AND NOT coalesce(g.valid_from_stated, false)
-                   AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
-                   AND (f.recorded_at > g.recorded_at
-                        OR (f.recorded_at = g.recorded_at AND f.version > g.version))
+              // Likewise an undated g never beats a version said no earlier than it.
+              WHEN NOT coalesce(g.valid_from_stated, false)
+                   AND (coalesce(f.told_at, f.recorded_at) > coalesce(g.told_at, g.recorded_at)
+                        OR (coalesce(f.told_at, f.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                            AND (f.recorded_at > g.recorded_at
+                                 OR (f.recorded_at = g.recorded_at AND f.version > g.version))))
                 THEN false
               // Otherwise the later start wins; on the same start, the later record.
               ELSE coalesce(g.valid_from, g.recorded_at) > coalesce(f.valid_from, f.recorded_at)
@@ -87,19 +88,20 @@ CALL (hits) {
             AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
             AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
             AND CASE
-              // g was recorded after f, which it replaced: f's start was only when it was heard.
-              WHEN coalesce(f.superseded_at <= $as_of, false)
-                   AND NOT coalesce(f.valid_from_stated, false)
-                   AND coalesce(g.told_at, g.recorded_at) >= f.valid_from
-                   AND (g.recorded_at > f.recorded_at
-                        OR (g.recorded_at = f.recorded_at AND g.version > f.version))
+              // f's start nobody stated (it is when f was said): any version said no earlier
+              // beats it (told_at; said at the same moment: the one recorded last).
+              WHEN NOT coalesce(f.valid_from_stated, false)
+                   AND (coalesce(g.told_at, g.recorded_at) > coalesce(f.told_at, f.recorded_at)
+                        OR (coalesce(g.told_at, g.recorded_at) = coalesce(f.told_at, f.recorded_at)
+                            AND (g.recorded_at > f.recorded_at
+                                 OR (g.recorded_at = f.recorded_at AND g.version > f.version))))
                 THEN true
-              // Likewise f replaced g: g cannot win on its (unstated) start.
-              WHEN coalesce(g.superseded_at <= $as_of, false)
-                   AND NOT coalesce(g.valid_from_stated, false)
-                   AND coalesce(f.told_at, f.recorded_at) >= g.valid_from
-                   AND (f.recorded_at > g.recorded_at
-                        OR (f.recorded_at = g.recorded_at AND f.version > g.version))
+              // Likewise an undated g never beats a version said no earlier than it.
+              WHEN NOT coalesce(g.valid_from_stated, false)
+                   AND (coalesce(f.told_at, f.recorded_at) > coalesce(g.told_at, g.recorded_at)
+                        OR (coalesce(f.told_at, f.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                            AND (f.recorded_at > g.recorded_at
+                                 OR (f.recorded_at = g.recorded_at AND f.version > g.version))))
                 THEN false
               // Otherwise the later start wins; on the same start, the later record.
               ELSE coalesce(g.valid_from, g.recorded_at) > coalesce(f.valid_from, f.recorded_at)
@@ -112,7 +114,11 @@ CALL (hits) {
     AND (f.valid_to IS NULL OR $valid_at < f.valid_to)
     AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
     // Awaiting verification as it stood at as_of (flagged later: not yet; verified later: still).
-    AND ($include_unverified OR NOT CASE WHEN f.flagged_at > $as_of THEN false
+    AND ($include_unverified OR NOT CASE
+             WHEN f.flag_log_at IS NOT NULL
+               THEN coalesce(last([i IN range(0, size(f.flag_log_at) - 1)
+                                   WHERE f.flag_log_at[i] <= $as_of | f.flag_log[i]]), false)
+             WHEN f.flagged_at > $as_of THEN false
              WHEN f.verified_at > $as_of AND f.flagged_at IS NOT NULL THEN true
              ELSE coalesce(f.needs_verification, false) END)
     AND ($tiers IS NULL OR f.tier IN $tiers)

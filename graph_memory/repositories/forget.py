@@ -150,21 +150,32 @@ class ForgetRepository:
         return await tx.run("forget.survivor_trail", {"tenant": require_tenant(tenant), "ids": ids})
 
     @staticmethod
-    async def redact_events(tx: Tx, tenant: str, ids: list[str], now: datetime) -> int:
-        if not ids:
+    async def rewrite_events(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> int:
+        """Rows ``{id, before, after, reason}``: audit events rewritten in place."""
+        if not rows:
             return 0
-        rows = await tx.run(
-            "forget.redact_events", {"tenant": require_tenant(tenant), "ids": ids, "now": now}
+        out = await tx.run(
+            "forget.rewrite_events", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
         )
-        return int(rows[0]["redacted"]) if rows else 0
+        return int(out[0]["rewritten"]) if out else 0
 
     @staticmethod
-    async def reinstated_dependents(tx: Tx, tenant: str, ids: list[str]) -> list[Record]:
+    async def premise_dependents(
+        tx: Tx, tenant: str, ids: list[str], excised: list[str]
+    ) -> list[Record]:
+        """Flagged conclusions of these premises: ``id, reason, changed`` ([premise id, what
+        happened] for one premise that really changed, excised ones aside; or None)."""
         if not ids:
             return []
         return await tx.run(
-            "forget.reinstated_dependents", {"tenant": require_tenant(tenant), "ids": ids}
+            "forget.premise_dependents",
+            {"tenant": require_tenant(tenant), "ids": ids, "excised": excised},
         )
+
+    @staticmethod
+    async def reflag(tx: Tx, tenant: str, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            await tx.run("forget.reflag", {"tenant": require_tenant(tenant), "rows": rows})
 
     @staticmethod
     async def unflag(tx: Tx, tenant: str, ids: list[str]) -> list[str]:

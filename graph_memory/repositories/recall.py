@@ -126,12 +126,14 @@ class RecallRepository:
             )
         )
 
-    async def entity_names(self, tenant: str, keys: list[str]) -> list[str]:
-        """Names of the tenant's entities among these normalised keys (entity_key)."""
+    async def entity_names(self, tenant: str, scopes: list[str], keys: list[str]) -> list[str]:
+        """Names of entities among these normalised keys (entity_key) that facts in these
+        scopes are about or point to."""
         if not keys:
             return []
         rows = await self.db.read(
-            "recall.entities", {"tenant": require_tenant(tenant), "keys": keys}
+            "recall.entities",
+            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "keys": keys},
         )
         return [str(r["name"]) for r in rows]
 

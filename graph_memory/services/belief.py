@@ -42,7 +42,9 @@ def as_believed_at(record: Record, at: datetime) -> Record:
         and record.get("flagged_at") is not None
         and "flagged_at" not in later
     )
-    if not later and not unpromoted and not unverified:
+    flag_then = _flag_at(record, at)
+    flag_changed = flag_then is not None and flag_then != bool(record.get("needs_verification"))
+    if not later and not unpromoted and not unverified and not flag_changed:
         return record
     out = dict(record)
     if unverified:
@@ -53,6 +55,13 @@ def as_believed_at(record: Record, at: datetime) -> Record:
             out[name] = None
     if "flagged_at" in later:
         out["needs_verification"] = False
+    if flag_then is not None:
+        # The flag log knows every flag and verification; the single timestamps only the last.
+        out["needs_verification"] = flag_then
+        if _after(record.get("verified_at"), at):
+            out["verified_at"] = None
+        if flag_then and record.get("flagged_at") is not None and out.get("flagged_at") is None:
+            out["verification_reason"] = None  # flagged then, for a reason since overwritten
     if out.get("retracted_at") is not None:
         out["status"] = "retracted"
     elif out.get("superseded_at") is not None:
@@ -66,6 +75,15 @@ def as_believed_at(record: Record, at: datetime) -> Record:
     else:
         out["status"] = "active"
     return out
+
+
+def _flag_at(record: Record, at: datetime) -> bool | None:
+    """Whether it awaited verification at ``at`` per its flag log; None without a log."""
+    times, log = record.get("flag_log_at") or [], record.get("flag_log") or []
+    if not times:
+        return None
+    then = [flag for when, flag in zip(times, log, strict=False) if not _after(when, at)]
+    return bool(then[-1]) if then else False
 
 
 def held_at(evidence: list[Record], at: datetime) -> list[Record]:

@@ -132,8 +132,9 @@ class EpisodeService:
             principal.tenant,
             parse_scopes(scopes),
             # Naive bounds would compare as LOCAL DATETIME and silently match nothing.
-            user_id=user_id,
-            session_id=session_id,
+            # Stored stripped (record), so looked up stripped.
+            user_id=user_id.strip() if user_id is not None else None,
+            session_id=session_id.strip() if session_id is not None else None,
             start=require_aware(start, "startedFrom"),
             end=require_aware(end, "startedTo"),
             after=after,

@@ -58,20 +58,27 @@ def native(value: Any) -> datetime | None:
     return as_datetime(value)
 
 
-def told_at(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:
-    """When the claim was said: the earliest cited episode's start, else now. Sessions can be
-    recorded out of order; this, not the recording order, says which was told last."""
-    starts = [
+def _starts(cf: CheckedFact, episodes: dict[str, Record]) -> list[datetime]:
+    return [
         s
         for c in cf.item.citations
         if (s := native(episodes[c.episode_id].get("started_at"))) is not None
     ]
-    return min(starts) if starts else now
+
+
+def told_at(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:
+    """When the claim was last said: the latest cited episode's start, else now. Sessions can
+    be recorded out of order; this, not the recording order, says which was told last."""
+    starts = _starts(cf, episodes)
+    return max(starts) if starts else now
 
 
 def default_valid_from(cf: CheckedFact, episodes: dict[str, Record], now: datetime) -> datetime:
-    """When the claim became true: the caller's validFrom, else when it was said."""
-    return cf.valid_from if cf.valid_from is not None else told_at(cf, episodes, now)
+    """When the claim became true: the caller's validFrom, else when it was first said."""
+    if cf.valid_from is not None:
+        return cf.valid_from
+    starts = _starts(cf, episodes)
+    return min(starts) if starts else now
 
 
 def new_row(

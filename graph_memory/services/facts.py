@@ -191,13 +191,15 @@ class FactService:
                     ),
                 )
                 continue
+            told = fact_rows.told_at(cf, episodes, now)
             spot = validity.place(
                 slot.current,
                 cf.object_key,
                 cards[cf.predicate],
                 valid_from,
                 cf.valid_to,
-                told=fact_rows.told_at(cf, episodes, now),
+                told=told,
+                stated=cf.valid_from is not None,
                 explicit=cf.valid_from is not None or cf.valid_to is not None,
             )
             same = spot.same
@@ -252,6 +254,7 @@ class FactService:
                 "valid_from_us": validity.micros(valid_from),
                 "valid_to_us": validity.micros(cf.valid_to),
                 "valid_from_stated": cf.valid_from is not None,
+                "told_us": validity.micros(told),
             }
             if prior is not None:
                 slot.current = [v for v in slot.current if v["id"] != prior["id"]]

@@ -169,7 +169,8 @@ class ForgetService:
         tiers: Counter[str] = Counter(facts["doomed_tiers"])
         for tier, n in tiers.items():
             report.facts_deleted[tier] = n
-        links = plan_relinks(await Repo.chains(tx, tenant, sorted(facts["chained"])), deleted)
+        chain_rows = await Repo.chains(tx, tenant, sorted(facts["chained"]))
+        links = plan_relinks(chain_rows, deleted)
         reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
         procedures = await Repo.procedures(tx, tenant, episode_ids)
 
@@ -191,14 +192,17 @@ class ForgetService:
             principal, flagged, now, "removed (contributor forgotten)", name_premise=False
         )
         excised = deleted | set(episode_ids)
-        unflagged = await forget_trail.unflag_reinstated(tx, tenant, reopened, excised)
+        # Survivors must not point at what was excised: conclusions of relinked premises are
+        # re-judged, and the audit trail of every survivor touched names stand-ins instead.
+        premises = sorted({str(p["older"]) for p in links if p["older"] is not None})
+        reflagged, unflagged = await forget_trail.resettle_dependents(tx, tenant, premises, excised)
         events += [
             audit.event(principal, "unflag", "fact", i, now, reason=REASON) for i in unflagged
         ]
         touched = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
-        touched |= {str(f["id"]) for f in dependents} | set(unflagged)
+        touched |= {str(f["id"]) for f in dependents} | set(reflagged) | set(unflagged)
         report.audit_events_redacted += await forget_trail.scrub_trail(
-            tx, tenant, touched, excised, now
+            tx, tenant, touched, excised, forget_trail.stand_ins(chain_rows, deleted), now
         )
         # Deletes come last, the user node first (its CONTRIBUTED_BY edges go in one sweep),
         # then episodes, then facts: every index seek after a bulk delete in the same

@@ -29,8 +29,9 @@ Weights are normalised to sum 1 so ``minScore`` keeps its meaning whatever weigh
 Content relevance (a filter, not part of the score): when the query names a known entity
 ("what is the name of Alice's cat"), every memory about Alice is similar to it through the name
 alone (cosine ~0.5 with a small sentence model), so nothing would ever be judged irrelevant.
-The query is then embedded a second time without the names (``mask_names``); a memory must
-also match that rest, by cosine or by keyword coverage of its words, to be served.
+Keyword relevance then counts only the other words, and when they say something specific
+(two words or more) the query is embedded a second time without the names (``mask_names``):
+a memory must also match that rest, by cosine or by keyword coverage, to be served.
 """
 
 from __future__ import annotations
@@ -251,7 +252,8 @@ def score_rows(
     Rows carry ``id, text, confidence`` (procedures: success/failure counts), ``fresh_ms``
     (when the memory became true, epoch millis), facts also ``tier, tier_rank, subject,
     predicate``, and the raw ``similarity`` (index cosine) and ``keyword`` (Lucene) scores;
-    ``content`` is the cosine to ``content_query`` (the query without its entity names).
+    ``content`` is the cosine to ``content_query`` (the query without its entity names), present
+    only when that query is specific enough to judge by (services/recall.py, CONTENT_TERMS).
     """
     w = weights
     best_kw = max((float(r["keyword"] or 0.0) for r in rows), default=0.0)
@@ -263,6 +265,9 @@ def score_rows(
         kw = float(r["keyword"] or 0.0) / best_kw if best_kw > 0 else 0.0
         text = str(rec.get("text") or "")
         raw_kw = kw
+        # Keyword relevance counts the words beyond entity names when the query has names:
+        # sharing "Alice" with a question about Alice says nothing about relevance.
+        kw_rel = raw_kw * coverage(content_query, text) if content_query and kw > 0 else None
         if kw > 0:
             kw *= coverage(query, text)
         ms = rec.get("fresh_ms")
@@ -284,7 +289,7 @@ def score_rows(
                 tier_boost=boost,
                 total=round(base + boost, 6),
                 fresh_at=fresh,
-                relevance=max(sim, kw),
+                relevance=max(sim, kw if kw_rel is None else kw_rel),
                 content=content_relevance(rec.get("content"), raw_kw, content_query, text),
                 tier_rank=int(rec.get("tier_rank") or 0),
             )

@@ -32,12 +32,14 @@ from graph_memory.services.ranking import (
     build_lucene,
     mask_names,
     name_keys,
+    query_terms,
     score_rows,
     settle_conflicts,
 )
 
 __all__ = [
     "CONTENT_SHARE",
+    "CONTENT_TERMS",
     "DEFAULT_HALF_LIFE_DAYS",
     "DEFAULT_MIN_CONFIDENCE",
     "DEFAULT_MIN_RELEVANCE",
@@ -67,6 +69,9 @@ DEFAULT_RELATIVE_RELEVANCE = 0.5
 # the floor (0.15 by default) keeps answers and drops what shares only the name; minRelevance 0
 # turns it off.
 CONTENT_SHARE = 0.5
+# ... but only when the rest says something specific: "who is Alice's manager" leaves one word,
+# too little for a sentence model to judge alone ("manager" vs "Alice reports to Bob").
+CONTENT_TERMS = 2
 # A match that is neither close, fresh nor confident is noise in an agent's context.
 DEFAULT_MIN_SCORE = 0.3
 # Below this the memory itself doubts the item.
@@ -170,13 +175,16 @@ class RecallService:
         query = req.query.strip()
         vector, names = await asyncio.gather(
             self.embedder.embed_query(query),
-            self.repo.entity_names(principal.tenant, name_keys(query)),
+            self.repo.entity_names(principal.tenant, list(req.scopes), name_keys(query)),
         )
-        # With a relevance floor, a memory must also match what the query asks beyond the
-        # names it mentions (services/ranking.py, "content relevance").
+        # What the query asks beyond the entity names it mentions (services/ranking.py,
+        # "content relevance"): keyword relevance counts only those words, and when they say
+        # something specific (two words or more) a memory must match them too.
         content_query = mask_names(query, names) if req.min_relevance > 0 else None
         content_vector = (
-            await self.embedder.embed_query(content_query) if content_query is not None else None
+            await self.embedder.embed_query(content_query)
+            if content_query is not None and len(query_terms(content_query)) >= CONTENT_TERMS
+            else None
         )
         fetched = await self._candidates(
             principal.tenant, req, (vector, content_vector), as_of, valid_at, per_kind

@@ -2,23 +2,24 @@
 
 A slot (scope, subject, predicate) can be told its history out of order: "Berlin since 2023"
 first, "Paris from 2018" later. Reads settle who answers at (asOf, validAt) with one rule
-(cypher/fact/in_force_*.cypher): among the versions believed at asOf and valid at validAt, the
-one whose validity started last wins, on the same start the one recorded last. Stored validity
-is always what the caller said (or the default), never trimmed: retracting or forgetting a
-later version therefore leaves the earlier ones exactly as they were told.
+(cypher/fact/in_force_*.cypher): among the versions believed at asOf and valid at validAt,
 
-For a new version N starting at ``valid_from``:
+* a version whose start nobody stated (validFrom defaulted to when it was first said) is not a
+  claim about the world, only about when we heard it: it yields to any version said no
+  earlier (``told_at``: the latest start of the episodes it cites; on the same moment, the one
+  recorded last). "Alice lives in Paris" told today, then "she has lived in Berlin since 2024",
+  makes Berlin current; a March session replayed after a September one does not undo
+  September, whatever was recorded first;
+* otherwise the one whose validity started last wins, on the same start the one recorded last.
 
-* ``prior``: the current version whose validity started last, at or before N's start (for a
-  many-valued predicate: among versions of the same object). N supersedes it: belief in it
-  ends, its dependents are flagged, history links them.
-* A start nobody stated (validFrom defaulted to when the episode began) is when we heard it,
-  not a claim about the world: such a version is superseded by the next one heard no earlier
-  (``told``: when N's cited episode began), whatever N's start, and then loses to every
-  later-recorded version heard no earlier. "Alice lives in Paris" told today, then "she has
-  lived in Berlin since 2024", makes Berlin current; but a session from March replayed after
-  one from September ("Paris" after "Berlin", neither dated) leaves Berlin current and Paris
-  true from March until September: what was said last wins, not what was recorded last.
+Stored validity is always what the caller said (or the default), never trimmed: retracting or
+forgetting a later version therefore leaves the earlier ones exactly as they were told.
+
+For a new version N, ``place`` mirrors that rule at N's start:
+
+* ``prior``: the newest current version N beats there (for a many-valued predicate: among
+  versions of the same object). N supersedes it: belief in it ends, its dependents are
+  flagged, history links them.
 * ``same``: the current version of the same object that already says what N says (it is
   valid at N's start and, when the caller gave an end, ends there too; without any explicit
   validity an open-ended version starting later also agrees: N is older evidence for it).
@@ -61,6 +62,11 @@ def _start(v: dict[str, Any]) -> int:
     return _NEVER if start is None else start
 
 
+def _told(v: dict[str, Any]) -> int:
+    told: int | None = v.get("told_us")
+    return _start(v) if told is None else told
+
+
 def _newest(versions: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     return max(versions, key=lambda v: (_start(v), v["version"]), default=None)
 
@@ -73,8 +79,11 @@ def place(
     valid_to: datetime | None,
     *,
     told: datetime,
+    stated: bool,
     explicit: bool,
 ) -> Placement:
+    """``told``: when N was said; ``stated``: whether N's start was given (not defaulted);
+    ``explicit``: whether any validity was given."""
     start = micros(valid_from)
     end = micros(valid_to)
     heard = micros(told)
@@ -91,10 +100,13 @@ def place(
     ]
     if not agreeing and not explicit:
         agreeing = [v for v in same_object if v.get("valid_to_us") is None]
-    # An unstated start is when that version was heard: N replaces it if N was heard no earlier.
-    prior = _newest(
-        v
-        for v in rivals
-        if _start(v) <= start or (not v.get("valid_from_stated") and _start(v) <= heard)
-    )
-    return Placement(same=_newest(agreeing), prior=prior)
+
+    def beaten(v: dict[str, Any]) -> bool:
+        said = _told(v)
+        if not v.get("valid_from_stated"):
+            return said <= heard  # undated: yields to what is said no earlier
+        if not stated and said > heard:
+            return False  # an undated N never beats what was said after it
+        return _start(v) <= start
+
+    return Placement(same=_newest(agreeing), prior=_newest(v for v in rivals if beaten(v)))

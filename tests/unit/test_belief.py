@@ -54,3 +54,16 @@ def test_a_procedure_shows_the_status_it_had_then() -> None:
     assert procedure_as_of(proc, t2) is proc
     legacy = {"status": "active"}
     assert procedure_as_of(legacy, t0) is legacy
+
+
+def test_the_flag_log_answers_for_every_flag_and_verification() -> None:
+    t0, t1, t2, t3 = (datetime(2026, 2, d, tzinfo=UTC) for d in (1, 2, 3, 4))
+    v = version(needs_verification=True, verification_reason="premise x retracted",
+                flagged_at=t2.isoformat(), verified_at=t1.isoformat(),
+                flag_log_at=[t0.isoformat(), t1.isoformat(), t2.isoformat()],
+                flag_log=[True, False, True])  # fmt: skip
+    first = as_believed_at(v, t0 + timedelta(hours=1))
+    assert first["needs_verification"] is True and first["verification_reason"] is None
+    between = as_believed_at(v, t1 + timedelta(hours=1))
+    assert between["needs_verification"] is False and between["verification_reason"] is None
+    assert as_believed_at(v, t3)["needs_verification"] is True
