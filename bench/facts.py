@@ -51,6 +51,7 @@ CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
   recorded_at: r.recorded_at, superseded_at: r.superseded_at,
   successor_valid_from: r.successor_valid_from, superseded_by: r.superseded_by,
   supersedes: r.supersedes, valid_from: r.valid_from, activated_at: r.recorded_at,
+  valid_from_stated: true, told_at: r.recorded_at,
   needs_verification: false,
   retrieval_count: 0})
 """

@@ -61,6 +61,7 @@ CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
   status: r.status, cardinality: 'one', confidence: 0.7, version: r.version,
   recorded_at: r.at, superseded_at: r.superseded_at, superseded_by: r.superseded_by,
   successor_valid_from: r.superseded_at, supersedes: r.supersedes, valid_from: r.at,
+  valid_from_stated: false, told_at: r.at,
   needs_verification: false, retrieval_count: 0})
 CREATE (f)-[:ABOUT]->(s)
 WITH f, r CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)

@@ -65,7 +65,8 @@ CREATE (f:Fact {id: r.id, tenant: r.tenant, scope: r.scope, ft_scope: r.ft_scope
   object_key: r.text, object_is_entity: false, text: r.text, caption: r.text, kind: 'fact',
   source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95, status: 'active',
   cardinality: 'many', confidence: r.confidence, version: 1, recorded_at: r.at,
-  valid_from: r.at, activated_at: r.at, needs_verification: false, retrieval_count: 0})
+  valid_from: r.at, valid_from_stated: false, told_at: r.at, activated_at: r.at,
+  needs_verification: false, retrieval_count: 0})
 CREATE (f)-[:DERIVED_FROM {weight: 0.8, at: r.at}]->(e)
 WITH f, r
 CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)
