@@ -11,7 +11,8 @@ SET f.recorded_at = $now,
     f.activated_at = CASE WHEN row.active THEN $now ELSE null END,
     f.valid_from = datetime(row.valid_from),
     f.valid_to = datetime(row.valid_to),
-    f.expires_at = datetime(row.expires_at)
+    f.expires_at = datetime(row.expires_at),
+    f.told_at = datetime(row.told_at)
 MERGE (s:Entity {tenant: $tenant, key: row.subject})
 ON CREATE SET s.id = row.subject_id, s.name = row.subject_name, s.caption = row.subject_name
 CREATE (f)-[:ABOUT]->(s)

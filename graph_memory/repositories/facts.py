@@ -12,7 +12,11 @@ from graph_memory.repositories._scope import require_scopes, require_tenant
 __all__ = ["FactRepository"]
 
 # Temporal properties written by fact.create from ISO strings or the transaction clock.
-_TIMES = frozenset({"recorded_at", "activated_at", "valid_from", "valid_to", "expires_at"})
+# Sent as ISO text and converted by datetime() in the query: the driver packs a Python
+# datetime in about 50 us, several per fact, which was most of a batch's client time.
+_TIMES = frozenset(
+    {"recorded_at", "activated_at", "valid_from", "valid_to", "expires_at", "told_at"}
+)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -77,6 +81,7 @@ class FactRepository:
                         "valid_from": _iso(r["props"].get("valid_from")),
                         "valid_to": _iso(r["props"].get("valid_to")),
                         "expires_at": _iso(r["props"].get("expires_at")),
+                        "told_at": _iso(r["props"].get("told_at")),
                         **{k: r[k] for k in ("subject", "subject_id", "subject_name")},
                     }
                     for r in rows
