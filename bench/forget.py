@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graph_memory.db import Database
 from graph_memory.domain import Principal, Role, ft_token
+from graph_memory.embeddings import LocalEmbedder
 from graph_memory.migrations import migrate
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.forget import ForgetService
@@ -233,7 +234,11 @@ async def main() -> None:
     rng = np.random.default_rng(7)
     try:
         await migrate(db, dimensions=DIM)
-        service = ForgetService(db, PolicyStore(TrustRepository(db)).policy_for)
+        # With the embedder, as served: a surviving fact first written citing the forgotten
+        # user is re-embedded in its neutral wording inside the forget's transaction.
+        embedder = LocalEmbedder()
+        embedder.load()
+        service = ForgetService(db, PolicyStore(TrustRepository(db)).policy_for, embedder)
         timings: list[float] = []
         floors: list[float] = []
         for run in range(args.runs):
@@ -250,7 +255,8 @@ async def main() -> None:
                 f"run {run + 1}: load {loaded:5.1f}s | forget {took:7.1f} ms | "
                 f"episodes {report.episodes_deleted} | fact versions "
                 f"{report.fact_versions_deleted} | recomputed {report.facts_recomputed} | "
-                f"reinstated {report.facts_reinstated} | audit redacted "
+                f"reinstated {report.facts_reinstated} | reworded {report.facts_reworded} | "
+                f"audit redacted "
                 f"{report.audit_events_redacted} | entities {report.entities_deleted}"
             )
             if not args.keep:

@@ -42,7 +42,7 @@ from graph_memory.domain import ft_token
 from graph_memory.embeddings import LocalEmbedder
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.auth import AuthService
-from graph_memory.services.ranking import build_lucene
+from graph_memory.services.ranking import build_lucene, name_keys
 from graph_memory.settings import Settings
 
 DIMS = 384
@@ -265,11 +265,14 @@ class Floor:
             "as_of": now,
         }
         start = time.perf_counter()
-        facts, _, _ = await asyncio.gather(
+        # The service also asks which entities the query names (concurrently with embedding
+        # it); bench facts name none, so no second, name-free embedding is searched with.
+        facts, _, _, _ = await asyncio.gather(
             self._run(
                 "recall.facts",
                 {
                     **common,
+                    "content_vector": None,
                     "valid_at": now,
                     "include_expired": False,
                     "statuses": ["active", "superseded", "retracted", "expired", "candidate"],
@@ -278,10 +281,14 @@ class Floor:
                     "tiers": None,
                 },
             ),
-            self._run("recall.episodes", {**common, "valid_at": now}),
+            self._run("recall.episodes", {**common, "valid_at": now, "content_vector": None}),
             self._run(
                 "recall.procedures",
                 {**common, "statuses": ["active"], "intent": None, "role": None},
+            ),
+            self._run(
+                "recall.entities",
+                {"tenant": c["tenant"], "scopes": c["scopes"], "keys": name_keys(c["text"])},
             ),
         )
         await self._run(
