@@ -11,7 +11,8 @@
 //    validity started last wins (on the same start, the one recorded last). So history told
 //    out of order stays a timeline, "lives in Berlin since 2024" replaces "lives in Paris"
 //    heard today, and sessions ingested out of order still end on the latest one told
-//    (services/validity.py: what a write supersedes).
+//    (services/validity.py: what a write supersedes). Across dated and undated versions only
+//    the best of each kind compete, so exactly one version answers.
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
   AND f.status IN $statuses
@@ -54,6 +55,40 @@ WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
                      AND (g.recorded_at > f.recorded_at
                           OR (g.recorded_at = f.recorded_at AND g.version > f.version)))
           END
+          // Across dated and undated versions only each kind's best competes: compared
+          // pairwise, mixed claims can beat each other in a circle and leave no answer.
+          AND (coalesce(g.valid_from_stated, false) = coalesce(f.valid_from_stated, false)
+               OR NOT EXISTS {
+                 MATCH (h:Fact {tenant: g.tenant, scope: g.scope, subject: g.subject,
+                                predicate: g.predicate})
+                 USING INDEX h:Fact(tenant, scope, subject, predicate)
+                 WHERE h.id <> g.id
+                   AND coalesce(h.valid_from_stated, false) = coalesce(g.valid_from_stated, false)
+                   AND h.recorded_at <= $as_of
+                   AND h.status <> 'rejected'
+                   AND ($include_candidates OR h.activated_at <= $as_of)
+                   AND (h.retracted_at IS NULL OR h.retracted_at > $as_of)
+                   AND (h.valid_from IS NULL OR h.valid_from <= $valid_at)
+                   AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
+                   AND CASE
+                     WHEN NOT coalesce(g.valid_from_stated, false)
+                          AND (coalesce(h.told_at, h.recorded_at) > coalesce(g.told_at, g.recorded_at)
+                               OR (coalesce(h.told_at, h.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                                   AND (h.recorded_at > g.recorded_at
+                                        OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
+                       THEN true
+                     WHEN NOT coalesce(h.valid_from_stated, false)
+                          AND (coalesce(g.told_at, g.recorded_at) > coalesce(h.told_at, h.recorded_at)
+                               OR (coalesce(g.told_at, g.recorded_at) = coalesce(h.told_at, h.recorded_at)
+                                   AND (g.recorded_at > h.recorded_at
+                                        OR (g.recorded_at = h.recorded_at AND g.version > h.version))))
+                       THEN false
+                     ELSE coalesce(h.valid_from, h.recorded_at) > coalesce(g.valid_from, g.recorded_at)
+                          OR (coalesce(h.valid_from, h.recorded_at) = coalesce(g.valid_from, g.recorded_at)
+                              AND (h.recorded_at > g.recorded_at
+                                   OR (h.recorded_at = g.recorded_at AND h.version > g.version)))
+                   END
+               })
       })
   AND (coalesce(f.cardinality, 'one') <> 'many' OR NOT EXISTS {
         MATCH (g:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
@@ -88,6 +123,40 @@ WHERE f.tenant = $tenant AND f.subject = $subject AND f.scope IN $scopes
                      AND (g.recorded_at > f.recorded_at
                           OR (g.recorded_at = f.recorded_at AND g.version > f.version)))
           END
+          // Across dated and undated versions only each kind's best competes: compared
+          // pairwise, mixed claims can beat each other in a circle and leave no answer.
+          AND (coalesce(g.valid_from_stated, false) = coalesce(f.valid_from_stated, false)
+               OR NOT EXISTS {
+                 MATCH (h:Fact {tenant: g.tenant, scope: g.scope, subject: g.subject,
+                                predicate: g.predicate, object_key: g.object_key})
+                 USING INDEX h:Fact(tenant, scope, subject, predicate, object_key)
+                 WHERE h.id <> g.id
+                   AND coalesce(h.valid_from_stated, false) = coalesce(g.valid_from_stated, false)
+                   AND h.recorded_at <= $as_of
+                   AND h.status <> 'rejected'
+                   AND ($include_candidates OR h.activated_at <= $as_of)
+                   AND (h.retracted_at IS NULL OR h.retracted_at > $as_of)
+                   AND (h.valid_from IS NULL OR h.valid_from <= $valid_at)
+                   AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
+                   AND CASE
+                     WHEN NOT coalesce(g.valid_from_stated, false)
+                          AND (coalesce(h.told_at, h.recorded_at) > coalesce(g.told_at, g.recorded_at)
+                               OR (coalesce(h.told_at, h.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                                   AND (h.recorded_at > g.recorded_at
+                                        OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
+                       THEN true
+                     WHEN NOT coalesce(h.valid_from_stated, false)
+                          AND (coalesce(g.told_at, g.recorded_at) > coalesce(h.told_at, h.recorded_at)
+                               OR (coalesce(g.told_at, g.recorded_at) = coalesce(h.told_at, h.recorded_at)
+                                   AND (g.recorded_at > h.recorded_at
+                                        OR (g.recorded_at = h.recorded_at AND g.version > h.version))))
+                       THEN false
+                     ELSE coalesce(h.valid_from, h.recorded_at) > coalesce(g.valid_from, g.recorded_at)
+                          OR (coalesce(h.valid_from, h.recorded_at) = coalesce(g.valid_from, g.recorded_at)
+                              AND (h.recorded_at > g.recorded_at
+                                   OR (h.recorded_at = g.recorded_at AND h.version > g.version)))
+                   END
+               })
       })
   AND (f.valid_from IS NULL OR f.valid_from <= $valid_at)
   AND (f.valid_to IS NULL OR $valid_at < f.valid_to)

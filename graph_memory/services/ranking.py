@@ -8,8 +8,9 @@ Score (every item reports each part, so the total can be recomputed by hand)::
 * similarity: cosine of query and memory, clamped to [0, 1]. Neo4j reports cosine as
   (1 + cos) / 2, which puts unrelated text near 0.5; we map it back so 0 means unrelated.
 * keyword: the Lucene score divided by the best among candidates of that kind, times the share
-  of the query's words the memory contains: the best hit is 1.0 only if it has them all, so a
-  memory sharing just a name with the query is not a strong keyword match.
+  of the query's words the memory contains (when the query names known entities, of its other
+  words): the best hit is 1.0 only if it has them all, and a memory sharing just a name with
+  the query is no keyword match.
 * recency: ``0.5 ** (age / half_life)``, a true half-life: a memory half_life old scores 0.5.
   Age runs from when the memory became true (fact validFrom, episode end, procedure update)
   to validAt.
@@ -265,11 +266,11 @@ def score_rows(
         kw = float(r["keyword"] or 0.0) / best_kw if best_kw > 0 else 0.0
         text = str(rec.get("text") or "")
         raw_kw = kw
-        # Keyword relevance counts the words beyond entity names when the query has names:
-        # sharing "Alice" with a question about Alice says nothing about relevance.
-        kw_rel = raw_kw * coverage(content_query, text) if content_query and kw > 0 else None
+        # Keyword coverage counts the words beyond entity names when the query has names:
+        # sharing "Alice" with a question about Alice says nothing about relevance, and
+        # Lucene's length norm on the name alone would otherwise rank her shortest memory first.
         if kw > 0:
-            kw *= coverage(query, text)
+            kw *= coverage(content_query or query, text)
         ms = rec.get("fresh_ms")
         fresh = datetime.fromtimestamp(ms / 1000, UTC) if ms is not None else None
         rec_score = recency((valid_at - fresh).total_seconds(), half_life_days) if fresh else 0.0
@@ -289,7 +290,7 @@ def score_rows(
                 tier_boost=boost,
                 total=round(base + boost, 6),
                 fresh_at=fresh,
-                relevance=max(sim, kw if kw_rel is None else kw_rel),
+                relevance=max(sim, kw),
                 content=content_relevance(rec.get("content"), raw_kw, content_query, text),
                 tier_rank=int(rec.get("tier_rank") or 0),
             )

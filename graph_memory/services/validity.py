@@ -10,7 +10,9 @@ first, "Paris from 2018" later. Reads settle who answers at (asOf, validAt) with
   recorded last). "Alice lives in Paris" told today, then "she has lived in Berlin since 2024",
   makes Berlin current; a March session replayed after a September one does not undo
   September, whatever was recorded first;
-* otherwise the one whose validity started last wins, on the same start the one recorded last.
+* otherwise the one whose validity started last wins, on the same start the one recorded last;
+* across dated and undated versions only the best of each kind compete (pairwise, mixed claims
+  could beat each other in a circle and leave a slot with no answer).
 
 Stored validity is always what the caller said (or the default), never trimmed: retracting or
 forgetting a later version therefore leaves the earlier ones exactly as they were told.

@@ -119,7 +119,8 @@ class Model:
             return max(vs, key=lambda v: (v.vf, v.version), default=None)
 
         agreeing = [
-            v for v in same_obj
+            v
+            for v in same_obj
             if v.vf <= n.vf and (v.vt is None or n.vf < v.vt) and (n.vt is None or v.vt == n.vt)
         ]
         if not agreeing and not explicit:
@@ -146,11 +147,25 @@ class Model:
         ]
 
     def in_force(self, j: int, at: datetime) -> set[str]:
+        """Across dated and undated versions only each kind's best competes (README "Time")."""
         cands = self.candidates(j, at)
+
+        def best_of_kind(g: V) -> bool:
+            return not any(
+                h is not g and h.group() == g.group() and h.stated == g.stated and beats(h, g, j)
+                for h in cands
+            )
+
         return {
             f.id
             for f in cands
-            if not any(g is not f and g.group() == f.group() and beats(g, f, j) for g in cands)
+            if not any(
+                g is not f
+                and g.group() == f.group()
+                and beats(g, f, j)
+                and (g.stated == f.stated or best_of_kind(g))
+                for g in cands
+            )
         }
 
 
@@ -191,10 +206,14 @@ class Story:
 
     def episode(self, start: datetime, spelled: str | None = None) -> int:
         ep = {
-            "userId": "alice", "sessionId": f"s-{uuid.uuid4().hex[:8]}",
-            "startedAt": spelled or iso(start), "outcome": "SUCCESS", "source": "user",
+            "userId": "alice",
+            "sessionId": f"s-{uuid.uuid4().hex[:8]}",
+            "startedAt": spelled or iso(start),
+            "outcome": "SUCCESS",
+            "source": "user",
             "summary": "Alice talked with the assistant about where she lives and what she likes.",
-            "confidence": 0.8, "scope": SCOPE,
+            "confidence": 0.8,
+            "scope": SCOPE,
         }
         self.episodes.append((self.c.execute(RECORD, {"e": ep})["recordEpisode"], start))
         self.log.append(f"op{len(self.moments)}: ep{len(self.episodes) - 1} started {iso(start)}")
@@ -202,23 +221,51 @@ class Story:
         return len(self.episodes) - 1
 
     def tell(
-        self, subject: str, predicate: str, obj: str, cites: list[int],
-        vf: datetime | None = None, vt: datetime | None = None, **spelled: str,
+        self,
+        subject: str,
+        predicate: str,
+        obj: str,
+        cites: list[int],
+        vf: datetime | None = None,
+        vt: datetime | None = None,
+        **spelled: str,
     ) -> dict[str, Any]:
         j = len(self.moments)
         eps = [self.episodes[i] for i in cites]
         told = max(s for _, s in eps)  # when it was last said
         start = vf or min(s for _, s in eps)  # undated: true since it was first said
         item = {
-            "subject": subject, "predicate": predicate, "object": obj, "source": "user",
+            "subject": subject,
+            "predicate": predicate,
+            "object": obj,
+            "source": "user",
             "episodes": [{"episodeId": e, "weight": 0.6} for e, _ in eps],
-            "validFrom": iso(vf), "validTo": iso(vt), **spelled,
+            "validFrom": iso(vf),
+            "validTo": iso(vt),
+            **spelled,
         }
-        self.log.append(f"op{j}: {subject} {predicate} {obj} validFrom={iso(vf)} "
-                        f"validTo={iso(vt)} citing ep{cites}")
+        self.log.append(
+            f"op{j}: {subject} {predicate} {obj} validFrom={iso(vf)} "
+            f"validTo={iso(vt)} citing ep{cites}"
+        )
         r: dict[str, Any] = self.c.execute(ASSERT, {"f": [item]})["assertFacts"]["results"][0]
-        self._mirror(r, j, V("", j, subject, predicate, obj, start, vf is not None, vt, 0,
-                             links={e: (j, s) for e, s in eps}), told)
+        self._mirror(
+            r,
+            j,
+            V(
+                "",
+                j,
+                subject,
+                predicate,
+                obj,
+                start,
+                vf is not None,
+                vt,
+                0,
+                links={e: (j, s) for e, s in eps},
+            ),
+            told,
+        )
         self._note()
         return r
 
@@ -226,16 +273,22 @@ class Story:
         """Several undated (subject, predicate, object, episode) claims in one assertFacts."""
         j = len(self.moments)
         facts = [
-            {"subject": su, "predicate": p, "object": o, "source": "user",
-             "episodes": [{"episodeId": self.episodes[e][0], "weight": 0.6}]}
+            {
+                "subject": su,
+                "predicate": p,
+                "object": o,
+                "source": "user",
+                "episodes": [{"episodeId": self.episodes[e][0], "weight": 0.6}],
+            }
             for su, p, o, e in items
         ]
         self.log.append(f"op{j}: one batch of {items}")
         rs: list[dict[str, Any]] = self.c.execute(ASSERT, {"f": facts})["assertFacts"]["results"]
         for r, (su, p, o, e) in zip(rs, items, strict=True):
             ep, start = self.episodes[e]
-            self._mirror(r, j, V("", j, su, p, o, start, False, None, 0,
-                                 links={ep: (j, start)}), start)
+            self._mirror(
+                r, j, V("", j, su, p, o, start, False, None, 0, links={ep: (j, start)}), start
+            )
         self._note()
         return rs
 
@@ -246,11 +299,12 @@ class Story:
                 self.problems.append(f"WRITE op{j}: validTo <= validFrom accepted: {r}")
             return
         same, prior = m.place(n, told, n.stated or n.vt is not None, j)
-        want = ("corroborated", same.id, None) if same else (
-            "superseded" if prior else "created", None, prior.id if prior else None
+        want = (
+            ("corroborated", same.id, None)
+            if same
+            else ("superseded" if prior else "created", None, prior.id if prior else None)
         )
-        got = (r["action"], r["factId"] if r["action"] == "corroborated" else None,
-               r["supersedes"])
+        got = (r["action"], r["factId"] if r["action"] == "corroborated" else None, r["supersedes"])
         if not r["ok"] or got != want:
             self.problems.append(f"WRITE op{j}: model {want} API {got} {r.get('error')}")
         if not r["ok"]:
@@ -276,8 +330,11 @@ class Story:
         return [v for v in self.model.versions if v.obj == obj][n]
 
     def objects(
-        self, at: datetime | None = None, as_of: datetime | None = None,
-        subject: str = "Alice", predicate: str = "lives_in",
+        self,
+        at: datetime | None = None,
+        as_of: datetime | None = None,
+        subject: str = "Alice",
+        predicate: str = "lives_in",
     ) -> list[str]:
         q = """query($f: FactFilterInput!, $a: DateTime, $v: DateTime) {
           facts(filter: $f, asOf: $a, validAt: $v) { edges { node { object } } } }"""
@@ -292,10 +349,14 @@ def play(c: GraphMemoryClient, seed: int, n_ops: int | None = None) -> Story:
     for j in range(n_ops or rng.randint(6, 12)):
         m = story.model
         open_ = [v for v in m.versions if v.ret_op is None]
-        kind = "episode" if j == 0 else rng.choices(
-            ["episode", "assert", "reassert", "retract"], [2, 5, 2 if m.versions else 0,
-                                                            1 if open_ else 0]
-        )[0]
+        kind = (
+            "episode"
+            if j == 0
+            else rng.choices(
+                ["episode", "assert", "reassert", "retract"],
+                [2, 5, 2 if m.versions else 0, 1 if open_ else 0],
+            )[0]
+        )
         if kind == "episode":
             story.episode(rng.choice(EP_STARTS))
         elif kind == "retract":
@@ -339,11 +400,15 @@ def _facts_doc(paths: list[tuple[str, str]], n: int, *, with_as_of: bool = True)
     for alias, flt in paths:
         for i in range(n):
             if alias.startswith("ent"):  # entity(name){facts}
-                body.append(f'{alias}_{i}: entity(name: "{flt}") {{ facts(scopes: ["{SCOPE}"], '
-                            f"{as_of}validAt: $v{i}, first: 100) {{ ...F }} }}")
+                body.append(
+                    f'{alias}_{i}: entity(name: "{flt}") {{ facts(scopes: ["{SCOPE}"], '
+                    f"{as_of}validAt: $v{i}, first: 100) {{ ...F }} }}"
+                )
             else:
-                body.append(f'{alias}_{i}: facts(filter: {{scopes: ["{SCOPE}"]{flt}}}, {as_of}'
-                            f"validAt: $v{i}, first: 100) {{ edges {{ node {{ ...F }} }} }}")
+                body.append(
+                    f'{alias}_{i}: facts(filter: {{scopes: ["{SCOPE}"]{flt}}}, {as_of}'
+                    f"validAt: $v{i}, first: 100) {{ edges {{ node {{ ...F }} }} }}"
+                )
     return f"query({head}) {{\n" + "\n".join(body) + "\n}\n" + FIELDS
 
 
@@ -361,8 +426,17 @@ def _recall_doc(n: int) -> str:
 
 def _row(n: dict[str, Any]) -> tuple[Any, ...]:
     prov = tuple(sorted(p["episodeId"] for p in n["provenance"]))
-    return (n["id"], n["status"], n["version"], n["validFrom"], n["validTo"],
-            n["supersededAt"], n["supersededBy"], n["retractedAt"], prov)
+    return (
+        n["id"],
+        n["status"],
+        n["version"],
+        n["validFrom"],
+        n["validTo"],
+        n["supersededAt"],
+        n["supersededBy"],
+        n["retractedAt"],
+        prov,
+    )
 
 
 def _paths(subjects: list[str]) -> list[tuple[str, str, tuple[str | None, str | None]]]:
@@ -401,11 +475,17 @@ def check(story: Story) -> list[str]:
     paths = _paths(story.subjects)
     facts_q = _facts_doc([("scope", ""), *((a, f) for a, f, _ in paths)], len(ats))
     recall_q = _recall_doc(len(ats))
-    hist_q = "query($asOf: DateTime) {\n" + "\n".join(
-        f'h{k}{q}: history(subject: "{s}", predicate: "{p}", scopes: ["{SCOPE}"], asOf: $asOf)'
-        " { versions { ...F } }"
-        for k, s in enumerate(story.subjects) for q, p in enumerate(MANY)
-    ) + "\n}\n" + FIELDS
+    hist_q = (
+        "query($asOf: DateTime) {\n"
+        + "\n".join(
+            f'h{k}{q}: history(subject: "{s}", predicate: "{p}", scopes: ["{SCOPE}"], asOf: $asOf)'
+            " { versions { ...F } }"
+            for k, s in enumerate(story.subjects)
+            for q, p in enumerate(MANY)
+        )
+        + "\n}\n"
+        + FIELDS
+    )
     for j, moment in enumerate(story.moments):
         var = _vars(ats) | {"asOf": iso(moment)}
         data, recalled = c.execute(facts_q, var), c.execute(recall_q, var)
@@ -413,8 +493,11 @@ def check(story: Story) -> list[str]:
         by_id = {r["id"]: _row(r) for h in hist.values() for r in h["versions"]}
         if set(by_id) != {v.id for v in m.versions if v.op <= j}:
             out.append(f"HISTORY asOf op{j}: {ids(by_id)} != model")
-        out += [f"HISTORY asOf op{j}: {ids([v.id])} is {by_id[v.id][1]}, model {v.status(j)}"
-                for v in m.versions if v.id in by_id and by_id[v.id][1] != v.status(j)]
+        out += [
+            f"HISTORY asOf op{j}: {ids([v.id])} is {by_id[v.id][1]}, model {v.status(j)}"
+            for v in m.versions
+            if v.id in by_id and by_id[v.id][1] != v.status(j)
+        ]
         if _paged(c, moment) != {_row(x)[0] for x in _nodes(data[f"scope_{len(ats) - 1}"])}:
             out.append(f"PAGES asOf op{j}: pages of one do not add up to the answer")
         for i, at in enumerate(ats):
@@ -428,22 +511,29 @@ def check(story: Story) -> list[str]:
                 if alias.startswith("ent"):  # an entity nothing was said about yet: null
                     x = (x or {}).get("facts", [])
                 got = {_row(n) for n in _nodes(x)}
-                want = {r for r in scope if s in (None, meta[r[0]][0])
-                        and p in (None, meta[r[0]][1])}
+                want = {
+                    r for r in scope if s in (None, meta[r[0]][0]) and p in (None, meta[r[0]][1])
+                }
                 if got != want:
                     out.append(f"PATHS {tag}: {alias}{flt} {ids(got)} != scope {ids(want)}")
             rec = {_row(it["fact"]) for it in recalled[f"r_{i}"]["items"]}
             if rec != scope:
                 out.append(f"RECALL {tag}: {ids(rec)} != facts {ids(scope)}")
-            out += [f"HISTORY-ROW {tag}: facts {r} != history {by_id.get(r[0])}"
-                    for r in scope if by_id.get(r[0]) != r]
+            out += [
+                f"HISTORY-ROW {tag}: facts {r} != history {by_id.get(r[0])}"
+                for r in scope
+                if by_id.get(r[0]) != r
+            ]
             if m.in_force(j, when) != served:
                 out.append(f"MODEL {tag}: model {ids(m.in_force(j, when))} != facts {ids(served)}")
             # One rule answers every read: a single-valued slot (a many-valued slot's object)
             # with a version believed and valid there answers with exactly one version.
             groups = [known[x].group() for x in served if x in known]
-            out += [f"ONE-ANSWER {tag}: {'.'.join(g)} answered {groups.count(g)} times"
-                    for g in {v.group() for v in m.candidates(j, when)} if groups.count(g) != 1]
+            out += [
+                f"ONE-ANSWER {tag}: {'.'.join(g)} answered {groups.count(g)} times"
+                for g in {v.group() for v in m.candidates(j, when)}
+                if groups.count(g) != 1
+            ]
             for r in scope:
                 held = tuple(sorted(e for e, (op, _) in known[r[0]].links.items() if op <= j))
                 if r[8] != held:
@@ -461,7 +551,6 @@ def consistent(story: Story) -> None:
 
 # -- seeded random histories --------------------------------------------------------------
 
-B1 = "BUG: in-force rule is not a total order: a ONE slot can answer nothing (in_force_*.cypher)"
 B2 = "BUG: re-telling a fact in a later session does not move when it was said (told_at)"
 
 
@@ -472,8 +561,8 @@ B2 = "BUG: re-telling a fact in a later session does not move when it was said (
         2,
         3,
         4,
-        pytest.param(49, marks=pytest.mark.xfail(strict=True, reason=B1)),
-        pytest.param(70, marks=pytest.mark.xfail(strict=True, reason=B1)),
+        49,
+        70,
         pytest.param(7, marks=pytest.mark.xfail(strict=True, reason=B2)),
         pytest.param(145, marks=pytest.mark.xfail(strict=True, reason=B2)),
     ],
@@ -491,7 +580,6 @@ def alice(client: GraphMemoryClient) -> Story:
     return Story(client, ["Alice"])
 
 
-@pytest.mark.xfail(strict=True, reason=B1)
 @pytest.mark.parametrize("sessions", ["one session", "three sessions in order"])
 def test_three_claims_about_where_alice_lives_still_give_one_answer(
     client: GraphMemoryClient, sessions: str
@@ -547,7 +635,10 @@ def test_validity_is_half_open_on_every_path(client: GraphMemoryClient) -> None:
     s.tell("Alice", "lives_in", "Paris", [e], vf=d(2021), vt=d(2024))
     s.tell("Alice", "lives_in", "Berlin", [e], vf=d(2024))
     assert [s.objects(t) for t in (d(2021) - US, d(2021), d(2024) - US, d(2024))] == [
-        [], ["Paris"], ["Paris"], ["Berlin"]
+        [],
+        ["Paris"],
+        ["Paris"],
+        ["Berlin"],
     ]
     consistent(s)
 
@@ -559,7 +650,11 @@ def test_back_filled_history_stays_earlier_history_on_every_path(
     s.tell("Alice", "lives_in", "Berlin", [s.episode(d(2024, 8))], vf=d(2023))
     s.tell("Alice", "lives_in", "Paris", [s.episode(d(2025, 3))], vf=d(2019))
     assert [s.objects(t) for t in (d(2019) - US, d(2021), d(2023) - US, d(2023), None)] == [
-        [], ["Paris"], ["Paris"], ["Berlin"], ["Berlin"]
+        [],
+        ["Paris"],
+        ["Paris"],
+        ["Berlin"],
+        ["Berlin"],
     ]
     consistent(s)
 
@@ -643,11 +738,22 @@ def test_a_valid_to_not_after_the_defaulted_start_is_refused(client: GraphMemory
 def test_times_spelled_with_offsets_are_the_same_instants(client: GraphMemoryClient) -> None:
     s = alice(client)
     e = s.episode(d(2025, 3), spelled="2025-03-01T02:00:00+02:00")
-    s.tell("Alice", "lives_in", "Paris", [e], vf=d(2024), vt=d(2026),
-           validFrom="2024-01-01T01:00:00+01:00", validTo="2025-12-31T19:00:00-05:00")
+    s.tell(
+        "Alice",
+        "lives_in",
+        "Paris",
+        [e],
+        vf=d(2024),
+        vt=d(2026),
+        validFrom="2024-01-01T01:00:00+01:00",
+        validTo="2025-12-31T19:00:00-05:00",
+    )
     s.tell("Alice", "lives_in", "Berlin", [e])  # undated: from the episode's start
     assert [s.objects(t) for t in (d(2024) - US, d(2024), d(2025, 3) - US, d(2025, 3))] == [
-        [], ["Paris"], ["Paris"], ["Berlin"]
+        [],
+        ["Paris"],
+        ["Paris"],
+        ["Berlin"],
     ]
     consistent(s)
 
