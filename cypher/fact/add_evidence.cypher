@@ -1,6 +1,8 @@
 // params: tenant, rows, now
 // returns: id, added
 // Re-asserting the current object adds evidence to that version instead of a new version.
+// Told again in a later session, the version was said at its latest telling: told_at moves
+// (the value it replaces stays in told_prev for reads as of before the move).
 UNWIND $rows AS row
 MATCH (f:Fact {id: row.id})
 WHERE f.tenant = $tenant
@@ -10,4 +12,11 @@ WHERE e.tenant = $tenant
 OPTIONAL MATCH (f)-[existing:DERIVED_FROM]->(e)
 MERGE (f)-[d:DERIVED_FROM]->(e)
 ON CREATE SET d.weight = c.weight, d.at = $now
-RETURN f.id AS id, existing IS NULL AS added
+WITH f, collect(existing IS NULL) AS adds, max(e.started_at) AS said
+CALL (f, said) {
+  WITH f, said
+  WHERE said > coalesce(f.told_at, f.recorded_at)
+  SET f.told_prev = coalesce(f.told_at, f.recorded_at), f.told_moved_at = $now,
+      f.told_at = said
+}
+RETURN f.id AS id, any(a IN adds WHERE a) AS added

@@ -57,15 +57,15 @@ CALL (hits) {
               // f's start nobody stated (it is when f was said): any version said no earlier
               // beats it (told_at; said at the same moment: the one recorded last).
               WHEN NOT coalesce(f.valid_from_stated, false)
-                   AND (coalesce(g.told_at, g.recorded_at) > coalesce(f.told_at, f.recorded_at)
-                        OR (coalesce(g.told_at, g.recorded_at) = coalesce(f.told_at, f.recorded_at)
+                   AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
+                        OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                             AND (g.recorded_at > f.recorded_at
                                  OR (g.recorded_at = f.recorded_at AND g.version > f.version))))
                 THEN true
               // Likewise an undated g never beats a version said no earlier than it.
               WHEN NOT coalesce(g.valid_from_stated, false)
-                   AND (coalesce(f.told_at, f.recorded_at) > coalesce(g.told_at, g.recorded_at)
-                        OR (coalesce(f.told_at, f.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                   AND (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
+                        OR (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                             AND (f.recorded_at > g.recorded_at
                                  OR (f.recorded_at = g.recorded_at AND f.version > g.version))))
                 THEN false
@@ -92,14 +92,14 @@ CALL (hits) {
                      AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
                      AND CASE
                        WHEN NOT coalesce(g.valid_from_stated, false)
-                            AND (coalesce(h.told_at, h.recorded_at) > coalesce(g.told_at, g.recorded_at)
-                                 OR (coalesce(h.told_at, h.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                            AND (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
+                                 OR (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                      AND (h.recorded_at > g.recorded_at
                                           OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
                          THEN true
                        WHEN NOT coalesce(h.valid_from_stated, false)
-                            AND (coalesce(g.told_at, g.recorded_at) > coalesce(h.told_at, h.recorded_at)
-                                 OR (coalesce(g.told_at, g.recorded_at) = coalesce(h.told_at, h.recorded_at)
+                            AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
+                                 OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                      AND (g.recorded_at > h.recorded_at
                                           OR (g.recorded_at = h.recorded_at AND g.version > h.version))))
                          THEN false
@@ -125,15 +125,15 @@ CALL (hits) {
               // f's start nobody stated (it is when f was said): any version said no earlier
               // beats it (told_at; said at the same moment: the one recorded last).
               WHEN NOT coalesce(f.valid_from_stated, false)
-                   AND (coalesce(g.told_at, g.recorded_at) > coalesce(f.told_at, f.recorded_at)
-                        OR (coalesce(g.told_at, g.recorded_at) = coalesce(f.told_at, f.recorded_at)
+                   AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
+                        OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                             AND (g.recorded_at > f.recorded_at
                                  OR (g.recorded_at = f.recorded_at AND g.version > f.version))))
                 THEN true
               // Likewise an undated g never beats a version said no earlier than it.
               WHEN NOT coalesce(g.valid_from_stated, false)
-                   AND (coalesce(f.told_at, f.recorded_at) > coalesce(g.told_at, g.recorded_at)
-                        OR (coalesce(f.told_at, f.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                   AND (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
+                        OR (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                             AND (f.recorded_at > g.recorded_at
                                  OR (f.recorded_at = g.recorded_at AND f.version > g.version))))
                 THEN false
@@ -160,14 +160,14 @@ CALL (hits) {
                      AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
                      AND CASE
                        WHEN NOT coalesce(g.valid_from_stated, false)
-                            AND (coalesce(h.told_at, h.recorded_at) > coalesce(g.told_at, g.recorded_at)
-                                 OR (coalesce(h.told_at, h.recorded_at) = coalesce(g.told_at, g.recorded_at)
+                            AND (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
+                                 OR (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                      AND (h.recorded_at > g.recorded_at
                                           OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
                          THEN true
                        WHEN NOT coalesce(h.valid_from_stated, false)
-                            AND (coalesce(g.told_at, g.recorded_at) > coalesce(h.told_at, h.recorded_at)
-                                 OR (coalesce(g.told_at, g.recorded_at) = coalesce(h.told_at, h.recorded_at)
+                            AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
+                                 OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                      AND (g.recorded_at > h.recorded_at
                                           OR (g.recorded_at = h.recorded_at AND g.version > h.version))))
                          THEN false

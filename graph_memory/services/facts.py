@@ -205,6 +205,8 @@ class FactService:
             same = spot.same
             if same is not None and fact_rules.corroborates(same, cf, now):
                 evidence.append({"id": same["id"], "citations": cites})
+                # Told again: it now counts as said at its latest telling (add_evidence).
+                same["told_us"] = max(same.get("told_us") or 0, validity.micros(told) or 0)
                 results[i] = ItemResult(
                     index=i,
                     ok=True,

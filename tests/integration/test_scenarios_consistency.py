@@ -551,8 +551,6 @@ def consistent(story: Story) -> None:
 
 # -- seeded random histories --------------------------------------------------------------
 
-B2 = "BUG: re-telling a fact in a later session does not move when it was said (told_at)"
-
 
 @pytest.mark.parametrize(
     "seed",
@@ -563,8 +561,8 @@ B2 = "BUG: re-telling a fact in a later session does not move when it was said (
         4,
         49,
         70,
-        pytest.param(7, marks=pytest.mark.xfail(strict=True, reason=B2)),
-        pytest.param(145, marks=pytest.mark.xfail(strict=True, reason=B2)),
+        7,
+        145,
     ],
 )
 def test_random_history_reads_agree_on_every_path_and_with_the_model(
@@ -600,7 +598,6 @@ def test_three_claims_about_where_alice_lives_still_give_one_answer(
     consistent(s)
 
 
-@pytest.mark.xfail(strict=True, reason=B2)
 def test_an_older_session_replayed_late_does_not_replace_an_answer_retold_since(
     client: GraphMemoryClient,
 ) -> None:
@@ -615,7 +612,6 @@ def test_an_older_session_replayed_late_does_not_replace_an_answer_retold_since(
     consistent(s)
 
 
-@pytest.mark.xfail(strict=True, reason=B2)
 def test_retelling_an_answer_in_a_new_session_makes_it_current(client: GraphMemoryClient) -> None:
     s = alice(client)
     aug, feb, apr = s.episode(d(2024, 8)), s.episode(d(2024, 2)), s.episode(d(2026, 4))
