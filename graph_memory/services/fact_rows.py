@@ -94,13 +94,14 @@ def new_row(
     promote_sessions: int,
     version: int,
     valid: tuple[datetime, datetime | None],
+    told: datetime,
 ) -> dict[str, Any]:
     """Everything needed to write one new version; ``props`` is the node's property map.
-    ``valid`` is its (validFrom, validTo), already placed in the slot (services/validity.py)."""
+    ``valid`` is its (validFrom, validTo), already placed in the slot (services/validity.py);
+    ``told`` when it was said (told_at, computed once by the caller)."""
     tenant = principal.tenant
     item = cf.item
     valid_from, valid_to = valid
-    told = told_at(cf, episodes, now)
     by_session: dict[str, list[float]] = {}
     for c in cites:
         ep = episodes[c["episode_id"]]

@@ -244,6 +244,7 @@ class FactService:
                 policy.promote_sessions,
                 slot.max_version + 1,
                 (valid_from, cf.valid_to),
+                told,
             )
             slot.max_version += 1
             creates.append(row)
