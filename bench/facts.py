@@ -305,6 +305,7 @@ async def writes(settings: Settings, url: str, batches: int, writers: list[int])
         f"= {total / dt:,.0f} facts/s"
     )
     await services.close()
+    write_floor(settings, tenant, batches)
     # Over HTTP, with the served app's embedder switched off for the same comparison. With
     # several writers each has its own tenant: writes within one tenant are serialised by its
     # write lock (commit order is belief order), so parallelism comes from tenants.
@@ -317,6 +318,68 @@ async def writes(settings: Settings, url: str, batches: int, writers: list[int])
             f"assertFacts (GraphQL/HTTP, no embeddings, {n} concurrent writer(s)): "
             f"{sum(totals)} facts in {dt:.2f} s = {sum(totals) / dt:,.0f} facts/s"
         )
+
+
+# The same graph straight over Bolt: fact nodes with the properties the service gave them,
+# their subject, evidence edge and audit event, one transaction per 1,000 facts. Times cross
+# as ISO text, as the service sends them.
+FLOOR_SAMPLE = """
+MATCH (f:Fact {tenant: $t})
+WITH f LIMIT 1000
+MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
+OPTIONAL MATCH (a:AuditEvent {tenant: $t, target_id: f.id})
+RETURN properties(f) AS f, properties(a) AS a, d.weight AS w, e.id AS episode
+"""
+FLOOR_WRITE = """
+MATCH (e:Episode {id: $episode})
+UNWIND $rows AS r
+CREATE (f:Fact)
+SET f += r.f
+SET f.recorded_at = datetime(r.times.recorded_at), f.valid_from = datetime(r.times.valid_from),
+    f.told_at = datetime(r.times.told_at), f.activated_at = datetime(r.times.activated_at)
+MERGE (s:Entity {tenant: $t, key: r.f.subject})
+ON CREATE SET s.id = r.f.id + '-s', s.name = r.f.subject, s.caption = r.f.subject
+CREATE (f)-[:ABOUT]->(s)
+CREATE (f)-[:DERIVED_FROM {weight: r.w, at: datetime(r.times.recorded_at)}]->(e)
+CREATE (a:AuditEvent)
+SET a += r.a, a.at = datetime(r.times.recorded_at)
+"""
+_FLOOR_TIMES = ("recorded_at", "valid_from", "told_at", "activated_at")
+
+
+def write_floor(settings: Settings, tenant: str, batches: int) -> None:
+    """Neo4j's own cost of the graph one assertFacts batch leaves, without the service."""
+    conn = settings.neo4j()
+    with GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password)) as driver:
+        sample = driver.execute_query(FLOOR_SAMPLE, {"t": tenant}).records
+        episode = sample[0]["episode"]
+        total = 0
+        elapsed = 0.0
+        for b in range(batches):
+            rows = []
+            for i, rec in enumerate(sample):
+                f = dict(rec["f"])
+                times = {k: f.pop(k).isoformat() for k in _FLOOR_TIMES if f.get(k) is not None}
+                f = {k: v for k, v in f.items() if not hasattr(v, "iso_format")}
+                f["id"] = f"floor-{b}-{i}-{uuid.uuid4().hex[:8]}"
+                f["subject"] = f"floor {b}-{i}"
+                a = {k: v for k, v in dict(rec["a"] or {}).items() if k != "at"}
+                a["id"] = f["id"] + "-a"
+                a["target_id"] = f["id"]
+                rows.append({"f": f, "a": a, "w": rec["w"], "times": times})
+            t = time.perf_counter()
+            with driver.session() as session:
+                session.execute_write(
+                    lambda tx, rows=rows: tx.run(
+                        FLOOR_WRITE, {"t": tenant, "episode": episode, "rows": rows}
+                    ).consume()
+                )
+            elapsed += time.perf_counter() - t
+            total += len(rows)
+    print(
+        f"raw Cypher/Bolt, the same graph (the floor): {total} facts in {elapsed:.2f} s "
+        f"= {total / elapsed:,.0f} facts/s"
+    )
 
 
 async def _http_writer(url: str, key: str, batches: int) -> int:
