@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record
-from graph_memory.domain import as_datetime
+from graph_memory.domain import as_datetime, noisy_or
 
-__all__ = ["as_believed_at", "held_at", "procedure_as_of"]
+__all__ = ["as_believed_at", "confidence_at", "held_at", "procedure_as_of"]
 
 # Fields set by each later change, cleared when the change came after the moment asked about.
 _CHANGES: dict[str, tuple[str, ...]] = {
@@ -90,6 +90,21 @@ def held_at(evidence: list[Record], at: datetime) -> list[Record]:
     """The evidence a fact had at ``at``: links made later (a corroboration after the moment
     asked about) were not yet part of why it was believed."""
     return [e for e in evidence if not _after(e.get("linked_at"), at)]
+
+
+def confidence_at(evidence: list[Record], at: datetime, cap: float, current: float) -> float:
+    """A fact's confidence as it stood at ``at``: the same noisy-OR over the evidence it held
+    then. Confidence is derived from the evidence edges, so no log is needed, and a forgotten
+    contributor's share is gone from past reads too (their edges are gone)."""
+    held = held_at(evidence, at)
+    if len(held) == len(evidence):
+        return current
+    by_session: dict[str, list[float]] = {}
+    for e in held:
+        # A session is (user, session id), as in fact.recompute_confidence.
+        key = f"{e.get('user_id')}\x00{e.get('session_id')}"
+        by_session.setdefault(key, []).append(float(e.get("weight") or 0.0))
+    return noisy_or(by_session, cap)
 
 
 def procedure_as_of(record: Record, at: datetime) -> Record:

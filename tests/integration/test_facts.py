@@ -121,6 +121,26 @@ def test_same_object_corroborates_instead_of_versioning(client: GraphMemoryClien
     assert len(client.history("alice", "timezone", SCOPES)["versions"]) == 1
 
 
+def test_confidence_as_of_counts_only_the_evidence_held_then(client: GraphMemoryClient) -> None:
+    e1 = client.record_episode(**episode("alice", "s1", confidence=0.6))
+    e2 = client.record_episode(**episode("alice", "s2", confidence=0.5))
+    first = client.assert_facts([fact("alice", "timezone", "CET", [e1])])["results"][0]
+    between = datetime.now(UTC)
+    client.assert_facts([fact("alice", "timezone", "CET", [e2])])
+    query = """query($s: [String!]!, $a: DateTime) {
+      facts(filter: {scopes: $s, subject: "alice"}, asOf: $a) {
+        edges { node { confidence provenance { episodeId } } } }
+      history(subject: "alice", predicate: "timezone", scopes: $s, asOf: $a) {
+        versions { confidence } } }"""
+    then = client.execute(query, {"s": SCOPES, "a": between.isoformat()})
+    node = then["facts"]["edges"][0]["node"]
+    assert [p["episodeId"] for p in node["provenance"]] == [e1]
+    assert node["confidence"] == pytest.approx(first["confidence"]) == pytest.approx(0.6)
+    assert then["history"]["versions"][0]["confidence"] == pytest.approx(0.6)
+    now = client.execute(query, {"s": SCOPES, "a": None})
+    assert now["facts"]["edges"][0]["node"]["confidence"] == pytest.approx(0.8)  # 1-0.4*0.5
+
+
 def test_many_valued_predicates_accumulate(client: GraphMemoryClient) -> None:
     e = client.record_episode(**episode("alice"))
     client.assert_facts([fact("alice", "likes", "tea", [e]), fact("alice", "likes", "jazz", [e])])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from graph_memory.services.belief import as_believed_at, procedure_as_of
+from graph_memory.services.belief import as_believed_at, confidence_at, procedure_as_of
 
 T1 = datetime(2024, 1, 1, tzinfo=UTC)
 T2 = datetime(2024, 2, 1, tzinfo=UTC)
@@ -67,3 +67,16 @@ def test_the_flag_log_answers_for_every_flag_and_verification() -> None:
     between = as_believed_at(v, t1 + timedelta(hours=1))
     assert between["needs_verification"] is False and between["verification_reason"] is None
     assert as_believed_at(v, t3)["needs_verification"] is True
+
+
+def test_confidence_at_counts_the_evidence_linked_by_then() -> None:
+    evidence = [
+        {"user_id": "a", "session_id": "s1", "weight": 0.6, "linked_at": T1.isoformat()},
+        {"user_id": "a", "session_id": "s1", "weight": 0.7, "linked_at": T2.isoformat()},
+        {"user_id": "b", "session_id": "s1", "weight": 0.5, "linked_at": T3.isoformat()},
+    ]
+    stored = 0.85  # 1 - 0.3 * 0.5
+    assert confidence_at(evidence, T3, 0.95, stored) == stored  # nothing linked later
+    assert confidence_at(evidence, T2, 0.95, stored) == 0.7  # one session: its strongest
+    assert confidence_at(evidence, T1, 0.95, stored) == 0.6
+    assert confidence_at(evidence, T2, 0.65, stored) == 0.65  # capped by the tier

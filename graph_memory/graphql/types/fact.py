@@ -9,8 +9,9 @@ from typing import Any
 import strawberry
 from strawberry.types import Info
 
+from graph_memory.domain import TIER_CAP, Tier
 from graph_memory.graphql.convert import dt
-from graph_memory.services.belief import held_at
+from graph_memory.services.belief import confidence_at, held_at
 
 __all__ = [
     "Cardinality",
@@ -110,7 +111,6 @@ class Fact:
     tier: TrustTier
     status: FactStatus
     cardinality: Cardinality
-    confidence: float
     version: int
     recorded_at: datetime = strawberry.field(description="Belief start (transaction time).")
     superseded_at: datetime | None = strawberry.field(description="Belief end by a new version.")
@@ -127,8 +127,21 @@ class Fact:
     last_retrieved_at: datetime | None
     retrieval_count: int
     supersedes_id: strawberry.Private[str | None] = None
+    stored_confidence: strawberry.Private[float] = 0.0
     # Set when read as of a past moment: provenance then shows the evidence held at that time.
     as_of: strawberry.Private[datetime | None] = None
+
+    @strawberry.field(
+        description="Derived from the evidence: the strongest weight per session, noisy-OR "
+        "across sessions, capped by the trust tier. As of the read's asOf: evidence linked "
+        "later does not count."
+    )
+    async def confidence(self, info: Info[Any, None]) -> float:
+        if self.as_of is None:
+            return self.stored_confidence
+        rows = await info.context.loader("provenance").load(str(self.id))
+        cap = TIER_CAP[Tier(self.tier.value)]
+        return confidence_at(rows, self.as_of, cap, self.stored_confidence)
 
     @strawberry.field(
         description="Supporting episodes, weights and contributors (as of the read's asOf)."
@@ -195,7 +208,7 @@ def fact_from_record(r: dict[str, Any], as_of: datetime | None = None) -> Fact:
         tier=TrustTier(r["tier"]),
         status=FactStatus(r["status"]),
         cardinality=Cardinality(r.get("cardinality") or "one"),
-        confidence=float(r.get("confidence") or 0.0),
+        stored_confidence=float(r.get("confidence") or 0.0),
         version=int(r.get("version") or 1),
         recorded_at=dt(r["recorded_at"]),  # type: ignore[arg-type]
         superseded_at=dt(r.get("superseded_at")),
