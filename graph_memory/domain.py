@@ -37,6 +37,7 @@ __all__ = [
     "parse_scope",
     "parse_scopes",
     "require_aware",
+    "session_key",
     "utcnow",
 ]
 
@@ -219,6 +220,12 @@ def ft_token(tenant: str, scope: str) -> str:
     ``acme-2``; a hex digest is one token that only its own scope can produce.
     """
     return "s" + hashlib.sha256(f"{tenant}\x00{scope}".encode()).hexdigest()[:32]
+
+
+def session_key(user_id: Any, session_id: Any) -> str:
+    """One piece of evidence: a session is (user, session id), as fact.recompute_confidence
+    groups it; clients number sessions per user, so two users' "s1" are two sessions."""
+    return f"{user_id}\x00{session_id}"
 
 
 def noisy_or(weights_by_session: Mapping[str, Iterable[float]], cap: float) -> float:

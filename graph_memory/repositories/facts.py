@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import utcnow
+from graph_memory.domain import session_key, utcnow
 from graph_memory.repositories._scope import require_scopes, require_tenant
 
 __all__ = ["FactRepository"]
@@ -119,6 +119,17 @@ class FactRepository:
     async def add_evidence(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
         if rows:
             await tx.run("fact.add_evidence", {"tenant": tenant, "rows": rows, "now": now})
+
+    @staticmethod
+    async def evidence_before(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:
+        """Versions with their evidence, read before a batch adds to it."""
+        if not ids:
+            return {}
+        rows = await tx.run("fact.evidence_before", {"tenant": require_tenant(tenant), "ids": ids})
+        for r in rows:
+            for e in r["evidence"]:
+                e["session"] = session_key(e["user_id"], e["session_id"])
+        return {r["id"]: r for r in rows}
 
     @staticmethod
     async def reverify(tx: Tx, tenant: str, ids: list[str], now: datetime) -> list[Record]:

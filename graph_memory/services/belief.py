@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record
-from graph_memory.domain import as_datetime, noisy_or
+from graph_memory.domain import as_datetime, noisy_or, session_key
 
 __all__ = ["as_believed_at", "confidence_at", "held_at", "procedure_as_of"]
 
@@ -101,9 +101,9 @@ def confidence_at(evidence: list[Record], at: datetime, cap: float, current: flo
         return current
     by_session: dict[str, list[float]] = {}
     for e in held:
-        # A session is (user, session id), as in fact.recompute_confidence.
-        key = f"{e.get('user_id')}\x00{e.get('session_id')}"
-        by_session.setdefault(key, []).append(float(e.get("weight") or 0.0))
+        by_session.setdefault(session_key(e.get("user_id"), e.get("session_id")), []).append(
+            float(e.get("weight") or 0.0)
+        )
     return noisy_or(by_session, cap)
 
 

@@ -19,8 +19,10 @@ from graph_memory.domain import (
     entity_id,
     ft_token,
     noisy_or,
+    session_key,
 )
 from graph_memory.services import audit
+from graph_memory.services.confidence_steps import Step
 from graph_memory.services.gate import CheckedFact
 
 if TYPE_CHECKING:
@@ -106,7 +108,7 @@ def new_row(
     for c in cites:
         ep = episodes[c["episode_id"]]
         # A session is (user, session id), as in fact.recompute_confidence.
-        by_session.setdefault(f"{ep['user_id']}\x00{ep['session_id']}", []).append(c["weight"])
+        by_session.setdefault(session_key(ep["user_id"], ep["session_id"]), []).append(c["weight"])
     confidence = noisy_or(by_session, TIER_CAP[cf.tier])
     # Inferred facts wait for corroboration by distinct sessions (or review); declared ones
     # are active at once.
@@ -198,16 +200,18 @@ def write_events(
     principal: Principal,
     results: dict[int, ItemResult],
     creates: list[dict[str, Any]],
+    steps: dict[int, Step],
     recomputed: dict[str, Any],
     now: datetime,
 ) -> list[dict[str, Any]]:
+    """One event per accepted item with the confidence change that item caused (``steps``),
+    and one ``promote`` by the item that brought a candidate to the threshold."""
     rows = {c["id"]: c["props"] for c in creates}
     out = []
     for r in results.values():
         if not r.ok or r.fact_id is None:
             continue
-        rc = recomputed.get(r.fact_id, {})
-        delta = (rc.get("after") or 0.0) - (rc.get("before") or 0.0)
+        step = steps.get(r.index)
         props = rows.get(r.fact_id)
         after = {k: props.get(k) for k in _AUDIT_KEYS} if props else None
         out.append(
@@ -219,10 +223,10 @@ def write_events(
                 now,
                 before={"id": r.supersedes} if r.supersedes else None,
                 after=after,
-                confidence_delta=round(delta, 6),
+                confidence_delta=step.delta if step else 0.0,
             )
         )
-        if rc.get("status_before") == "candidate" and rc.get("status") == "active":
+        if step and step.promoted:
             out.append(
                 audit.event(
                     principal,
@@ -230,7 +234,7 @@ def write_events(
                     "fact",
                     r.fact_id,
                     now,
-                    reason=f"corroborated by {rc['sessions']} sessions",
+                    reason=f"corroborated by {recomputed[r.fact_id]['sessions']} sessions",
                 )
             )
     return out

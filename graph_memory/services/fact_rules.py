@@ -90,12 +90,16 @@ async def cardinalities(
     policy: TenantPolicy,
     checked: dict[int, CheckedFact],
     now: datetime,
-) -> tuple[dict[str, Cardinality], dict[int, GraphMemoryError]]:
+) -> tuple[dict[str, Cardinality], dict[int, GraphMemoryError], dict[str, Cardinality]]:
+    """The cardinality of every predicate in the batch, the items refused, and the
+    predicates an item declared (registered by this batch, first use). A predicate first used
+    without a declaration is registered with the built-in default; that decides nothing new."""
     failed: dict[int, GraphMemoryError] = {}
     names = sorted({cf.predicate for cf in checked.values()})
     registered = await FactRepository.predicates(tx, tenant, names)
     known: dict[str, Cardinality] = {n: Cardinality(c) for n, c in registered.items()}
     new_defs: dict[str, Cardinality] = {}
+    declared_defs: dict[str, Cardinality] = {}
     for i, cf in list(checked.items()):
         declared = cf.item.cardinality
         have = known.get(cf.predicate) or new_defs.get(cf.predicate)
@@ -110,6 +114,8 @@ async def cardinalities(
                 del checked[i]
                 continue
             new_defs[cf.predicate] = have
+            if declared is not None:
+                declared_defs[cf.predicate] = declared
         elif declared is not None and declared is not have:
             failed[i] = Conflict(
                 f"predicate {cf.predicate!r} is registered as {have.value}, not {declared.value}",
@@ -119,7 +125,7 @@ async def cardinalities(
     await FactRepository.define_predicates(
         tx, tenant, [{"name": n, "cardinality": c.value} for n, c in new_defs.items()], now
     )
-    return {**known, **new_defs}, failed
+    return {**known, **new_defs}, failed, declared_defs
 
 
 def scope_of(cf: CheckedFact, episodes: dict[str, Record]) -> str:

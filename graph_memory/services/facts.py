@@ -12,14 +12,22 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, utcnow
+from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, session_key, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
-from graph_memory.services import audit, fact_rows, fact_rules, validity
+from graph_memory.services import (
+    audit,
+    confidence_steps,
+    fact_rows,
+    fact_rules,
+    predicates,
+    validity,
+)
+from graph_memory.services.confidence_steps import Touch
 from graph_memory.services.gate import CheckedFact, check_fact
 from graph_memory.services.trust import enforce_capacity
 
@@ -159,14 +167,17 @@ class FactService:
         episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
         _fail(results, fact_rules.check_citations(checked, episodes))
         _fail(results, await fact_rules.check_premises(tx, tenant, checked))
-        cards, failed = await fact_rules.cardinalities(tx, tenant, policy, checked, now)
+        cards, failed, registered = await fact_rules.cardinalities(tx, tenant, policy, checked, now)
         _fail(results, failed)
+        # A registered cardinality is final and decides every later write: who set it is audited.
+        events += predicates.registered_events(principal, registered, now)
         scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
         slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
         slots = await fact_rules.load_slots(tx, tenant, slot_keys)
 
         creates: list[dict[str, Any]] = []
         evidence: list[dict[str, Any]] = []
+        touches: list[Touch] = []
         superseded: list[dict[str, str]] = []
         for i, cf in sorted(checked.items()):
             key = (scopes[i], cf.subject_key, cf.predicate)
@@ -205,6 +216,7 @@ class FactService:
             same = spot.same
             if same is not None and fact_rules.corroborates(same, cf, now):
                 evidence.append({"id": same["id"], "citations": cites})
+                touches.append(Touch(i, same["id"], cites, created=False))
                 # Told again: it now counts as said at its latest telling (add_evidence).
                 same["told_us"] = max(same.get("told_us") or 0, validity.micros(told) or 0)
                 results[i] = ItemResult(
@@ -248,6 +260,7 @@ class FactService:
             )
             slot.max_version += 1
             creates.append(row)
+            touches.append(Touch(i, row["id"], cites, created=True))
             new_version = {
                 "id": row["id"],
                 "object_key": cf.object_key,
@@ -280,9 +293,13 @@ class FactService:
                 supersedes=prior["id"] if prior else None,
             )
 
+        corroborated = sorted({e["id"] for e in evidence})
+        created_ids = {c["id"] for c in creates}
+        before = await FactRepository.evidence_before(
+            tx, tenant, [f for f in corroborated if f not in created_ids]
+        )
         await FactRepository.write_versions(tx, tenant, creates, now)
         await FactRepository.add_evidence(tx, tenant, evidence, now)
-        corroborated = sorted({e["id"] for e in evidence})
         events += [
             audit.event(
                 principal,
@@ -309,7 +326,15 @@ class FactService:
             if r.ok and r.fact_id in by_id:
                 r.status = by_id[r.fact_id]["status"]
                 r.confidence = by_id[r.fact_id]["after"]
-        events += fact_rows.write_events(principal, results, creates, by_id, now)
+        item_steps = confidence_steps.steps(
+            touches,
+            before,
+            {c["id"]: c["props"] for c in creates},
+            {fid: float(rec["after"]) for fid, rec in by_id.items()},
+            {eid: session_key(ep["user_id"], ep["session_id"]) for eid, ep in episodes.items()},
+            policy.promote_sessions,
+        )
+        events += fact_rows.write_events(principal, results, creates, item_steps, by_id, now)
         flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
         events += audit.flagged(principal, flagged, now, "superseded")
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.

@@ -98,3 +98,19 @@ def test_agents_cannot_read_the_log_and_tenants_never_see_each_other(
     with pytest.raises(GraphMemoryClientError) as err:
         analyst.audit_log(first=0)
     assert err.value.code == "VALIDATION"
+
+
+def test_a_declared_cardinality_is_audited_with_its_declarer(
+    client: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    e = client.record_episode(**episode("alice"))
+    client.assert_facts([fact("alice", "owns_pet", "a cat", [e], cardinality="MANY")])
+    client.assert_facts([fact("alice", "owns_pet", "a dog", [e])])  # already registered
+    log = analyst.execute(
+        'query { auditLog(filter: {action: "define_predicate"}) '
+        "{ edges { node { actor targetId after } } } }"
+    )["auditLog"]["edges"]
+    assert [(n["node"]["actor"], n["node"]["targetId"]) for n in log] == [
+        ("agent:agent", "owns_pet")
+    ]
+    assert json.loads(log[0]["node"]["after"]) == {"cardinality": "many", "name": "owns_pet"}
