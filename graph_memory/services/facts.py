@@ -350,10 +350,11 @@ class FactService:
         """
         tenant = principal.tenant
         policy = await self.policy(tenant)
-        now = utcnow()
 
         async def work(tx: Tx) -> Record | TierConflict:
             await FactRepository.lock_tenant(tx, tenant)
+            # Read under the lock: retractedAt and event times follow commit order.
+            now = utcnow()
             found = await FactRepository.get_in_tx(tx, tenant, [fact_id])
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")

@@ -155,9 +155,9 @@ class ForgetService:
         self, tx: Tx, principal: Principal, user_id: str, policy: TenantPolicy
     ) -> ForgetReport:
         tenant = principal.tenant
-        now = utcnow()
         report = ForgetReport(receipt=receipt_for(tenant, user_id))
         await FactRepository.lock_tenant(tx, tenant)
+        now = utcnow()  # under the lock: event times follow commit order
         # Plan first: every read happens before the bulk deletes, because reads later in the
         # same transaction pay for merging its (large) state into every index seek.
         episode_ids = await Repo.episodes(tx, tenant, user_id)

@@ -136,11 +136,11 @@ class ProcedureService:
             else None
         )
         reviewed = principal.role is Role.ADMIN
-        now = utcnow()
 
         async def work(tx: Tx) -> UpsertResult:
             # Serialised per tenant: two concurrent upserts cannot both become version 2.
             await ProcedureRepository.lock_tenant(tx, tenant)
+            now = utcnow()  # under the lock: versions' times follow commit order
             current = await ProcedureRepository.current(tx, tenant, scope, intent, role)
             if (
                 current is not None

@@ -82,11 +82,12 @@ class ReviewService:
         require_reviewer(principal)
         tenant = principal.tenant
         reason = reason.strip() if reason and reason.strip() else None
-        now = utcnow()
 
         async def work(tx: Tx) -> Record:
             # Serialised with writers: a corroborating write cannot promote it mid-decision.
             await FactRepository.lock_tenant(tx, tenant)
+            # Read under the lock: event times follow commit order.
+            now = utcnow()
             found = await FactRepository.get_in_tx(tx, tenant, [fact_id])
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")

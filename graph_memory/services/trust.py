@@ -198,10 +198,10 @@ class PolicyStore:
         ('configure_tenant', before/after overrides). Raises ValidationError."""
         tenant = principal.tenant
         validate_overrides(changes)  # fail before opening a transaction
-        now = utcnow()
 
         async def work(tx: Tx) -> PolicyView:
             await FactRepository.lock_tenant(tx, tenant)
+            now = utcnow()  # under the lock: event times follow commit order
             current = _view(await TrustRepository.get_policy_in_tx(tx, tenant))
             merged = validate_overrides({**({} if reset else current.overrides), **changes})
             row = await TrustRepository.set_policy_in_tx(
