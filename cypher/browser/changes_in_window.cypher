@@ -1,7 +1,8 @@
 // params: tenant, from, to
 // returns: at, actor, action, target_type, target_id, reason, confidence_delta
 // What changed in a time window, from the audit log.
-// In Browser: :param from => datetime('2026-01-01T00:00:00Z')  and  :param to => datetime()
+// In Browser: :param tenant => 'demo'  then  :param from => datetime('2026-01-01T00:00:00Z')
+//   and  :param to => datetime()
 MATCH (a:AuditEvent {tenant: $tenant})
 WHERE a.at >= $from AND a.at < $to
 RETURN a.at AS at, a.actor AS actor, a.action AS action, a.target_type AS target_type,

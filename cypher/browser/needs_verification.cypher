@@ -1,6 +1,7 @@
 // params: tenant
 // returns: conclusion, reason, flagged_at, premise
 // Conclusions whose premise changed, with the premise they depend on.
+// In Browser: :param tenant => 'demo'
 MATCH (d:Fact {tenant: $tenant, needs_verification: true})
 OPTIONAL MATCH (d)-[:DEPENDS_ON]->(p:Fact)
 RETURN d.caption AS conclusion, d.verification_reason AS reason, d.flagged_at AS flagged_at,
