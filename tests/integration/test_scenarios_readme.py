@@ -10,6 +10,7 @@ import re
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -28,7 +29,9 @@ from graph_memory.settings import Settings, local_password_file
 from tests.integration.conftest import elapse_ttl
 
 REPO = Path(__file__).resolve().parents[2]
-GM = str(REPO / ".venv" / "bin" / "graph-memory")
+# The console script installed next to this interpreter (the venv may live elsewhere:
+# GRAPH_MEMORY_VENV in scripts/dev.sh).
+GM = str(Path(sys.executable).parent / "graph-memory")
 README = (REPO / "README.md").read_text()
 
 
