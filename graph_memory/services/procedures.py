@@ -203,9 +203,12 @@ class ProcedureService:
         or demotion is audited. Raises NotFound for an unknown procedure or episode.
         """
         tenant = principal.tenant
-        now = utcnow()
 
         async def work(tx: Tx) -> OutcomeResult:
+            # Serialised per tenant: the recount reads every verdict, and a concurrent report
+            # that flips an existing verdict locks only its own edge (a lost update otherwise).
+            await ProcedureRepository.lock_tenant(tx, tenant)
+            now = utcnow()  # under the lock: counts and event times follow commit order
             found = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
             if procedure_id not in found:
                 raise NotFound(f"no procedure {procedure_id}", field="id")
