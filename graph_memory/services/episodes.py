@@ -21,6 +21,7 @@ from graph_memory.errors import GraphMemoryError, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
+from graph_memory.repositories.facts import FactRepository
 from graph_memory.services import audit
 from graph_memory.services.gate import check_episode
 
@@ -90,20 +91,24 @@ class EpisodeService:
                 vectors = await self.embedder.embed([r["text"] for r in rows])
                 for r, v in zip(rows, vectors, strict=True):
                     r["embedding"] = v
-            now = utcnow()
-            events = [
-                audit.event(
-                    principal,
-                    "record",
-                    "episode",
-                    r["id"],
-                    now,
-                    after={k: v for k, v in r.items() if k != "embedding"},
-                )
-                for r in rows
-            ]
 
             async def work(tx: Tx) -> None:
+                # Serialised with forgetContributor (and fact writes): an episode filed while
+                # its user is being forgotten waits, then lands attributed to a live user
+                # node instead of linking to one the forget just deleted.
+                await FactRepository.lock_tenant(tx, principal.tenant)
+                now = utcnow()  # under the lock: recordedAt follows commit order
+                events = [
+                    audit.event(
+                        principal,
+                        "record",
+                        "episode",
+                        r["id"],
+                        now,
+                        after={k: v for k, v in r.items() if k != "embedding"},
+                    )
+                    for r in rows
+                ]
                 # The episodes and their audit events land together or not at all.
                 await EpisodeRepository.record_in_tx(tx, principal.tenant, rows, now)
                 await AuditRepository.record_in_tx(tx, principal.tenant, events)
