@@ -13,6 +13,9 @@
 //    heard today, and sessions ingested out of order still end on the latest one told
 //    (services/validity.py: what a write supersedes). Across dated and undated versions only
 //    the best of each kind compete, so exactly one version answers.
+//  * a later version of the same object cuts f from its start even after it ended ("had
+//    Rex until March"); another object wins only while it holds (an interruption). A
+//    later-said claim overrides an undated one only if it still held when that was said.
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
   AND f.status IN $statuses
@@ -32,11 +35,15 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
           AND ($include_candidates OR g.activated_at <= $as_of)
           AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
           AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
-          AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
+          // A version of the same object cuts f from its start even once it has ended
+          // ("had Rex until March" ends "has Rex"); another object only while it holds
+          // ("in Berlin for 2024" interrupts "in Paris since 2018", it does not end it).
+          AND (g.valid_to IS NULL OR $valid_at < g.valid_to OR g.object_key = f.object_key)
           AND CASE
             // f's start nobody stated (it is when f was said): any version said no earlier
             // beats it (told_at; said at the same moment: the one recorded last).
             WHEN NOT coalesce(f.valid_from_stated, false)
+                 AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at))
                  AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                       OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                           AND (g.recorded_at > f.recorded_at
@@ -44,6 +51,7 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
               THEN true
             // Likewise an undated g never beats a version said no earlier than it.
             WHEN NOT coalesce(g.valid_from_stated, false)
+                 AND (f.valid_to IS NULL OR f.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                  AND (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                       OR (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                           AND (f.recorded_at > g.recorded_at
@@ -58,6 +66,8 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
           // Across dated and undated versions only each kind's best competes: compared
           // pairwise, mixed claims can beat each other in a circle and leave no answer.
           AND (coalesce(g.valid_from_stated, false) = coalesce(f.valid_from_stated, false)
+               // an ended version of f's object cuts f whatever its kind
+               OR g.valid_to <= $valid_at
                OR NOT EXISTS {
                  MATCH (h:Fact {tenant: g.tenant, scope: g.scope, subject: g.subject,
                                 predicate: g.predicate})
@@ -72,12 +82,14 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
                    AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
                    AND CASE
                      WHEN NOT coalesce(g.valid_from_stated, false)
+                          AND (h.valid_to IS NULL OR h.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                           AND (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                OR (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                    AND (h.recorded_at > g.recorded_at
                                         OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
                        THEN true
                      WHEN NOT coalesce(h.valid_from_stated, false)
+                          AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at))
                           AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                    AND (g.recorded_at > h.recorded_at
@@ -100,11 +112,15 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
           AND ($include_candidates OR g.activated_at <= $as_of)
           AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
           AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
-          AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
+          // A version of the same object cuts f from its start even once it has ended
+          // ("had Rex until March" ends "has Rex"); another object only while it holds
+          // ("in Berlin for 2024" interrupts "in Paris since 2018", it does not end it).
+          AND (g.valid_to IS NULL OR $valid_at < g.valid_to OR g.object_key = f.object_key)
           AND CASE
             // f's start nobody stated (it is when f was said): any version said no earlier
             // beats it (told_at; said at the same moment: the one recorded last).
             WHEN NOT coalesce(f.valid_from_stated, false)
+                 AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at))
                  AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                       OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                           AND (g.recorded_at > f.recorded_at
@@ -112,6 +128,7 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
               THEN true
             // Likewise an undated g never beats a version said no earlier than it.
             WHEN NOT coalesce(g.valid_from_stated, false)
+                 AND (f.valid_to IS NULL OR f.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                  AND (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                       OR (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                           AND (f.recorded_at > g.recorded_at
@@ -126,6 +143,8 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
           // Across dated and undated versions only each kind's best competes: compared
           // pairwise, mixed claims can beat each other in a circle and leave no answer.
           AND (coalesce(g.valid_from_stated, false) = coalesce(f.valid_from_stated, false)
+               // an ended version of f's object cuts f whatever its kind
+               OR g.valid_to <= $valid_at
                OR NOT EXISTS {
                  MATCH (h:Fact {tenant: g.tenant, scope: g.scope, subject: g.subject,
                                 predicate: g.predicate, object_key: g.object_key})
@@ -140,12 +159,14 @@ WHERE f.tenant = $tenant AND f.scope IN $scopes AND f.predicate = $predicate
                    AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
                    AND CASE
                      WHEN NOT coalesce(g.valid_from_stated, false)
+                          AND (h.valid_to IS NULL OR h.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                           AND (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                OR (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                    AND (h.recorded_at > g.recorded_at
                                         OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
                        THEN true
                      WHEN NOT coalesce(h.valid_from_stated, false)
+                          AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at))
                           AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                    AND (g.recorded_at > h.recorded_at

@@ -52,11 +52,15 @@ CALL (hits) {
             AND ($include_candidates OR g.activated_at <= $as_of)
             AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
             AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
-            AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
+            // A version of the same object cuts f from its start even once it has ended
+            // ("had Rex until March" ends "has Rex"); another object only while it holds
+            // ("in Berlin for 2024" interrupts "in Paris since 2018", it does not end it).
+            AND (g.valid_to IS NULL OR $valid_at < g.valid_to OR g.object_key = f.object_key)
             AND CASE
               // f's start nobody stated (it is when f was said): any version said no earlier
               // beats it (told_at; said at the same moment: the one recorded last).
               WHEN NOT coalesce(f.valid_from_stated, false)
+                   AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at))
                    AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                         OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                             AND (g.recorded_at > f.recorded_at
@@ -64,6 +68,7 @@ CALL (hits) {
                 THEN true
               // Likewise an undated g never beats a version said no earlier than it.
               WHEN NOT coalesce(g.valid_from_stated, false)
+                   AND (f.valid_to IS NULL OR f.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                    AND (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                         OR (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                             AND (f.recorded_at > g.recorded_at
@@ -78,6 +83,8 @@ CALL (hits) {
             // Across dated and undated versions only each kind's best competes: compared
             // pairwise, mixed claims can beat each other in a circle and leave no answer.
             AND (coalesce(g.valid_from_stated, false) = coalesce(f.valid_from_stated, false)
+                 // an ended version of f's object cuts f whatever its kind
+                 OR g.valid_to <= $valid_at
                  OR NOT EXISTS {
                    MATCH (h:Fact {tenant: g.tenant, scope: g.scope, subject: g.subject,
                                   predicate: g.predicate})
@@ -92,12 +99,14 @@ CALL (hits) {
                      AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
                      AND CASE
                        WHEN NOT coalesce(g.valid_from_stated, false)
+                            AND (h.valid_to IS NULL OR h.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                             AND (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                  OR (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                      AND (h.recorded_at > g.recorded_at
                                           OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
                          THEN true
                        WHEN NOT coalesce(h.valid_from_stated, false)
+                            AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at))
                             AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                  OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                      AND (g.recorded_at > h.recorded_at
@@ -120,11 +129,15 @@ CALL (hits) {
             AND ($include_candidates OR g.activated_at <= $as_of)
             AND (g.retracted_at IS NULL OR g.retracted_at > $as_of)
             AND (g.valid_from IS NULL OR g.valid_from <= $valid_at)
-            AND (g.valid_to IS NULL OR $valid_at < g.valid_to)
+            // A version of the same object cuts f from its start even once it has ended
+            // ("had Rex until March" ends "has Rex"); another object only while it holds
+            // ("in Berlin for 2024" interrupts "in Paris since 2018", it does not end it).
+            AND (g.valid_to IS NULL OR $valid_at < g.valid_to OR g.object_key = f.object_key)
             AND CASE
               // f's start nobody stated (it is when f was said): any version said no earlier
               // beats it (told_at; said at the same moment: the one recorded last).
               WHEN NOT coalesce(f.valid_from_stated, false)
+                   AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at))
                    AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                         OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at)
                             AND (g.recorded_at > f.recorded_at
@@ -132,6 +145,7 @@ CALL (hits) {
                 THEN true
               // Likewise an undated g never beats a version said no earlier than it.
               WHEN NOT coalesce(g.valid_from_stated, false)
+                   AND (f.valid_to IS NULL OR f.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                    AND (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                         OR (coalesce(CASE WHEN f.told_moved_at > $as_of THEN f.told_prev ELSE f.told_at END, f.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                             AND (f.recorded_at > g.recorded_at
@@ -146,6 +160,8 @@ CALL (hits) {
             // Across dated and undated versions only each kind's best competes: compared
             // pairwise, mixed claims can beat each other in a circle and leave no answer.
             AND (coalesce(g.valid_from_stated, false) = coalesce(f.valid_from_stated, false)
+                 // an ended version of f's object cuts f whatever its kind
+                 OR g.valid_to <= $valid_at
                  OR NOT EXISTS {
                    MATCH (h:Fact {tenant: g.tenant, scope: g.scope, subject: g.subject,
                                   predicate: g.predicate, object_key: g.object_key})
@@ -160,12 +176,14 @@ CALL (hits) {
                      AND (h.valid_to IS NULL OR $valid_at < h.valid_to)
                      AND CASE
                        WHEN NOT coalesce(g.valid_from_stated, false)
+                            AND (h.valid_to IS NULL OR h.valid_to > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at))
                             AND (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) > coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                  OR (coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at) = coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at)
                                      AND (h.recorded_at > g.recorded_at
                                           OR (h.recorded_at = g.recorded_at AND h.version > g.version))))
                          THEN true
                        WHEN NOT coalesce(h.valid_from_stated, false)
+                            AND (g.valid_to IS NULL OR g.valid_to > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at))
                             AND (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) > coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                  OR (coalesce(CASE WHEN g.told_moved_at > $as_of THEN g.told_prev ELSE g.told_at END, g.recorded_at) = coalesce(CASE WHEN h.told_moved_at > $as_of THEN h.told_prev ELSE h.told_at END, h.recorded_at)
                                      AND (g.recorded_at > h.recorded_at

@@ -12,7 +12,13 @@ first, "Paris from 2018" later. Reads settle who answers at (asOf, validAt) with
   September, whatever was recorded first;
 * otherwise the one whose validity started last wins, on the same start the one recorded last;
 * across dated and undated versions only the best of each kind compete (pairwise, mixed claims
-  could beat each other in a circle and leave a slot with no answer).
+  could beat each other in a circle and leave a slot with no answer);
+* a claim said later overrides an undated one only if it still held when that one was said:
+  "Paris from 2018 to 2020", told today, is earlier history, not a correction of "Berlin"
+  told last year;
+* a later version of the same object cuts an earlier one from its start even once it has
+  ended ("had Rex until March" ends "has Rex"); a version of another object wins only while
+  it holds ("in Berlin for 2024" interrupts "in Paris since 2018", it does not end it).
 
 Stored validity is always what the caller said (or the default), never trimmed: retracting or
 forgetting a later version therefore leaves the earlier ones exactly as they were told.
@@ -20,8 +26,9 @@ forgetting a later version therefore leaves the earlier ones exactly as they wer
 For a new version N, ``place`` mirrors that rule at N's start:
 
 * ``prior``: the newest current version N beats there (for a many-valued predicate: among
-  versions of the same object). N supersedes it: belief in it ends, its dependents are
-  flagged, history links them.
+  versions of the same object), unless N only interrupts it (another object, and N ends
+  before it does). N supersedes it: belief in it ends, its dependents are flagged, history
+  links them.
 * ``same``: the current version of the same object that already says what N says (it is
   valid at N's start and, when the caller gave an end, ends there too; without any explicit
   validity an open-ended version starting later also agrees: N is older evidence for it).
@@ -103,12 +110,24 @@ def place(
     if not agreeing and not explicit:
         agreeing = [v for v in same_object if v.get("valid_to_us") is None]
 
+    def holds(until: int | None, moment: int) -> bool:
+        return until is None or until > moment
+
     def beaten(v: dict[str, Any]) -> bool:
         said = _told(v)
-        if not v.get("valid_from_stated"):
-            return said <= heard  # undated: yields to what is said no earlier
-        if not stated and said > heard:
-            return False  # an undated N never beats what was said after it
+        v_end = v.get("valid_to_us")
+        if not v.get("valid_from_stated") and said <= heard and holds(end, said):
+            return True  # undated: yields to what is said no earlier (and held then)
+        if not stated and said > heard and holds(v_end, heard):
+            return False  # an undated N never beats what was said after it (and held then)
         return _start(v) <= start
 
-    return Placement(same=_newest(agreeing), prior=_newest(v for v in rivals if beaten(v)))
+    def interrupted(v: dict[str, Any]) -> bool:
+        # Another object that outlasts N: N is a stay inside it, not its end.
+        v_end = v.get("valid_to_us")
+        return v["object_key"] != object_key and end is not None and (v_end is None or v_end > end)
+
+    return Placement(
+        same=_newest(agreeing),
+        prior=_newest(v for v in rivals if beaten(v) and not interrupted(v)),
+    )

@@ -89,12 +89,25 @@ class V:
         return "SUPERSEDED" if self.sup_op is not None and self.sup_op <= j else "ACTIVE"
 
 
+def holds(v: V, at: datetime) -> bool:
+    return v.vt is None or v.vt > at
+
+
 def beats(g: V, f: V, j: int) -> bool:
     """README "Time": a version whose start nobody stated yields to any version said no
-    earlier (same moment: recorded last); otherwise the later start wins (then: recorded last)."""
-    if not f.stated and (g.said(j), g.op, g.version) > (f.said(j), f.op, f.version):
+    earlier that still held when it was said (same moment: recorded last); otherwise the
+    later start wins (then: recorded last)."""
+    if (
+        not f.stated
+        and holds(g, f.said(j))
+        and (g.said(j), g.op, g.version) > (f.said(j), f.op, f.version)
+    ):
         return True
-    if not g.stated and (f.said(j), f.op, f.version) > (g.said(j), g.op, g.version):
+    if (
+        not g.stated
+        and holds(f, g.said(j))
+        and (f.said(j), f.op, f.version) > (g.said(j), g.op, g.version)
+    ):
         return False
     return (g.vf, g.op, g.version) > (f.vf, f.op, f.version)
 
@@ -127,13 +140,16 @@ class Model:
             agreeing = [v for v in same_obj if v.vt is None]
 
         def beaten(v: V) -> bool:  # N beats v at N's start (the read rule, mirrored)
-            if not v.stated:
-                return v.said(j) <= told
-            if not n.stated and v.said(j) > told:
+            if not v.stated and v.said(j) <= told and holds(n, v.said(j)):
+                return True
+            if not n.stated and v.said(j) > told and holds(v, told):
                 return False
             return v.vf <= n.vf
 
-        return newest(agreeing), newest([v for v in rivals if beaten(v)])
+        def interrupted(v: V) -> bool:  # another object that outlasts N: N is a stay in it
+            return v.obj.lower() != n.obj.lower() and n.vt is not None and holds(v, n.vt)
+
+        return newest(agreeing), newest([v for v in rivals if beaten(v) and not interrupted(v)])
 
     def candidates(self, j: int, at: datetime) -> list[V]:
         """Believed at moment j (recorded, not yet retracted) and valid at `at` (half-open)."""
@@ -156,6 +172,13 @@ class Model:
                 for h in cands
             )
 
+        # A later version of the same object cuts f even once it has ended ("had Rex until
+        # March"); another object only while it holds.
+        ended = [
+            v
+            for v in self.versions
+            if v.op <= j and (v.ret_op is None or v.ret_op > j) and v.vf <= at and not holds(v, at)
+        ]
         return {
             f.id
             for f in cands
@@ -165,6 +188,10 @@ class Model:
                 and beats(g, f, j)
                 and (g.stated == f.stated or best_of_kind(g))
                 for g in cands
+            )
+            and not any(
+                g.group() == f.group() and g.obj.lower() == f.obj.lower() and beats(g, f, j)
+                for g in ended
             )
         }
 

@@ -172,3 +172,31 @@ def test_an_undated_claim_said_again_later_is_judged_by_its_latest_telling() -> 
     spot = place([berlin], "paris", ONE, at(2025, 3), None, told=at(2025, 3), stated=False,
                  explicit=False)  # fmt: skip
     assert spot.prior is None
+
+
+def test_a_bounded_stay_interrupts_another_object_instead_of_ending_it() -> None:
+    paris = version("paris", "paris", 2018)
+    stay = place([paris], "berlin", ONE, at(2024), at(2025), told=NOW, stated=True, explicit=True)
+    assert stay.prior is None  # Paris holds again after 2025
+    longer = version("rome", "rome", 2018, 2026)
+    move = place([longer], "berlin", ONE, at(2024), at(2027), told=NOW, stated=True, explicit=True)
+    assert move.prior is longer  # Berlin outlasts Rome: Rome ended there
+
+
+def test_an_end_of_the_same_object_supersedes_the_open_version() -> None:
+    rex = version("rex", "rex", 2025, stated=False)
+    rex["told_us"] = micros(at(2025, 6))
+    ended = place([rex], "rex", ONE, at(2025), at(2026, 3), told=at(2026, 3), stated=True,
+                  explicit=True)  # fmt: skip
+    assert ended.prior is rex
+
+
+def test_a_past_told_later_does_not_override_an_undated_present() -> None:
+    berlin = version("berlin", "berlin", 2025, stated=False)
+    berlin["told_us"] = micros(at(2025, 3))
+    past = place([berlin], "paris", ONE, at(2018), at(2020), told=at(2026, 5), stated=True,
+                 explicit=True)  # fmt: skip
+    assert past.prior is None  # Paris ended before Berlin was said: earlier history
+    since = place([berlin], "paris", ONE, at(2018), None, told=at(2026, 5), stated=True,
+                  explicit=True)  # fmt: skip
+    assert since.prior is berlin  # "in Paris since 2018", said later, corrects it
