@@ -1,11 +1,22 @@
 // params: tenant, premises, now
 // returns: id, premise
 // A conclusion whose premise was superseded or retracted must not be served as if nothing
-// changed: flag it needs-verification with the reason.
+// changed: flag it needs-verification with the reason. Conclusions drawn from that conclusion
+// lose their grounds too, so doubt follows DEPENDS_ON all the way down (bounded: a chain of
+// conclusions deeper than 8 is not a thing a memory should hold).
 UNWIND $premises AS p
-MATCH (d:Fact)-[:DEPENDS_ON]->(premise:Fact {id: p.id})
+MATCH path = (d:Fact)-[:DEPENDS_ON*1..8]->(premise:Fact {id: p.id})
 WHERE d.tenant = $tenant AND d.superseded_at IS NULL AND d.retracted_at IS NULL
-SET d.needs_verification = true, d.verification_reason = p.reason, d.flagged_at = $now,
+// One flag per conclusion, by its nearest changed premise.
+WITH d, p, length(path) AS hops
+ORDER BY hops
+WITH d, head(collect({p: p, hops: hops})) AS nearest
+WITH d, nearest.p AS p,
+     nearest.p.reason + CASE WHEN nearest.hops > 1
+                             THEN ' (through ' + toString(nearest.hops - 1)
+                                  + ' intermediate conclusion(s))'
+                             ELSE '' END AS reason
+SET d.needs_verification = true, d.verification_reason = reason, d.flagged_at = $now,
     // Each flag and verification is logged with its time: reads as of a past moment use it.
     d.flag_log_at = coalesce(d.flag_log_at, []) + [$now],
     d.flag_log = coalesce(d.flag_log, []) + [true]

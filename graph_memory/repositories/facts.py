@@ -132,6 +132,12 @@ class FactRepository:
         return {r["id"]: r for r in rows}
 
     @staticmethod
+    async def flag(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
+        """Flag these versions needs-verification, each with its reason (rows: id, reason)."""
+        if rows:
+            await tx.run("fact.flag", {"tenant": require_tenant(tenant), "rows": rows, "now": now})
+
+    @staticmethod
     async def reverify(tx: Tx, tenant: str, ids: list[str], now: datetime) -> list[Record]:
         if not ids:
             return []

@@ -4,6 +4,7 @@ and the audit events of a batch. No I/O, so the rules are unit-testable."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from graph_memory.domain import (
     noisy_or,
     session_key,
 )
-from graph_memory.services import audit
+from graph_memory.services import audit, validity
 from graph_memory.services.confidence_steps import Step
 from graph_memory.services.gate import CheckedFact
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from graph_memory.services.facts import ItemResult
 
 __all__ = [
+    "Claimed",
+    "claimed_validity",
     "created_confidence",
     "default_valid_from",
     "native",
@@ -83,6 +86,49 @@ def default_valid_from(cf: CheckedFact, episodes: dict[str, Record], now: dateti
     return min(starts) if starts else now
 
 
+@dataclass(frozen=True)
+class Claimed:
+    """The validity a new version claims, defaults applied (``claimed_validity``)."""
+
+    valid_from: datetime
+    valid_to: datetime | None
+    stated: bool  # the start was given (or taken from the claim it ends, which had it given)
+    explicit: bool  # some validity was given or implied, not all defaulted
+
+
+def claimed_validity(
+    cf: CheckedFact,
+    episodes: dict[str, Record],
+    now: datetime,
+    current: list[dict[str, Any]],
+    premise_end: datetime | None,
+) -> Claimed:
+    """What a new version says about valid time, where the caller left things out:
+
+    * validTo alone ends a claim already held: the start is that version's. "Had Rex until
+      March", told in a March session, ends "has Rex" (its start defaulting to the March
+      session would put the end before the start);
+    * validFrom defaults to when it was first said (the earliest cited episode's start);
+    * validTo of a conclusion defaults to the earliest end among its premises: it cannot
+      outlive what it was derived from ("premium features" while "on trial until June").
+    """
+    if cf.valid_from is None and cf.valid_to is not None:
+        held = validity.held_claim(current, cf.object_key, cf.valid_to)
+        if held is not None and held.get("valid_from_us") is not None:
+            start = validity.from_micros(held["valid_from_us"])
+            return Claimed(start, cf.valid_to, bool(held.get("valid_from_stated")), True)
+    valid_from = default_valid_from(cf, episodes, now)
+    valid_to = cf.valid_to
+    if valid_to is None and premise_end is not None and premise_end > valid_from:
+        valid_to = premise_end
+    return Claimed(
+        valid_from,
+        valid_to,
+        cf.valid_from is not None,
+        valid_to is not None or cf.valid_from is not None,
+    )
+
+
 def new_row(
     cf: CheckedFact,
     scope: str,
@@ -95,7 +141,7 @@ def new_row(
     now: datetime,
     promote_sessions: int,
     version: int,
-    valid: tuple[datetime, datetime | None],
+    valid: Claimed,
     told: datetime,
 ) -> dict[str, Any]:
     """Everything needed to write one new version; ``props`` is the node's property map.
@@ -103,7 +149,7 @@ def new_row(
     ``told`` when it was said (told_at, computed once by the caller)."""
     tenant = principal.tenant
     item = cf.item
-    valid_from, valid_to = valid
+    valid_from, valid_to = valid.valid_from, valid.valid_to
     by_session: dict[str, list[float]] = {}
     for c in cites:
         ep = episodes[c["episode_id"]]
@@ -149,7 +195,7 @@ def new_row(
         "activated_at": now if status is Status.ACTIVE else None,
         "valid_from": valid_from,
         # Whether validFrom was given or defaulted to when it was said (services/validity.py).
-        "valid_from_stated": cf.valid_from is not None,
+        "valid_from_stated": valid.stated,
         "told_at": told,
         "valid_to": valid_to,
         "expires_at": now + timedelta(days=cf.ttl_days) if cf.ttl_days else None,

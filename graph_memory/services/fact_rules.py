@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph_memory.db import Record, Tx
-from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, parse_scope
+from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, as_datetime, parse_scope
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
@@ -67,21 +67,53 @@ def check_citations(
     return failed
 
 
-async def check_premises(
-    tx: Tx, tenant: str, checked: dict[int, CheckedFact]
-) -> dict[int, GraphMemoryError]:
-    """A dependsOn that names no fact of this tenant would silently never cascade."""
-    failed: dict[int, GraphMemoryError] = {}
+@dataclass
+class Premises:
+    """What a batch's dependsOn lists say (``check_premises``)."""
+
+    failed: dict[int, GraphMemoryError] = field(default_factory=dict)
+    # The earliest validTo among an item's premises: a conclusion's default end.
+    ends: dict[int, datetime] = field(default_factory=dict)
+    # An item derived from a premise already in doubt: (premise id, why), ids only.
+    doubts: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+def _doubt(premise: Record) -> str | None:
+    if premise.get("retracted_at") is not None:
+        return "was retracted"
+    if premise.get("superseded_at") is not None:
+        return "was superseded"
+    if premise.get("status") in ("expired", "rejected"):
+        return f"was {premise['status']}"
+    if premise.get("needs_verification"):
+        return "needs verification"
+    return None
+
+
+async def check_premises(tx: Tx, tenant: str, checked: dict[int, CheckedFact]) -> Premises:
+    """Items whose dependsOn names no fact of this tenant (it would silently never cascade) are
+    refused; for the others, the premises' earliest end and whether one is already in doubt
+    (a conclusion drawn from a doubted premise is born needing verification)."""
+    out = Premises()
     wanted = sorted({p for cf in checked.values() for p in cf.item.depends_on})
     if not wanted:
-        return failed
+        return out
     found = await FactRepository.get_in_tx(tx, tenant, wanted)
     for i, cf in list(checked.items()):
         missing = [p for p in cf.item.depends_on if p not in found]
         if missing:
-            failed[i] = NotFound(f"unknown premise fact(s) {missing}", field="dependsOn")
+            out.failed[i] = NotFound(f"unknown premise fact(s) {missing}", field="dependsOn")
             del checked[i]
-    return failed
+            continue
+        premise_ends = [
+            t for p in cf.item.depends_on if (t := as_datetime(found[p].get("valid_to")))
+        ]
+        if premise_ends:
+            out.ends[i] = min(premise_ends)
+        doubts = [(p, why) for p in cf.item.depends_on if (why := _doubt(found[p]))]
+        if doubts:
+            out.doubts[i] = doubts[0]
+    return out
 
 
 async def cardinalities(

@@ -166,7 +166,8 @@ class FactService:
         cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
         episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
         _fail(results, fact_rules.check_citations(checked, episodes))
-        _fail(results, await fact_rules.check_premises(tx, tenant, checked))
+        premises = await fact_rules.check_premises(tx, tenant, checked)
+        _fail(results, premises.failed)
         cards, failed, registered = await fact_rules.cardinalities(tx, tenant, policy, checked, now)
         _fail(results, failed)
         # A registered cardinality is final and decides every later write: who set it is audited.
@@ -191,7 +192,10 @@ class FactService:
                 }
                 for c in cf.item.citations
             ]
-            valid_from = fact_rows.default_valid_from(cf, episodes, now)
+            claim = fact_rows.claimed_validity(
+                cf, episodes, now, slot.current, premises.ends.get(i)
+            )
+            valid_from, valid_to = claim.valid_from, claim.valid_to
             if cf.valid_to is not None and cf.valid_to <= valid_from:
                 results[i] = ItemResult.failed(
                     i,
@@ -208,10 +212,10 @@ class FactService:
                 cf.object_key,
                 cards[cf.predicate],
                 valid_from,
-                cf.valid_to,
+                valid_to,
                 told=told,
-                stated=cf.valid_from is not None,
-                explicit=cf.valid_from is not None or cf.valid_to is not None,
+                stated=claim.stated,
+                explicit=claim.explicit,
             )
             same = spot.same
             if same is not None and fact_rules.corroborates(same, cf, now):
@@ -255,7 +259,7 @@ class FactService:
                 now,
                 policy.promote_sessions,
                 slot.max_version + 1,
-                (valid_from, cf.valid_to),
+                claim,
                 told,
             )
             slot.max_version += 1
@@ -268,8 +272,8 @@ class FactService:
                 "status": row["status"],
                 "version": row["version"],
                 "valid_from_us": validity.micros(valid_from),
-                "valid_to_us": validity.micros(cf.valid_to),
-                "valid_from_stated": cf.valid_from is not None,
+                "valid_to_us": validity.micros(valid_to),
+                "valid_from_stated": claim.stated,
                 "told_us": validity.micros(told),
             }
             if prior is not None:
@@ -337,6 +341,30 @@ class FactService:
         events += fact_rows.write_events(principal, results, creates, item_steps, by_id, now)
         flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
         events += audit.flagged(principal, flagged, now, "superseded")
+        # Derived from a premise already in doubt: born needing verification, saying why.
+        doubted = [
+            {
+                "id": t.fact_id,
+                "premise": premises.doubts[t.index][0],
+                "reason": f"premise {premises.doubts[t.index][0]} {premises.doubts[t.index][1]} "
+                "when this was derived from it",
+            }
+            for t in touches
+            if t.created and t.index in premises.doubts
+        ]
+        if doubted:
+            await FactRepository.flag(tx, tenant, doubted, now)
+            events += [
+                audit.event(
+                    principal,
+                    "flag_needs_verification",
+                    "fact",
+                    r["id"],
+                    now,
+                    reason=r["reason"],
+                )
+                for r in doubted
+            ]
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)

@@ -44,7 +44,7 @@ from typing import Any
 
 from graph_memory.domain import Cardinality
 
-__all__ = ["Placement", "from_micros", "micros", "place"]
+__all__ = ["Placement", "from_micros", "held_claim", "micros", "place"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
@@ -78,6 +78,16 @@ def _told(v: dict[str, Any]) -> int:
 
 def _newest(versions: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     return max(versions, key=lambda v: (_start(v), v["version"]), default=None)
+
+
+def held_claim(
+    current: list[dict[str, Any]], object_key: str, end: datetime
+) -> dict[str, Any] | None:
+    """The current version of this object that an end-only claim ends: the newest one that
+    starts before that end."""
+    until = micros(end)
+    assert until is not None
+    return _newest(v for v in current if v["object_key"] == object_key and _start(v) < until)
 
 
 def place(

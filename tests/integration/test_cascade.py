@@ -63,7 +63,7 @@ def test_retracting_a_premise_flags_its_conclusion(
     assert analyst.audit_log(target=cid, action="flag_needs_verification")["edges"]
 
 
-def test_a_conclusion_of_a_conclusion_is_flagged_only_when_its_own_premise_changes(
+def test_a_conclusion_of_a_conclusion_is_flagged_when_the_first_premise_changes(
     client: GraphMemoryClient,
 ) -> None:
     pid, cid = _premise_and_conclusion(client)
@@ -72,10 +72,10 @@ def test_a_conclusion_of_a_conclusion_is_flagged_only_when_its_own_premise_chang
         [fact("alice", "commute", "U-Bahn", [e], cardinality="ONE", dependsOn=[cid])]
     )["results"][0]["factId"]
     client.retract_fact(pid)
-    # One hop: the direct conclusion is flagged; its own dependents wait until it changes.
-    assert client.fact(grand)["needsVerification"] is False  # type: ignore[index]
-    client.retract_fact(cid, "premise gone")
-    assert client.fact(grand)["needsVerification"] is True  # type: ignore[index]
+    # Doubt follows the chain: a conclusion drawn from a doubted conclusion is doubted too.
+    flagged = client.fact(grand)
+    assert flagged["needsVerification"] is True  # type: ignore[index]
+    assert "(through 1 intermediate conclusion(s))" in flagged["verificationReason"]  # type: ignore[index]
 
 
 def test_a_retracted_fact_stays_in_history_as_retracted(
@@ -105,3 +105,72 @@ def test_a_retracted_fact_stays_in_history_as_retracted(
         ]
         == []
     )
+
+
+def test_a_conclusion_drawn_from_a_doubted_premise_is_born_flagged(
+    client: GraphMemoryClient,
+) -> None:
+    pid, cid = _premise_and_conclusion(client)
+    client.retract_fact(pid)  # the office city is now in doubt
+    e = client.record_episode(**episode("alice", "s5"))
+    late = client.assert_facts(
+        [fact("alice", "commute", "S5", [e], cardinality="ONE", dependsOn=[cid])]
+    )["results"][0]
+    born = client.fact(late["factId"])
+    assert born["needsVerification"] is True  # type: ignore[index]
+    assert born["verificationReason"] == (  # type: ignore[index]
+        f"premise {cid} needs verification when this was derived from it"
+    )
+    gone = client.assert_facts(
+        [fact("alice", "desk", "3rd floor", [e], cardinality="ONE", dependsOn=[pid])]
+    )["results"][0]
+    assert "was retracted" in client.fact(gone["factId"])["verificationReason"]  # type: ignore[index]
+
+
+def test_a_conclusion_ends_when_its_premise_says_it_ends(client: GraphMemoryClient) -> None:
+    e = client.record_episode(**episode("alice", "s1"))
+    trial = client.assert_facts(
+        [
+            fact(
+                "alice",
+                "plan",
+                "premium trial",
+                [e],
+                cardinality="ONE",
+                validTo="2030-03-01T00:00:00Z",
+            )
+        ]
+    )["results"][0]["factId"]
+    perk = client.assert_facts(
+        [fact("alice", "support", "priority", [e], cardinality="ONE", dependsOn=[trial])]
+    )["results"][0]["factId"]
+    assert client.fact(perk)["validTo"].startswith("2030-03-01")  # type: ignore[index]
+    explicit = client.assert_facts(
+        [
+            fact(
+                "alice",
+                "badge",
+                "beta tester",
+                [e],
+                cardinality="ONE",
+                dependsOn=[trial],
+                validTo="2031-01-01T00:00:00Z",
+            )
+        ]
+    )["results"][0]["factId"]
+    assert client.fact(explicit)["validTo"].startswith("2031-01-01")  # type: ignore[index]
+
+
+def test_an_end_alone_ends_the_claim_already_held(client: GraphMemoryClient) -> None:
+    e1 = client.record_episode(**episode("alice", "s1"))
+    rex = client.assert_facts([fact("alice", "has_dog", "Rex", [e1], cardinality="ONE")])
+    first = rex["results"][0]["factId"]
+    told_in_march = client.record_episode(
+        **episode("alice", "s2", startedAt="2026-03-10T09:00:00Z", endedAt="2026-03-10T09:30:00Z")
+    )
+    ended = client.assert_facts(
+        [fact("alice", "has_dog", "Rex", [told_in_march], validTo="2026-03-01T00:00:00Z")]
+    )["results"][0]
+    assert ended["ok"] and ended["supersedes"] == first, ended
+    assert client.fact(ended["factId"])["validFrom"] == client.fact(first)["validFrom"]  # type: ignore[index]
+    assert client.facts(SCOPES, subject="alice", predicate="has_dog")["edges"] == []

@@ -502,11 +502,6 @@ def test_back_filled_past_does_not_doubt_the_present(client: C) -> None:
     assert recalled_facts(client, q, ALICE)[0] == "Berlin HQ"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GAP: flags cascade one hop; a conclusion built on a flagged conclusion is "
-    "still served by recall as truth (no transitive doubt)",
-)
 def test_a_conclusion_of_a_doubted_conclusion_is_not_served_as_truth(client: C) -> None:
     _, office, _ = _office(client)
     e = ep(client, "alice", d(2025, 5), "Agent chose a commute plan for Alice's office trips.")
@@ -524,11 +519,6 @@ def test_a_conclusion_of_a_doubted_conclusion_is_not_served_as_truth(client: C) 
     assert "S-Bahn line S5" not in recalled_facts(client, "What is Alice's commute plan?", ALICE)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GAP: a premise whose validity ended (validTo passed) does not flag its dependents; "
-    "the conclusion is served as current",
-)
 def test_a_conclusion_outlives_not_its_premises_validity(client: C) -> None:
     e = ep(client, "alice", d(2026, 1), "Alice started a premium trial that runs until March.")
     trial = put(
@@ -655,11 +645,6 @@ def test_retract_plus_bounded_restatement_expresses_absence_today(client: C) -> 
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GAP: no way to end a fact at a date without restating its validFrom: validTo "
-    "alone is checked against a validFrom defaulted to the ending session's start",
-)
 def test_ending_a_fact_needs_only_the_end_date(client: C) -> None:
     _, _, e2 = _rex(client)
     put(client, "alice", "has_dog", "Rex", [e2], validTo=d(2026, 3))
