@@ -82,11 +82,24 @@ class FactInputGQL:
         "document; admin keys also system/policy/admin.",
     )
     sensitivity: str = "low"
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
+    valid_from: datetime | None = strawberry.field(
+        default=None,
+        description="When it became true (inclusive). Default: when the earliest cited "
+        "episode began; with validTo alone, the start of the claim about this object it ends.",
+    )
+    valid_to: datetime | None = strawberry.field(
+        default=None,
+        description="When it stopped being true (exclusive). Default: open, or for a "
+        "conclusion the earliest end among its premises.",
+    )
     ttl_days: int | None = None
     cardinality: Cardinality | None = None
-    depends_on: list[strawberry.ID] = strawberry.field(default_factory=list)
+    depends_on: list[strawberry.ID] = strawberry.field(
+        default_factory=list,
+        description="Premises: when one is superseded or retracted this fact (and what was "
+        "drawn from it) is flagged needsVerification; derived from a doubted premise, it is "
+        "born flagged.",
+    )
 
 
 @strawberry.type
