@@ -12,21 +12,14 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, session_key, utcnow
+from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
-from graph_memory.services import (
-    audit,
-    confidence_steps,
-    fact_rows,
-    fact_rules,
-    predicates,
-    validity,
-)
+from graph_memory.services import audit, fact_effects, fact_rows, fact_rules, predicates, validity
 from graph_memory.services.confidence_steps import Touch
 from graph_memory.services.gate import CheckedFact, check_fact
 from graph_memory.services.trust import enforce_capacity
@@ -297,74 +290,13 @@ class FactService:
                 supersedes=prior["id"] if prior else None,
             )
 
-        corroborated = sorted({e["id"] for e in evidence})
-        created_ids = {c["id"] for c in creates}
-        before = await FactRepository.evidence_before(
-            tx, tenant, [f for f in corroborated if f not in created_ids]
+        events += await fact_effects.settle(
+            tx,
+            principal,
+            policy,
+            fact_effects.Batch(results, creates, evidence, touches, superseded, premises, episodes),
+            now,
         )
-        await FactRepository.write_versions(tx, tenant, creates, now)
-        await FactRepository.add_evidence(tx, tenant, evidence, now)
-        events += [
-            audit.event(
-                principal,
-                "verify",
-                "fact",
-                r["id"],
-                now,
-                before={"needs_verification": True, "verification_reason": r["reason"]},
-                after={"needs_verification": False},
-                reason="confirmed again by a new assertion after it was flagged",
-            )
-            for r in await FactRepository.reverify(tx, tenant, corroborated, now)
-        ]
-        # New versions got their confidence from their citations; only corroborated ones
-        # need the evidence recounted from their edges.
-        recomputed = await FactRepository.recompute_confidence(
-            tx, tenant, corroborated, policy.promote_sessions, now
-        )
-        by_id = {r["id"]: r for r in recomputed}
-        for fact_id, rec in fact_rows.created_confidence(creates).items():
-            # A version created and corroborated in one batch: the recount is the truth.
-            by_id.setdefault(fact_id, rec)
-        for r in results.values():
-            if r.ok and r.fact_id in by_id:
-                r.status = by_id[r.fact_id]["status"]
-                r.confidence = by_id[r.fact_id]["after"]
-        item_steps = confidence_steps.steps(
-            touches,
-            before,
-            {c["id"]: c["props"] for c in creates},
-            {fid: float(rec["after"]) for fid, rec in by_id.items()},
-            {eid: session_key(ep["user_id"], ep["session_id"]) for eid, ep in episodes.items()},
-            policy.promote_sessions,
-        )
-        events += fact_rows.write_events(principal, results, creates, item_steps, by_id, now)
-        flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
-        events += audit.flagged(principal, flagged, now, "superseded")
-        # Derived from a premise already in doubt: born needing verification, saying why.
-        doubted = [
-            {
-                "id": t.fact_id,
-                "premise": premises.doubts[t.index][0],
-                "reason": f"premise {premises.doubts[t.index][0]} {premises.doubts[t.index][1]} "
-                "when this was derived from it",
-            }
-            for t in touches
-            if t.created and t.index in premises.doubts
-        ]
-        if doubted:
-            await FactRepository.flag(tx, tenant, doubted, now)
-            events += [
-                audit.event(
-                    principal,
-                    "flag_needs_verification",
-                    "fact",
-                    r["id"],
-                    now,
-                    reason=r["reason"],
-                )
-                for r in doubted
-            ]
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
