@@ -1,10 +1,11 @@
 // params: tenant, ids, excised, now, reason
 // returns: id, current
-// Conclusions drawn from excised premises: current ones are flagged needs-verification; any
-// older reason text (which may quote the premise) is replaced by a content-free one.
+// Conclusions drawn from excised premises, down the whole chain (as fact.flag_dependents):
+// current ones are flagged needs-verification; any older reason text (which may quote the
+// premise) is replaced by a content-free one.
 // $excised is the same ids as a map: a lookup keeps the cost linear.
 UNWIND $ids AS pid
-MATCH (d:Fact)-[:DEPENDS_ON]->(:Fact {id: pid})
+MATCH (d:Fact)-[:DEPENDS_ON*1..8]->(:Fact {id: pid})
 WHERE d.tenant = $tenant AND $excised[d.id] IS NULL
 WITH DISTINCT d
 WITH d, d.superseded_at IS NULL AND d.retracted_at IS NULL AS current

@@ -1,9 +1,10 @@
 // params: tenant, ids, excised
 // returns: id, reason, changed
-// Conclusions awaiting verification that depend on these surviving premises, with one of their
-// premises (excised ones aside) that really changed: [id, what happened] or null.
+// Conclusions awaiting verification that depend on these surviving premises (down the whole
+// chain, as flags cascade), with one of their own premises (excised ones aside) that really
+// changed: [id, what happened] or null.
 UNWIND $ids AS pid
-MATCH (d:Fact)-[:DEPENDS_ON]->(:Fact {id: pid})
+MATCH (d:Fact)-[:DEPENDS_ON*1..8]->(:Fact {id: pid})
 WHERE d.tenant = $tenant AND d.needs_verification AND NOT d.id IN $excised
 WITH DISTINCT d
 OPTIONAL MATCH (d)-[:DEPENDS_ON]->(q:Fact)

@@ -174,3 +174,24 @@ def test_an_end_alone_ends_the_claim_already_held(client: GraphMemoryClient) -> 
     assert ended["ok"] and ended["supersedes"] == first, ended
     assert client.fact(ended["factId"])["validFrom"] == client.fact(first)["validFrom"]  # type: ignore[index]
     assert client.facts(SCOPES, subject="alice", predicate="has_dog")["edges"] == []
+
+
+def test_forgetting_the_writer_of_a_change_clears_the_doubt_it_cast_down_the_chain(
+    make_client: Any, tenant: str
+) -> None:
+    client, admin = make_client(tenant, "agent"), make_client(tenant, "admin")
+    _, cid = _premise_and_conclusion(client)
+    e = client.record_episode(**episode("alice", "s3"))
+    grand = client.assert_facts(
+        [fact("alice", "commute", "U-Bahn", [e], cardinality="ONE", dependsOn=[cid])]
+    )["results"][0]["factId"]
+    mallory = client.record_episode(**episode("mallory", "m1", scope="user:alice"))
+    change = client.assert_facts([fact("alice", "works_at", "Initech", [mallory])])["results"][0]
+    assert client.fact(grand)["needsVerification"] is True  # type: ignore[index]
+    admin.forget_contributor("mallory")
+    # As if Mallory's version had never been written: nothing in the chain is in doubt, and
+    # no reason names the excised version.
+    for fid in (cid, grand):
+        got = client.fact(fid)
+        assert got["needsVerification"] is False, got  # type: ignore[index]
+        assert change["factId"] not in str(got)
