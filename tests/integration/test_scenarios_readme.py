@@ -6,6 +6,7 @@ where it and the code disagree, the test keeps the README's claim and is a stric
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import stat
@@ -472,15 +473,20 @@ def _listening_addresses(port: int) -> set[str]:
 def test_neo4j_status_matches_the_readme_neo4j_section() -> None:
     out = gm("neo4j", "status")
     assert out.returncode == 0, out.stderr
-    for claim in ("running", "Neo4j 2026.01", "GDS 2.26", "bolt://127.0.0.1:7687 (answering)",
-                  "http://127.0.0.1:7474/browser/", str(local_password_file())):  # fmt: skip
+    # The README's defaults (7687, 7474, ~/.cache/graph-memory) unless this run moved them
+    # (GRAPH_MEMORY_NEO4J_*_PORT, GRAPH_MEMORY_HOME), as a second checkout's CI does.
+    settings = Settings.from_env()
+    bolt, web = settings.bolt_port, settings.http_port
+    for claim in ("running", "Neo4j 2026.01", "GDS 2.26", f"bolt://127.0.0.1:{bolt} (answering)",
+                  f"http://127.0.0.1:{web}/browser/", str(local_password_file())):  # fmt: skip
         assert claim in out.stdout, claim
-    assert str(local_password_file()).endswith(".cache/graph-memory/neo4j-password")
+    if "GRAPH_MEMORY_HOME" not in os.environ:
+        assert str(local_password_file()).endswith(".cache/graph-memory/neo4j-password")
     assert stat.S_IMODE(local_password_file().stat().st_mode) == 0o600
-    assert httpx.get("http://127.0.0.1:7474/browser/").status_code == 200
+    assert httpx.get(f"http://127.0.0.1:{web}/browser/").status_code == 200
     # "The server listens on loopback only": 127.0.0.1 (maybe IPv4-mapped) or ::1, never any.
     loopback = ("0100007F", "00000000000000000000000001000000")
-    for port in (7687, 7474):
+    for port in (bolt, web):
         addrs = _listening_addresses(port)
         assert addrs and all(a.endswith(loopback[0]) or a == loopback[1] for a in addrs), addrs
     logs = gm("neo4j", "logs", "-n", "3")
