@@ -97,28 +97,17 @@ async def settle(
     events += fact_rows.write_events(principal, results, creates, item_steps, by_id, now)
     flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
     events += audit.flagged(principal, flagged, now, "superseded")
-    # Derived from a premise already in doubt: born needing verification, saying why.
-    doubted = [
-        {
-            "id": t.fact_id,
-            "premise": premises.doubts[t.index][0],
-            "reason": f"premise {premises.doubts[t.index][0]} {premises.doubts[t.index][1]} "
-            "when this was derived from it",
-        }
-        for t in touches
-        if t.created and t.index in premises.doubts
-    ]
+    # Derived from a premise already in doubt: born needing verification, saying why (the
+    # flag's reason and its audit event read the same, as audit.flagged writes them).
+    doubted: dict[str, list[dict[str, str]]] = {}
+    for t in touches:
+        if t.created and t.index in premises.doubts:
+            premise, why = premises.doubts[t.index]
+            cause = f"{why} when this was derived from it"
+            row = {"id": t.fact_id, "premise": premise, "reason": f"premise {premise} {cause}"}
+            doubted.setdefault(cause, []).append(row)
     if doubted:
-        await FactRepository.flag(tx, tenant, doubted, now)
-        events += [
-            audit.event(
-                principal,
-                "flag_needs_verification",
-                "fact",
-                r["id"],
-                now,
-                reason=r["reason"],
-            )
-            for r in doubted
-        ]
+        await FactRepository.flag(tx, tenant, [r for rows in doubted.values() for r in rows], now)
+        for cause, rows in doubted.items():
+            events += audit.flagged(principal, rows, now, cause)
     return events
