@@ -1,0 +1,85 @@
+"""Who answers a slot at one validity moment, among the versions believed then.
+
+The README's rule ("Time"), for versions believed at asOf and valid at validAt:
+
+* a version whose start nobody stated (it defaulted to when it was said) is a claim about
+  when we heard it, not about the world: it yields to any version said no earlier that still
+  held when it was said (said at the same moment: the one recorded last). Likewise an
+  undated version never beats one said after it that held when it was said;
+* otherwise the later start wins; on the same start, the one recorded last;
+* across dated and undated versions only each kind's best competes: compared pairwise, mixed
+  claims could beat each other in a circle and leave a slot with no answer;
+* a later version of the same object ends an earlier one from its own start even once it has
+  ended ("had Rex until March" ends "has Rex"); another object wins only while it holds ("in
+  Berlin for 2024" interrupts "in Paris since 2018").
+
+For a many-valued predicate only versions of the same object compete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from graph_memory.temporal.model import Claim
+
+__all__ = ["beats", "winners_at"]
+
+
+def _said(c: Claim) -> tuple[datetime, datetime, int]:
+    return (c.said_at, c.recorded_at, c.version)
+
+
+def _started(c: Claim) -> tuple[datetime, datetime, int]:
+    return (c.start, c.recorded_at, c.version)
+
+
+def beats(g: Claim, f: Claim) -> bool:
+    """Whether ``g`` outranks ``f`` (the order of the rule, before kinds and ends)."""
+    if not f.stated and g.holds(f.said_at) and _said(g) > _said(f):
+        return True
+    if not g.stated and f.holds(g.said_at) and _said(f) > _said(g):
+        return False
+    return _started(g) > _started(f)
+
+
+def _rivals(f: Claim, g: Claim) -> bool:
+    if g.id == f.id:
+        return False
+    return not f.many or g.object_key == f.object_key
+
+
+def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
+    """Ids of the versions that answer at validity ``moment`` (None: before every instant).
+
+    ``claims``: every version of one slot believed at the moment asked about."""
+    valid = [c for c in claims if c.valid_at(moment)]
+    if not valid:
+        return set()
+
+    def best_of_kind(g: Claim, f: Claim) -> bool:
+        # No version of g's kind, competing with f's group and valid then, outranks g.
+        return not any(
+            _rivals(f, h) and h.id != g.id and h.stated == g.stated and beats(h, g)
+            for h in valid
+        )
+
+    def beaten(f: Claim) -> bool:
+        for g in claims:
+            if not _rivals(f, g):
+                continue
+            if not g.valid_at(moment):
+                # An ended version still cuts a version of its own object.
+                if not (
+                    g.object_key == f.object_key
+                    and g.ended_by(moment)
+                    and (g.valid_from is None or moment is None or g.valid_from <= moment)
+                ):
+                    continue
+            if not beats(g, f):
+                continue
+            if g.stated == f.stated or g.ended_by(moment) or best_of_kind(g, f):
+                return True
+        return False
+
+    return {f.id for f in valid if not beaten(f)}
