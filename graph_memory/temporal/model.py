@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 
 __all__ = ["Claim", "Span", "Telling", "VersionLife", "View"]
 
 
-class View(str, Enum):
+class View(StrEnum):
     """Which versions compete. ``ACTIVE``: those promoted by then (what reads serve as truth);
     ``ALL``: candidates too (a read that asks for candidates). A stored segment that is the
     same in both views is kept once as ``BOTH``."""
@@ -54,6 +54,9 @@ class Claim:
         if moment is None:
             return self.valid_from is None
         return (self.valid_from is None or self.valid_from <= moment) and self.holds(moment)
+
+    def started_by(self, moment: datetime | None) -> bool:
+        return self.valid_from is None or (moment is not None and self.valid_from <= moment)
 
     def ended_by(self, moment: datetime | None) -> bool:
         return moment is not None and self.valid_to is not None and self.valid_to <= moment

@@ -60,22 +60,17 @@ def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
     def best_of_kind(g: Claim, f: Claim) -> bool:
         # No version of g's kind, competing with f's group and valid then, outranks g.
         return not any(
-            _rivals(f, h) and h.id != g.id and h.stated == g.stated and beats(h, g)
-            for h in valid
+            _rivals(f, h) and h.id != g.id and h.stated == g.stated and beats(h, g) for h in valid
         )
 
     def beaten(f: Claim) -> bool:
         for g in claims:
             if not _rivals(f, g):
                 continue
-            if not g.valid_at(moment):
-                # An ended version still cuts a version of its own object.
-                if not (
-                    g.object_key == f.object_key
-                    and g.ended_by(moment)
-                    and (g.valid_from is None or moment is None or g.valid_from <= moment)
-                ):
-                    continue
+            # An ended version still cuts a version of its own object.
+            cuts = g.object_key == f.object_key and g.ended_by(moment)
+            if not g.valid_at(moment) and not (cuts and g.started_by(moment)):
+                continue
             if not beats(g, f):
                 continue
             if g.stated == f.stated or g.ended_by(moment) or best_of_kind(g, f):

@@ -41,9 +41,7 @@ class Segment:
 
 def effective(claims: Sequence[Claim]) -> list[Span]:
     """The validity stretches each version wins, given the versions believed at one moment."""
-    cuts = sorted(
-        {t for c in claims for t in (c.valid_from, c.valid_to) if t is not None}
-    )
+    cuts = sorted({t for c in claims for t in (c.valid_from, c.valid_to) if t is not None})
     # Stretches: (-inf, cuts[0]), [cuts[0], cuts[1]), ..., [cuts[-1], +inf).
     starts: list[datetime | None] = [None, *cuts]
     ends: list[datetime | None] = [*cuts, None]
@@ -124,7 +122,9 @@ class OpenChange:
     create: list[Segment]  # open from now
 
 
-def settle_open(lives: Sequence[VersionLife], open_segments: Sequence[Segment], now: datetime) -> OpenChange:
+def settle_open(
+    lives: Sequence[VersionLife], open_segments: Sequence[Segment], now: datetime
+) -> OpenChange:
     """The write-time step: the slot's timeline as believed at ``now`` against what is open.
 
     Every lifecycle change is stamped with the transaction's clock (``now``), read under the

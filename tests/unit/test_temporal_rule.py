@@ -10,6 +10,7 @@ change by change equal the timeline recomputed from the versions.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -84,8 +85,15 @@ def build(many: bool, items: list[Op]) -> Slot:
         if vt is not None and vt <= vf:
             vt = None
         v = V(
-            id=f"f{i}", op=op, subject="alice", predicate="likes" if many else "lives_in",
-            obj=OBJECTS[it.obj], vf=vf, stated=it.vf is not None, vt=vt, version=i + 1,
+            id=f"f{i}",
+            op=op,
+            subject="alice",
+            predicate="likes" if many else "lives_in",
+            obj=OBJECTS[it.obj],
+            vf=vf,
+            stated=it.vf is not None,
+            vt=vt,
+            version=i + 1,
         )
         v.links["e0"] = (op, said)
         tellings = [Telling(at_op(op), said)]
@@ -100,10 +108,17 @@ def build(many: bool, items: list[Op]) -> Slot:
         versions.append(v)
         lives.append(
             VersionLife(
-                id=v.id, version=v.version, object_key=v.obj, valid_from=vf, valid_to=vt,
-                stated=v.stated, recorded_at=at_op(op), activated_at=activated,
+                id=v.id,
+                version=v.version,
+                object_key=v.obj,
+                valid_from=vf,
+                valid_to=vt,
+                stated=v.stated,
+                recorded_at=at_op(op),
+                activated_at=activated,
                 ended_at=at_op(v.ret_op) if v.ret_op is not None else None,
-                tellings=tuple(tellings), many=many,
+                tellings=tuple(tellings),
+                many=many,
             )
         )
         op += 1
@@ -163,7 +178,7 @@ def test_the_resolved_timeline_agrees_with_the_rule_everywhere(
             assert covering == winners_at(claims, at), (j, at)
         if not slot.many:  # one answer per moment: spans never overlap
             ordered = sorted(spans, key=lambda s: (s.valid_from is not None, s.valid_from))
-            for a, b in zip(ordered, ordered[1:], strict=False):
+            for a, b in itertools.pairwise(ordered):
                 assert a.valid_to is not None and b.valid_from is not None
                 assert a.valid_to <= b.valid_from
 
@@ -181,14 +196,19 @@ def test_segments_written_change_by_change_equal_the_recomputed_timeline(
         change = settle_open(known, [s for s in stored if s.sys_to is None], now)
         gone = set(change.close) | set(change.delete)
         stored = [s for s in stored if s not in gone]
-        stored += [Segment(s.fact_id, s.view, s.sys_from, now, s.valid_from, s.valid_to)
-                   for s in change.close]
+        stored += [
+            Segment(s.fact_id, s.view, s.sys_from, now, s.valid_from, s.valid_to)
+            for s in change.close
+        ]
         stored += change.create
     assert normalise(stored) == normalise(bitemporal(slot.lives))
     for j in range(slot.n_ops):
         for view in (View.ACTIVE, View.ALL):
             live = {
-                s.span for s in normalise(stored) if s.view is view and s.sys_from <= at_op(j)
+                s.span
+                for s in normalise(stored)
+                if s.view is view
+                and s.sys_from <= at_op(j)
                 and (s.sys_to is None or at_op(j) < s.sys_to)
             }
             assert live == spans_at(slot.lives, at_op(j), view)
@@ -198,25 +218,49 @@ def test_retelling_any_number_of_times_never_changes_an_earlier_answer() -> None
     """Told "Paris" undated, then "Berlin", then Paris retold in three later sessions: each
     answer recorded at its moment reads the same afterwards."""
     paris = VersionLife(
-        id="paris", version=1, object_key="paris", valid_from=STARTS[0], valid_to=None,
-        stated=False, recorded_at=at_op(0), activated_at=at_op(0), ended_at=None,
-        tellings=(Telling(at_op(0), STARTS[0]), Telling(at_op(2), STARTS[2]),
-                  Telling(at_op(3), STARTS[3])),
+        id="paris",
+        version=1,
+        object_key="paris",
+        valid_from=STARTS[0],
+        valid_to=None,
+        stated=False,
+        recorded_at=at_op(0),
+        activated_at=at_op(0),
+        ended_at=None,
+        tellings=(
+            Telling(at_op(0), STARTS[0]),
+            Telling(at_op(2), STARTS[2]),
+            Telling(at_op(3), STARTS[3]),
+        ),
     )
     berlin = VersionLife(
-        id="berlin", version=2, object_key="berlin", valid_from=STARTS[1], valid_to=None,
-        stated=False, recorded_at=at_op(1), activated_at=at_op(1), ended_at=None,
+        id="berlin",
+        version=2,
+        object_key="berlin",
+        valid_from=STARTS[1],
+        valid_to=None,
+        stated=False,
+        recorded_at=at_op(1),
+        activated_at=at_op(1),
+        ended_at=None,
         tellings=(Telling(at_op(1), STARTS[1]),),
     )
     lives = [paris, berlin]
     now = STARTS[3] + timedelta(days=1)
-    seen = [winners_at([v.claim(at_op(j)) for v in lives if v.believed(at_op(j), View.ACTIVE)],
-                       now) for j in range(4)]
+    seen = [
+        winners_at([v.claim(at_op(j)) for v in lives if v.believed(at_op(j), View.ACTIVE)], now)
+        for j in range(4)
+    ]
     assert seen == [{"paris"}, {"berlin"}, {"paris"}, {"paris"}]
     segs = normalise(bitemporal(lives))
     for j, want in enumerate(seen):
-        got = {s.fact_id for s in segs if s.view is View.ACTIVE and s.sys_from <= at_op(j)
-               and (s.sys_to is None or at_op(j) < s.sys_to)
-               and (s.valid_from is None or s.valid_from <= now)
-               and (s.valid_to is None or now < s.valid_to)}
+        got = {
+            s.fact_id
+            for s in segs
+            if s.view is View.ACTIVE
+            and s.sys_from <= at_op(j)
+            and (s.sys_to is None or at_op(j) < s.sys_to)
+            and (s.valid_from is None or s.valid_from <= now)
+            and (s.valid_to is None or now < s.valid_to)
+        }
         assert got == want

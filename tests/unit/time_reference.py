@@ -148,5 +148,3 @@ class Model:
                 for g in ended
             )
         }
-
-
