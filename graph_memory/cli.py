@@ -33,8 +33,12 @@ async def _migrate(settings: Settings) -> int:
 
     db = Database.connect(settings.neo4j())
     try:
+        from tqdm import tqdm
+
         embedder = build_embedder(settings)
-        applied = await migrate(db, dimensions=embedder.dimensions)
+        # The timeline backfill reports slots rebuilt (a store written before the timeline).
+        with tqdm(desc="timeline backfill", unit=" slots", disable=None, leave=False) as bar:
+            applied = await migrate(db, dimensions=embedder.dimensions, progress=bar.update)
         await check_embedding_model(db, embedder, record=True)
         for m in applied:
             print(f"applied {m.version:03d}_{m.name}")

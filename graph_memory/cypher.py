@@ -9,6 +9,11 @@ The name is the path: ``cypher/fact/assert.cypher`` is ``fact.assert``. At load 
 params are checked against the ``$parameters`` in the body, so a renamed parameter fails at
 start-up instead of silently binding null (aiosql's signature check). Schema migrations under
 ``cypher/schema/`` are plain DDL and carry no header.
+
+A rule several queries share is written once as a fragment: a file whose name starts with
+``_`` (no header, not a query of its own), pulled into a query by a line
+``#include timeline/_in_force``. The include is expanded before the header check, so a
+fragment's parameters must be declared by every query that includes it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ __all__ = ["CypherCatalog", "Query", "catalog", "cypher_root"]
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER = re.compile(r"^//\s*(params|returns):\s*(.*)$")
 _LINE_COMMENT = re.compile(r"//[^\n]*")
+_INCLUDE = re.compile(r"^[ \t]*#include[ \t]+([A-Za-z0-9_/]+)[ \t]*$", re.MULTILINE)
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
@@ -77,16 +83,33 @@ def parse(name: str, source: str) -> Query:
     return Query(name=name, text=source, params=frozenset(declared), returns=returns)
 
 
+def expand(root: Path, source: str, seen: tuple[str, ...] = ()) -> str:
+    """``source`` with each ``#include name`` line replaced by ``cypher/name.cypher``."""
+
+    def one(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if not Path(name).name.startswith("_"):
+            raise ValueError(f"#include {name}: only fragments (files named _*) can be included")
+        if name in seen:
+            raise ValueError(f"#include {name}: included from itself")
+        path = root / f"{name}.cypher"
+        if not path.is_file():
+            raise ValueError(f"#include {name}: no fragment {path}")
+        return expand(root, path.read_text().rstrip("\n"), (*seen, name))
+
+    return _INCLUDE.sub(one, source)
+
+
 class CypherCatalog:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._queries: dict[str, Query] = {}
         for path in sorted(root.rglob("*.cypher")):
             rel = path.relative_to(root)
-            if rel.parts[0] == "schema":
+            if rel.parts[0] == "schema" or path.name.startswith("_"):
                 continue
             name = ".".join(rel.with_suffix("").parts)
-            self._queries[name] = parse(name, path.read_text())
+            self._queries[name] = parse(name, expand(root, path.read_text()))
 
     def __getitem__(self, name: str) -> Query:
         try:

@@ -8,12 +8,14 @@ here was migrated by newer code: we refuse to touch it rather than guess.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from graph_memory.cypher import cypher_root
 from graph_memory.db import Database
 from graph_memory.errors import MigrationError
+from graph_memory.services.timeline_backfill import backfill_timelines
 
 __all__ = [
     "Migration",
@@ -67,7 +69,9 @@ async def pending(db: Database) -> list[Migration]:
     return [m for m in schema_migrations() if m.version not in done]
 
 
-async def migrate(db: Database, *, dimensions: int) -> list[Migration]:
+async def migrate(
+    db: Database, *, dimensions: int, progress: Callable[[int], None] | None = None
+) -> list[Migration]:
     """Apply every migration not yet recorded, in order; returns the ones applied.
 
     Raises MigrationError when the database is ahead of this code. A lower-numbered file added
@@ -100,4 +104,6 @@ async def migrate(db: Database, *, dimensions: int) -> list[Migration]:
         )
         applied.append(m)
     await db.run_raw("CALL db.awaitIndexes(300)")
+    # Data migrations that need the time rule (Python, not DDL): resumable, done once.
+    await backfill_timelines(db, progress)
     return applied

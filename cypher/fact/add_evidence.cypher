@@ -2,7 +2,7 @@
 // returns: id, added
 // Re-asserting the current object adds evidence to that version instead of a new version.
 // Told again in a later session, the version was said at its latest telling: told_at moves
-// (the value it replaces stays in told_prev for reads as of before the move).
+// (told_log keeps every move, so reads as of before any of them are unchanged).
 UNWIND $rows AS row
 MATCH (f:Fact {id: row.id})
 WHERE f.tenant = $tenant
@@ -16,7 +16,8 @@ WITH f, collect(existing IS NULL) AS adds, max(e.started_at) AS said
 CALL (f, said) {
   WITH f, said
   WHERE said > coalesce(f.told_at, f.recorded_at)
-  SET f.told_prev = coalesce(f.told_at, f.recorded_at), f.told_moved_at = $now,
+  SET f.told_log_at = coalesce(f.told_log_at, [f.recorded_at]) + $now,
+      f.told_log = coalesce(f.told_log, [coalesce(f.told_at, f.recorded_at)]) + said,
       f.told_at = said
 }
 RETURN f.id AS id, any(a IN adds WHERE a) AS added

@@ -12,7 +12,9 @@ SET f.recorded_at = $now,
     f.valid_from = datetime(row.valid_from),
     f.valid_to = datetime(row.valid_to),
     f.expires_at = datetime(row.expires_at),
-    f.told_at = datetime(row.told_at)
+    f.told_at = datetime(row.told_at),
+    // When it was said, as that moves with each re-telling (read by graph_memory/temporal).
+    f.told_log_at = [$now], f.told_log = [coalesce(datetime(row.told_at), $now)]
 MERGE (s:Entity {tenant: $tenant, key: row.subject})
 ON CREATE SET s.id = row.subject_id, s.name = row.subject_name, s.caption = row.subject_name
 CREATE (f)-[:ABOUT]->(s)

@@ -19,6 +19,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
+from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services import audit, fact_effects, fact_rows, fact_rules, predicates, validity
 from graph_memory.services.confidence_steps import Touch
 from graph_memory.services.gate import CheckedFact, check_fact
@@ -119,6 +120,10 @@ class FactService:
                 tx, principal, policy, dict(checked), vectors, attempt, now
             )
             ordered = [attempt[i] for i in range(len(items))]
+            # The timeline of every slot the batch touched, in the same transaction.
+            await TimelineRepository.settle_facts(
+                tx, tenant, [r.fact_id for r in ordered if r.ok and r.fact_id], now
+            )
             if idempotency_key:
                 # Recorded in the same transaction: a crash cannot land the facts without it.
                 await IdempotencyRepository.put_in_tx(
@@ -369,6 +374,7 @@ class FactService:
             ]
             events += audit.flagged(principal, flagged, now, "retracted")
             await AuditRepository.record_in_tx(tx, tenant, events)
+            await TimelineRepository.settle_facts(tx, tenant, [fact_id], now)
             return after
 
         result: Record | TierConflict = await self.db.write_tx(work)

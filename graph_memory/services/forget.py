@@ -53,6 +53,7 @@ from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.forget import ForgetRepository as Repo
 from graph_memory.repositories.procedures import ProcedureRepository
+from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services import audit, forget_trail
 from graph_memory.services.gate import default_text
 from graph_memory.services.procedures import DEMOTE_MARGIN, PROMOTE_SUCCESSES
@@ -173,6 +174,9 @@ class ForgetService:
         links = plan_relinks(chain_rows, deleted)
         reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
         procedures = await Repo.procedures(tx, tenant, episode_ids)
+        # Their timelines are rebuilt once the versions are gone: an excision rewrites the
+        # past on purpose (no asOf may show what was excised, or promotions only they earned).
+        slots = await TimelineRepository.slots_of(tx, tenant, [*doomed, *shared])
 
         report.audit_events_redacted = await Repo.redact_audit(
             tx, tenant, [*doomed, *episode_ids, user_id], now
@@ -210,6 +214,7 @@ class ForgetService:
         report.user_deleted = await Repo.delete_user(tx, tenant, user_id) > 0
         report.episodes_deleted = await Repo.delete_episodes(tx, tenant, episode_ids)
         _, report.entities_deleted = await Repo.delete_facts(tx, tenant, doomed)
+        await TimelineRepository.rebuild(tx, tenant, slots)
         events += await self._procedures(tx, principal, report, procedures, now)
         events.append(
             audit.event(

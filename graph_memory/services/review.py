@@ -17,6 +17,7 @@ from graph_memory.errors import Conflict, Forbidden, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services import audit
 
@@ -129,6 +130,7 @@ class ReviewService:
                 )
                 events += audit.flagged(principal, flagged, now, "rejected")
             await AuditRepository.record_in_tx(tx, tenant, events)
+            await TimelineRepository.settle_facts(tx, tenant, [fact_id], now)
             return after
 
         result: Record = await self.repo.db.write_tx(work)

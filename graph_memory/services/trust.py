@@ -27,6 +27,7 @@ from graph_memory.errors import ValidationError
 from graph_memory.policy import DEFAULT_POLICY, TenantPolicy, normalise_phrase
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services import audit
 
@@ -333,4 +334,5 @@ async def enforce_capacity(
     events += audit.flagged(
         principal, flagged, now, "evicted", actor=EVICTION_ACTOR, actor_type="system"
     )
+    await TimelineRepository.settle_facts(tx, tenant, [e["id"] for e in evicted], now)
     return events

@@ -24,6 +24,7 @@ from graph_memory.migrations import migrate
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.auth import AuthService
 from graph_memory.settings import Settings
+from tests.integration.timeline_check import timeline_mismatches
 
 
 def _free_port() -> int:
@@ -77,6 +78,20 @@ def _create_key(settings: Settings, tenant: str, role: str) -> str:
 @pytest.fixture
 def tenant() -> str:
     return f"t-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(autouse=True)
+def stored_timeline_matches_versions(
+    request: pytest.FixtureRequest, settings: Settings
+) -> Iterator[None]:
+    """After every scenario on a fresh tenant: the timeline the writes stored equals the one
+    recomputed from the versions (graph_memory/temporal), slot by slot."""
+    tenant = request.getfixturevalue("tenant") if "tenant" in request.fixturenames else None
+    yield
+    if tenant is None:
+        return
+    problems = asyncio.run(timeline_mismatches(settings, tenant))
+    assert not problems, "stored timeline differs from the versions':\n" + "\n".join(problems)
 
 
 ClientFactory = Callable[..., GraphMemoryClient]

@@ -1,0 +1,223 @@
+"""The stored timeline of each slot: read its versions, write the segments the rule gives.
+
+Every write path that changes a version's part in the rule (a new version, a re-telling, a
+promotion, a retraction, a rejection, an excision) calls ``settle`` for the slots it touched,
+in its own transaction: the change and the timeline it implies commit together.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Record, Tx
+from graph_memory.domain import as_datetime
+from graph_memory.repositories._scope import require_tenant
+from graph_memory.temporal import Segment, Telling, VersionLife, View, bitemporal, settle_open
+
+__all__ = ["SlotKey", "SlotTimeline", "TimelineRepository"]
+
+
+@dataclass(frozen=True, order=True)
+class SlotKey:
+    scope: str
+    subject: str
+    predicate: str
+
+    def param(self) -> dict[str, str]:
+        return {"scope": self.scope, "subject": self.subject, "predicate": self.predicate}
+
+
+@dataclass(frozen=True)
+class SlotTimeline:
+    slot: SlotKey
+    versions: tuple[VersionLife, ...]
+    segments: tuple[Segment, ...]  # open ones only, from slot_state; all, from stored()
+
+
+def _time(value: Any) -> datetime:
+    out = as_datetime(value)
+    if out is None:
+        raise ValueError("a version without a recorded time")
+    return out
+
+
+def _life(r: Record) -> VersionLife:
+    ends = [t for t in (as_datetime(r["retracted_at"]), as_datetime(r["rejected_at"])) if t]
+    tellings = tuple(
+        Telling(_time(at), _time(told))
+        for at, told in zip(r["told_log_at"], r["told_log"], strict=True)
+    )
+    return VersionLife(
+        id=r["id"],
+        version=int(r["version"]),
+        object_key=r["object_key"],
+        valid_from=as_datetime(r["valid_from"]),
+        valid_to=as_datetime(r["valid_to"]),
+        stated=bool(r["stated"]),
+        recorded_at=_time(r["recorded_at"]),
+        activated_at=as_datetime(r["activated_at"]),
+        ended_at=min(ends) if ends else None,
+        tellings=tellings,
+        many=bool(r["many"]),
+    )
+
+
+def _segment(r: Record) -> Segment:
+    return Segment(
+        fact_id=r["fact_id"],
+        view=View(r["view"]),
+        sys_from=_time(r["sys_from"]),
+        sys_to=as_datetime(r.get("sys_to")),
+        valid_from=as_datetime(r["valid_from"]),
+        valid_to=as_datetime(r["valid_to"]),
+    )
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _row(s: Segment) -> dict[str, Any]:
+    return {
+        "id": uuid.uuid4().hex,
+        "fact_id": s.fact_id,
+        "view": s.view.value,
+        "sys_from": _iso(s.sys_from),
+        "sys_to": _iso(s.sys_to),
+        "valid_from": _iso(s.valid_from),
+        "valid_to": _iso(s.valid_to),
+    }
+
+
+def merged_views(segments: Iterable[Segment]) -> list[Segment]:
+    """A segment the same in both views is stored once, as ``BOTH``."""
+    pending = list(segments)
+    keys = {
+        (s.fact_id, s.sys_from, s.sys_to, s.valid_from, s.valid_to)
+        for s in pending
+        if s.view is View.ACTIVE
+    }
+    both = {
+        (s.fact_id, s.sys_from, s.sys_to, s.valid_from, s.valid_to)
+        for s in pending
+        if s.view is View.ALL
+    } & keys
+    out: list[Segment] = []
+    for s in pending:
+        key = (s.fact_id, s.sys_from, s.sys_to, s.valid_from, s.valid_to)
+        if key not in both:
+            out.append(s)
+        elif s.view is View.ACTIVE:
+            out.append(
+                Segment(s.fact_id, View.BOTH, s.sys_from, s.sys_to, s.valid_from, s.valid_to)
+            )
+    return out
+
+
+class TimelineRepository:
+    @staticmethod
+    async def settle(tx: Tx, tenant: str, slots: Iterable[SlotKey], now: datetime) -> None:
+        """Close and open the segments that changes made at ``now`` imply (``now`` is the
+        transaction's clock, read under the lock, so nothing before it changes)."""
+        tenant = require_tenant(tenant)
+        keys = sorted(set(slots))
+        if not keys:
+            return
+        rows = await tx.run(
+            "timeline.slot_state", {"tenant": tenant, "slots": [k.param() for k in keys]}
+        )
+        close: list[str] = []
+        delete: list[str] = []
+        create: list[dict[str, Any]] = []
+        for r in rows:
+            lives = [_life(v) for v in r["versions"]]
+            by_segment = {_segment({**s, "sys_to": None}): s["id"] for s in r["open"]}
+            change = settle_open(lives, list(by_segment), now)
+            close += [by_segment[s] for s in change.close]
+            delete += [by_segment[s] for s in change.delete]
+            create += [_row(s) for s in change.create]
+        if close or delete or create:
+            await tx.run(
+                "timeline.apply",
+                {"tenant": tenant, "close": close, "delete": delete, "create": create, "now": now},
+            )
+
+    @staticmethod
+    async def slots_of(tx: Tx, tenant: str, ids: Iterable[str]) -> list[SlotKey]:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return []
+        rows = await tx.run("timeline.slots_of", {"tenant": require_tenant(tenant), "ids": wanted})
+        return [SlotKey(r["scope"], r["subject"], r["predicate"]) for r in rows]
+
+    @classmethod
+    async def settle_facts(cls, tx: Tx, tenant: str, ids: Iterable[str], now: datetime) -> None:
+        """``settle`` for the slots of these versions."""
+        await cls.settle(tx, tenant, await cls.slots_of(tx, tenant, ids), now)
+
+    @staticmethod
+    async def rebuild(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:
+        """Recompute these slots' whole timeline from their versions (a backfill, or an
+        excision that rewrites the past on purpose); returns the segments written."""
+        tenant = require_tenant(tenant)
+        keys = sorted(set(slots))
+        if not keys:
+            return 0
+        params = [k.param() for k in keys]
+        rows = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params})
+        create = [
+            _row(s)
+            for r in rows
+            for s in merged_views(bitemporal([_life(v) for v in r["versions"]]))
+        ]
+        await tx.run("timeline.clear", {"tenant": tenant, "slots": params})
+        if create:
+            await tx.run(
+                "timeline.apply",
+                {"tenant": tenant, "close": [], "delete": [], "create": create, "now": None},
+            )
+        return len(create)
+
+    @staticmethod
+    async def stored(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> list[SlotTimeline]:
+        """Each slot's versions and every stored segment (to check one against the other)."""
+        tenant = require_tenant(tenant)
+        keys = sorted(set(slots))
+        if not keys:
+            return []
+        params = [k.param() for k in keys]
+        state = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params})
+        segs = await tx.run("timeline.segments", {"tenant": tenant, "slots": params})
+        by_slot = {(r["scope"], r["subject"], r["predicate"]): r["segments"] for r in segs}
+        return [
+            SlotTimeline(
+                SlotKey(r["scope"], r["subject"], r["predicate"]),
+                tuple(_life(v) for v in r["versions"]),
+                tuple(_segment(s) for s in by_slot[(r["scope"], r["subject"], r["predicate"])]),
+            )
+            for r in state
+        ]
+
+    @staticmethod
+    async def slots(tx: Tx, tenant: str, after: SlotKey | None, limit: int) -> list[SlotKey]:
+        start = after or SlotKey("", "", "")
+        rows = await tx.run(
+            "timeline.slots",
+            {
+                "tenant": require_tenant(tenant),
+                "after_scope": start.scope,
+                "after_subject": start.subject,
+                "after_predicate": start.predicate,
+                "limit": limit,
+            },
+        )
+        return [SlotKey(r["scope"], r["subject"], r["predicate"]) for r in rows]
+
+    @staticmethod
+    async def tenants(tx: Tx, after: str, limit: int) -> list[str]:
+        rows = await tx.run("timeline.tenants", {"after": after, "limit": limit})
+        return [r["tenant"] for r in rows]

@@ -1,0 +1,100 @@
+"""Backfill the stored timeline of a store written before it existed.
+
+Walks every tenant's slots in key order and rebuilds each slot's segments from its versions
+(graph_memory/temporal), a batch per transaction. Progress is recorded in the graph after
+every batch, so an interrupted backfill resumes where it stopped; rebuilding a slot twice
+gives the same segments, so a batch replayed after a crash is harmless. Writes that land
+during the backfill settle their own slots; a later rebuild of such a slot recomputes the
+same timeline from the same versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graph_memory.db import Database, Tx
+from graph_memory.repositories.timeline import SlotKey, TimelineRepository
+
+__all__ = ["RULE_VERSION", "BackfillReport", "backfill_timelines"]
+
+# Bumped when graph_memory/temporal changes what it decides: every timeline is rebuilt.
+RULE_VERSION = 1
+BATCH = 200
+
+
+@dataclass
+class BackfillReport:
+    slots: int = 0
+    segments: int = 0
+    resumed: bool = False
+    already_done: bool = False
+
+
+async def backfill_timelines(
+    db: Database, progress: Callable[[int], None] | None = None
+) -> BackfillReport:
+    report = BackfillReport()
+    rows = await db.read("timeline.backfill_get", {"rule": RULE_VERSION})
+    state = rows[0] if rows else None
+    if state is not None and state["done"]:
+        report.already_done = True
+        return report
+    tenant = state["tenant"] if state else ""
+    after: SlotKey | None = (
+        SlotKey(state["scope"], state["subject"], state["predicate"])
+        if state and state["scope"] is not None
+        else None
+    )
+    report.resumed = state is not None
+    report.slots = int(state["slots"] or 0) if state else 0
+    while True:
+        if after is None:
+            # The tenant after `tenant`, or the same one when it was never started.
+            async def next_tenant(tx: Tx, prev: str = tenant) -> list[str]:
+                return await TimelineRepository.tenants(tx, prev, 1)
+
+            nxt = await db.read_tx(next_tenant)
+            if not nxt:
+                break
+            tenant = nxt[0]
+
+        async def batch(
+            tx: Tx, t: str = tenant, a: SlotKey | None = after
+        ) -> tuple[int, SlotKey | None]:
+            keys = await TimelineRepository.slots(tx, t, a, BATCH)
+            if not keys:
+                await _mark(tx, t, None, 0, report.slots, done=False)
+                return 0, None
+            written = await TimelineRepository.rebuild(tx, t, keys)
+            await _mark(tx, t, keys[-1], len(keys), report.slots, done=False)
+            report.segments += written
+            return len(keys), keys[-1]
+
+        n, after = await db.write_tx(batch)
+        report.slots += n
+        if progress is not None and n:
+            progress(n)
+
+    async def finish(tx: Tx) -> None:
+        await _mark(tx, tenant, None, 0, report.slots, done=True)
+
+    await db.write_tx(finish)
+    return report
+
+
+async def _mark(
+    tx: Tx, tenant: str, last: SlotKey | None, n: int, total: int, *, done: bool
+) -> None:
+    await tx.run(
+        "timeline.backfill_set",
+        {
+            "rule": RULE_VERSION,
+            "done": done,
+            "tenant": tenant,
+            "scope": last.scope if last else None,
+            "subject": last.subject if last else None,
+            "predicate": last.predicate if last else None,
+            "slots": total + n,
+        },
+    )
