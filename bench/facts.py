@@ -39,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from graph_memory.app import create_app
 from graph_memory.container import build_services, default_policy
 from graph_memory.cypher import catalog
+from graph_memory.db import Database
+from graph_memory.services.timeline_backfill import rebuild_tenant
 from graph_memory.domain import SERVABLE_STATUSES, Citation, FactInput, Principal, Role, ft_token
 from graph_memory.services.auth import AuthService
 from graph_memory.services.facts import FactService
@@ -55,6 +57,7 @@ CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
   successor_valid_from: r.successor_valid_from, superseded_by: r.superseded_by,
   supersedes: r.supersedes, valid_from: r.valid_from, activated_at: r.recorded_at,
   valid_from_stated: true, told_at: r.recorded_at,
+  told_log_at: [r.recorded_at], told_log: [r.recorded_at],
   needs_verification: false,
   retrieval_count: 0})
 """
@@ -182,6 +185,27 @@ FACTS_Q = """query($f: FactFilterInput!, $a: DateTime, $v: DateTime) {
     edges { node { id object version recordedAt } } } }"""
 HISTORY_Q = """query($s: String!, $p: String!, $sc: [String!]!, $a: DateTime) {
   history(subject: $s, predicate: $p, scopes: $sc, asOf: $a) { versions { id object version } } }"""
+
+
+def timeline(settings: Settings, tenant: str) -> None:
+    """Loaded behind the service's back: rebuild the stored timeline its writes would keep."""
+
+    async def go() -> None:
+        db = Database.connect(settings.neo4j())
+        bar = tqdm(desc="timeline", unit=" slots")
+        started = time.perf_counter()
+        try:
+            report = await rebuild_tenant(db, tenant, bar.update)
+        finally:
+            bar.close()
+            await db.close()
+        took = time.perf_counter() - started
+        print(
+            f"timeline rebuilt: {report.slots:,} slots, {report.segments:,} segments in "
+            f"{took:.1f} s ({report.slots / max(took, 1e-9):,.0f} slots/s)"
+        )
+
+    asyncio.run(go())
 
 
 def reads(
@@ -535,6 +559,7 @@ def main() -> None:
         else:
             t = time.perf_counter()
             sample = load(driver, tenant, args.versions, args.users, args.per_slot)
+            timeline(settings, tenant)
             print(f"loaded {args.versions:,} versions in {time.perf_counter() - t:.1f} s")
         count = driver.execute_query(
             "MATCH (f:Fact {tenant: $t}) RETURN count(f) AS n", {"t": tenant}

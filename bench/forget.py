@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from graph_memory.services.timeline_backfill import rebuild_tenant
 from graph_memory.db import Database
 from graph_memory.domain import Principal, Role, ft_token
 from graph_memory.embeddings import LocalEmbedder
@@ -62,7 +63,7 @@ CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
   status: r.status, cardinality: 'one', confidence: 0.7, version: r.version,
   recorded_at: r.at, superseded_at: r.superseded_at, superseded_by: r.superseded_by,
   successor_valid_from: r.superseded_at, supersedes: r.supersedes, valid_from: r.at,
-  valid_from_stated: false, told_at: r.at,
+  valid_from_stated: false, told_at: r.at, told_log_at: [r.at], told_log: [r.at],
   needs_verification: false, retrieval_count: 0})
 CREATE (f)-[:ABOUT]->(s)
 WITH f, r CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)
@@ -245,6 +246,8 @@ async def main() -> None:
             tenant = f"forgetbench-{uuid.uuid4().hex[:8]}"
             started = time.perf_counter()
             await load(db, tenant, args.facts, args.episodes, rng)
+            # Loaded behind the service's back: the stored timeline its writes would keep.
+            await rebuild_tenant(db, tenant)
             loaded = time.perf_counter() - started
             admin = Principal(tenant=tenant, role=Role.ADMIN, key_id="bench", name="bench")
             t = time.perf_counter()

@@ -66,6 +66,7 @@ CREATE (f:Fact {id: r.id, tenant: r.tenant, scope: r.scope, ft_scope: r.ft_scope
   source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95, status: 'active',
   cardinality: 'many', confidence: r.confidence, version: 1, recorded_at: r.at,
   valid_from: r.at, valid_from_stated: false, told_at: r.at, activated_at: r.at,
+  told_log_at: [r.at], told_log: [r.at],
   needs_verification: false, retrieval_count: 0})
 CREATE (f)-[:DERIVED_FROM {weight: 0.8, at: r.at}]->(e)
 WITH f, r
@@ -179,7 +180,7 @@ def cleanup(args: argparse.Namespace, settings: Settings) -> None:
     conn = settings.neo4j()
     tenants = sorted({t for t, _ in _users(args)})
     with GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password)) as driver:
-        for label in ("Fact", "Episode", "User", "ApiKey", "AuditEvent"):
+        for label in ("Segment", "Fact", "Episode", "User", "ApiKey", "AuditEvent"):
             with driver.session(database=conn.database) as session:
                 session.run(DELETE.format(label=label), tenants=tenants).consume()
         driver.execute_query(

@@ -98,3 +98,26 @@ async def _mark(
             "slots": total + n,
         },
     )
+
+
+async def rebuild_tenant(
+    db: Database, tenant: str, progress: Callable[[int], None] | None = None
+) -> BackfillReport:
+    """Rebuild every slot of one tenant (a store loaded behind the service's back, as the
+    benchmarks do, or a repair); not recorded as the store-wide backfill."""
+    report = BackfillReport()
+    after: SlotKey | None = None
+    while True:
+
+        async def batch(tx: Tx, a: SlotKey | None = after) -> tuple[list[SlotKey], int]:
+            keys = await TimelineRepository.slots(tx, tenant, a, BATCH)
+            return keys, await TimelineRepository.rebuild(tx, tenant, keys)
+
+        keys, written = await db.write_tx(batch)
+        if not keys:
+            return report
+        report.slots += len(keys)
+        report.segments += written
+        after = keys[-1]
+        if progress is not None:
+            progress(len(keys))

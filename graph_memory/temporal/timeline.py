@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TypeVar
 
 from graph_memory.temporal.model import Claim, Span, VersionLife, View
 from graph_memory.temporal.rule import winners_at
@@ -20,6 +21,7 @@ from graph_memory.temporal.rule import winners_at
 __all__ = ["OpenChange", "Segment", "bitemporal", "effective", "normalise", "settle_open"]
 
 _VIEWS = (View.ACTIVE, View.ALL)
+_G = TypeVar("_G", Claim, VersionLife)
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,22 @@ class Segment:
         return Span(self.fact_id, self.valid_from, self.valid_to)
 
 
+def _groups(items: Iterable[_G]) -> list[list[_G]]:
+    """Versions that compete: the whole slot, or for a many-valued predicate each object's
+    versions apart (a "likes" slot can hold hundreds of objects that never compete)."""
+    out: dict[str | None, list[_G]] = {}
+    for it in items:
+        out.setdefault(it.object_key if it.many else None, []).append(it)
+    return list(out.values())
+
+
 def effective(claims: Sequence[Claim]) -> list[Span]:
     """The validity stretches each version wins, given the versions believed at one moment."""
+    out = [s for group in _groups(claims) for s in _effective(group)]
+    return sorted(out, key=_span_order)
+
+
+def _effective(claims: Sequence[Claim]) -> list[Span]:
     cuts = sorted({t for c in claims for t in (c.valid_from, c.valid_to) if t is not None})
     # Stretches: (-inf, cuts[0]), [cuts[0], cuts[1]), ..., [cuts[-1], +inf).
     starts: list[datetime | None] = [None, *cuts]
@@ -55,7 +71,7 @@ def effective(claims: Sequence[Claim]) -> list[Span]:
             open_spans.setdefault(fid, start)
         del end
     out.extend(Span(fid, since, None) for fid, since in open_spans.items())
-    return sorted(out, key=_span_order)
+    return out
 
 
 def _span_order(s: Span) -> tuple[bool, datetime | None, str]:
@@ -68,6 +84,10 @@ def spans_at(lives: Iterable[VersionLife], at: datetime, view: View) -> set[Span
 
 def bitemporal(lives: Sequence[VersionLife]) -> list[Segment]:
     """Every segment of the slot's history, per view (not merged across views)."""
+    return [s for group in _groups(lives) for s in _bitemporal(group)]
+
+
+def _bitemporal(lives: Sequence[VersionLife]) -> list[Segment]:
     moments = sorted({m for v in lives for m in v.moments()})
     out: list[Segment] = []
     for view in _VIEWS:
