@@ -21,6 +21,7 @@ from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.expiry import ExpiryService
 from graph_memory.services.facts import FactService
 from graph_memory.services.forget import ForgetService
+from graph_memory.services.predicates import PredicateService
 from graph_memory.services.procedures import ProcedureService
 from graph_memory.services.reads import ReadService
 from graph_memory.services.recall import RecallService
@@ -47,6 +48,7 @@ class Services:
     reads: ReadService
     episodes: EpisodeService
     auth: AuthService
+    predicates: PredicateService
     # Trust & forgetting: tenant policy store, review, expiry, audit log, excision.
     policies: PolicyStore | None = None
     review: ReviewService | None = None
@@ -94,4 +96,5 @@ def build_services(
         recall=recall,
         context=ContextService(recall),
         procedures=ProcedureService(db, embedder, bookkeeper),
+        predicates=PredicateService(db),
     )

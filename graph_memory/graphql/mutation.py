@@ -261,10 +261,8 @@ class PredicateMutation:
     async def define_predicates(
         self, info: Info[Any, None], predicates: list[PredicateInput]
     ) -> list[Predicate]:
-        from graph_memory.services.predicates import PredicateService
-
         ctx = info.context
         require_role(ctx.principal, Role.ADMIN)
         defs = {p.name.strip().lower(): DCardinality(p.cardinality.value) for p in predicates}
-        out = await PredicateService(ctx.services.db).define(ctx.principal, defs)
+        out = await ctx.services.predicates.define(ctx.principal, defs)
         return [Predicate(name=n, cardinality=Cardinality(c.value)) for n, c in out.items()]

@@ -170,11 +170,9 @@ class MemoryQuery:
 
     @strawberry.field(description="The predicate registry: built-in defaults and the tenant's own.")
     async def predicates(self, info: Info[Any, None]) -> list[Predicate]:
-        from graph_memory.services.predicates import PredicateService
-
         ctx = info.context
         policy = await ctx.services.facts.policy(ctx.principal.tenant)
-        found = await PredicateService(ctx.services.db).list(ctx.principal, policy)
+        found = await ctx.services.predicates.list(ctx.principal, policy)
         return [Predicate(name=n, cardinality=Cardinality(c.value)) for n, c in found.items()]
 
     @strawberry.field

@@ -25,8 +25,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
-
 from graph_memory.client import GraphMemoryClient
 
 C = GraphMemoryClient
