@@ -1,9 +1,18 @@
-// params: tenant, slots
+// params: tenant, slots, ids
 // returns: scope, subject, predicate, versions, open
 // Each slot's versions with the lifecycle that decides whether they compete
-// (graph_memory/temporal), and its open segments (believed now). Times as ISO text: the
+// (graph_memory/temporal), and its open segments (believed now); the slots are named, or
+// are those of the versions `ids` (a change names what it touched). Times as ISO text: the
 // driver decodes a temporal value ~40x slower than Python parses text.
-UNWIND $slots AS slot
+CALL () {
+  UNWIND $slots AS slot
+  RETURN slot
+  UNION
+  MATCH (x:Fact)
+  WHERE x.id IN $ids AND x.tenant = $tenant
+  RETURN {scope: x.scope, subject: x.subject, predicate: x.predicate} AS slot
+}
+WITH DISTINCT slot
 CALL (slot) {
   MATCH (f:Fact {tenant: $tenant, scope: slot.scope, subject: slot.subject,
                  predicate: slot.predicate})

@@ -120,15 +120,24 @@ def merged_views(segments: Iterable[Segment]) -> list[Segment]:
 
 class TimelineRepository:
     @staticmethod
-    async def settle(tx: Tx, tenant: str, slots: Iterable[SlotKey], now: datetime) -> None:
-        """Close and open the segments that changes made at ``now`` imply (``now`` is the
-        transaction's clock, read under the lock, so nothing before it changes)."""
+    async def settle(
+        tx: Tx,
+        tenant: str,
+        slots: Iterable[SlotKey],
+        now: datetime,
+        fact_ids: Iterable[str] = (),
+    ) -> None:
+        """Close and open the segments that changes made at ``now`` imply, in ``slots`` and
+        in the slots of ``fact_ids`` (``now`` is the transaction's clock, read under the
+        lock, so nothing before it changes)."""
         tenant = require_tenant(tenant)
         keys = sorted(set(slots))
-        if not keys:
+        ids = sorted(set(fact_ids))
+        if not keys and not ids:
             return
         rows = await tx.run(
-            "timeline.slot_state", {"tenant": tenant, "slots": [k.param() for k in keys]}
+            "timeline.slot_state",
+            {"tenant": tenant, "slots": [k.param() for k in keys], "ids": ids},
         )
         close: list[str] = []
         delete: list[str] = []
@@ -157,7 +166,7 @@ class TimelineRepository:
     @classmethod
     async def settle_facts(cls, tx: Tx, tenant: str, ids: Iterable[str], now: datetime) -> None:
         """``settle`` for the slots of these versions."""
-        await cls.settle(tx, tenant, await cls.slots_of(tx, tenant, ids), now)
+        await cls.settle(tx, tenant, (), now, ids)
 
     @staticmethod
     async def rebuild(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:
@@ -168,7 +177,7 @@ class TimelineRepository:
         if not keys:
             return 0
         params = [k.param() for k in keys]
-        rows = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params})
+        rows = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params, "ids": []})
         create = [
             _row(s)
             for r in rows
@@ -190,7 +199,7 @@ class TimelineRepository:
         if not keys:
             return []
         params = [k.param() for k in keys]
-        state = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params})
+        state = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params, "ids": []})
         segs = await tx.run("timeline.segments", {"tenant": tenant, "slots": params})
         by_slot = {(r["scope"], r["subject"], r["predicate"]): r["segments"] for r in segs}
         return [
@@ -203,18 +212,9 @@ class TimelineRepository:
         ]
 
     @staticmethod
-    async def slots(tx: Tx, tenant: str, after: SlotKey | None, limit: int) -> list[SlotKey]:
-        start = after or SlotKey("", "", "")
-        rows = await tx.run(
-            "timeline.slots",
-            {
-                "tenant": require_tenant(tenant),
-                "after_scope": start.scope,
-                "after_subject": start.subject,
-                "after_predicate": start.predicate,
-                "limit": limit,
-            },
-        )
+    async def slots(tx: Tx, tenant: str) -> list[SlotKey]:
+        """Every slot of the tenant, in key order."""
+        rows = await tx.run("timeline.slots", {"tenant": require_tenant(tenant)})
         return [SlotKey(r["scope"], r["subject"], r["predicate"]) for r in rows]
 
     @staticmethod

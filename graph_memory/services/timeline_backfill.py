@@ -50,7 +50,7 @@ async def backfill_timelines(
     report.slots = int(state["slots"] or 0) if state else 0
     while True:
         if after is None:
-            # The tenant after `tenant`, or the same one when it was never started.
+            # The tenant after `tenant`, or the first one when none was started.
             async def next_tenant(tx: Tx, prev: str = tenant) -> list[str]:
                 return await TimelineRepository.tenants(tx, prev, 1)
 
@@ -58,23 +58,25 @@ async def backfill_timelines(
             if not nxt:
                 break
             tenant = nxt[0]
+        pending = await _slots_after(db, tenant, after)
+        for start in range(0, len(pending), BATCH):
+            keys = pending[start : start + BATCH]
 
-        async def batch(
-            tx: Tx, t: str = tenant, a: SlotKey | None = after
-        ) -> tuple[int, SlotKey | None]:
-            keys = await TimelineRepository.slots(tx, t, a, BATCH)
-            if not keys:
-                await _mark(tx, t, None, 0, report.slots, done=False)
-                return 0, None
-            written = await TimelineRepository.rebuild(tx, t, keys)
-            await _mark(tx, t, keys[-1], len(keys), report.slots, done=False)
-            report.segments += written
-            return len(keys), keys[-1]
+            async def batch(tx: Tx, t: str = tenant, ks: list[SlotKey] = keys) -> int:
+                written = await TimelineRepository.rebuild(tx, t, ks)
+                await _mark(tx, t, ks[-1], len(ks), report.slots, done=False)
+                return written
 
-        n, after = await db.write_tx(batch)
-        report.slots += n
-        if progress is not None and n:
-            progress(n)
+            report.segments += await db.write_tx(batch)
+            report.slots += len(keys)
+            if progress is not None:
+                progress(len(keys))
+
+        async def tenant_done(tx: Tx, t: str = tenant) -> None:
+            await _mark(tx, t, None, 0, report.slots, done=False)
+
+        await db.write_tx(tenant_done)
+        after = None
 
     async def finish(tx: Tx) -> None:
         await _mark(tx, tenant, None, 0, report.slots, done=True)
@@ -100,24 +102,29 @@ async def _mark(
     )
 
 
+async def _slots_after(db: Database, tenant: str, after: SlotKey | None) -> list[SlotKey]:
+    async def work(tx: Tx) -> list[SlotKey]:
+        return await TimelineRepository.slots(tx, tenant)
+
+    keys = await db.read_tx(work)
+    return keys if after is None else [k for k in keys if k > after]
+
+
 async def rebuild_tenant(
     db: Database, tenant: str, progress: Callable[[int], None] | None = None
 ) -> BackfillReport:
     """Rebuild every slot of one tenant (a store loaded behind the service's back, as the
     benchmarks do, or a repair); not recorded as the store-wide backfill."""
     report = BackfillReport()
-    after: SlotKey | None = None
-    while True:
+    pending = await _slots_after(db, tenant, None)
+    for start in range(0, len(pending), BATCH):
+        keys = pending[start : start + BATCH]
 
-        async def batch(tx: Tx, a: SlotKey | None = after) -> tuple[list[SlotKey], int]:
-            keys = await TimelineRepository.slots(tx, tenant, a, BATCH)
-            return keys, await TimelineRepository.rebuild(tx, tenant, keys)
+        async def batch(tx: Tx, ks: list[SlotKey] = keys) -> int:
+            return await TimelineRepository.rebuild(tx, tenant, ks)
 
-        keys, written = await db.write_tx(batch)
-        if not keys:
-            return report
+        report.segments += await db.write_tx(batch)
         report.slots += len(keys)
-        report.segments += written
-        after = keys[-1]
         if progress is not None:
             progress(len(keys))
+    return report

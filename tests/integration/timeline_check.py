@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph_memory.db import Database, Tx
-from graph_memory.repositories.timeline import SlotKey, TimelineRepository
+from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.settings import Settings
 from graph_memory.temporal import bitemporal, normalise
 
@@ -14,12 +14,9 @@ async def timeline_mismatches(settings: Settings, tenant: str) -> list[str]:
 
     async def work(tx: Tx) -> list[str]:
         out: list[str] = []
-        after: SlotKey | None = None
-        while True:
-            keys = await TimelineRepository.slots(tx, tenant, after, 500)
-            if not keys:
-                return out
-            for st in await TimelineRepository.stored(tx, tenant, keys):
+        keys = await TimelineRepository.slots(tx, tenant)
+        for start in range(0, len(keys), 500):
+            for st in await TimelineRepository.stored(tx, tenant, keys[start : start + 500]):
                 want = normalise(bitemporal(st.versions))
                 got = normalise(st.segments)
                 if want != got:
@@ -27,7 +24,7 @@ async def timeline_mismatches(settings: Settings, tenant: str) -> list[str]:
                         f"{st.slot}: stored-only {sorted(got - want, key=repr)}, "
                         f"recomputed-only {sorted(want - got, key=repr)}"
                     )
-            after = keys[-1]
+        return out
 
     try:
         return await db.read_tx(work)
