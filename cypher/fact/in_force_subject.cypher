@@ -3,6 +3,7 @@
 // Every predicate of one subject, in force at (as_of, valid_at): a seek on the stored timeline
 // (cypher/timeline/_in_force), then the versions it lets answer.
 MATCH (s:Segment)
+USING INDEX s:Segment(tenant, scope, subject)
 WHERE s.tenant = $tenant AND s.scope IN $scopes AND s.subject = $subject
 #include timeline/_in_force
 #include timeline/_after

@@ -1,8 +1,10 @@
 // The stored timeline: one Segment per (winning version, belief interval, validity interval)
 // and view, written by the change that causes it, so every bitemporal read is an interval
-// predicate on an index seek (graph_memory/temporal decides the segments).
+// predicate on an index seek (graph_memory/temporal decides the segments). One index per
+// access path of cypher/fact/in_force_*: slot, subject, predicate, scope (newest first).
 CREATE CONSTRAINT segment_id IF NOT EXISTS FOR (s:Segment) REQUIRE s.id IS UNIQUE;
 CREATE INDEX segment_slot IF NOT EXISTS FOR (s:Segment) ON (s.tenant, s.scope, s.subject, s.predicate);
+CREATE INDEX segment_subject IF NOT EXISTS FOR (s:Segment) ON (s.tenant, s.scope, s.subject);
 CREATE INDEX segment_predicate IF NOT EXISTS FOR (s:Segment) ON (s.tenant, s.scope, s.predicate);
 CREATE INDEX segment_scope_recorded IF NOT EXISTS FOR (s:Segment) ON (s.tenant, s.scope, s.recorded_at);
 // When a version was said, as that moved with each re-telling (told_log_at[i]: the belief
