@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import importlib.resources
 import logging
 import re
@@ -12,21 +13,41 @@ from typing import Any
 from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from strawberry.asgi import GraphQL
 
 from graph_memory.container import Services, build_services
-from graph_memory.errors import GraphMemoryError
+from graph_memory.errors import GraphMemoryError, StoreUnavailable
 from graph_memory.graphql.context import Context
 from graph_memory.graphql.errors import coded
 from graph_memory.graphql.schema import schema
+from graph_memory.http_guard import (
+    Refusal,
+    check_headers,
+    check_payload,
+    check_query_text,
+    check_value,
+    credential,
+    decode_json,
+    read_body,
+    refusal_response,
+)
 from graph_memory.settings import Settings
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("graph_memory")
+
+_AUTH_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+# The request body as the endpoint decoded it, for strawberry's decode_json of the same bytes.
+_PARSED_BODY: contextvars.ContextVar[tuple[bytes, Any] | None] = contextvars.ContextVar(
+    "graph_memory_parsed_body", default=None
+)
+# What a client is told to wait when the store is down: the driver's own reconnect and our
+# retries take about this long to notice it is back.
+RETRY_AFTER_SECONDS = 5
 
 
 # GraphiQL's assets ship in the package (graph_memory/static/graphiql, see its SOURCES.md) so
@@ -46,13 +67,6 @@ def _graphiql_page() -> str:
     return page
 
 
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return header[7:].strip() or None
-    return request.headers.get("x-api-key")
-
-
 class _GraphQL(GraphQL[Context, None]):
     def __init__(self, holder: dict[str, Services]) -> None:
         super().__init__(schema, graphql_ide="graphiql")
@@ -66,6 +80,22 @@ class _GraphQL(GraphQL[Context, None]):
     @property
     def services(self) -> Services:
         return self._holder["s"]
+
+    def decode_json(self, data: str | bytes) -> object:
+        # The endpoint has decoded and checked the body already: strawberry gets that value
+        # instead of parsing megabytes twice. GET's `variables` parameter is decoded here.
+        parsed = _PARSED_BODY.get()
+        if parsed is not None and parsed[0] is data:
+            return parsed[1]
+        return decode_json(data, self.services.settings.limits)
+
+    def parse_query_params(self, params: Any) -> dict[str, Any]:
+        parsed = super().parse_query_params(params)
+        limits = self.services.settings.limits
+        check_value(parsed, limits)
+        if isinstance(parsed.get("query"), str):
+            check_query_text(parsed["query"], limits)
+        return parsed
 
     async def process_result(self, request: Any, result: Any) -> Any:
         return coded(dict(await super().process_result(request, result)))
@@ -107,25 +137,49 @@ def create_app(
         wants_html = "text/html" in request.headers.get("accept", "")
         if request.method == "GET" and wants_html and "query" not in request.query_params:
             return HTMLResponse(gql.graphql_ide_html)
+        limits = gql.services.settings.limits
         try:
-            request.state.principal = await gql.services.auth.authenticate(_bearer(request))
-        except GraphMemoryError as e:
-            return JSONResponse(
-                {"errors": [{"message": e.message, "extensions": {"code": e.code}}]},
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
+            check_headers(request, limits)
+            key = credential(request)
+        except Refusal as e:
+            return refusal_response(e, _AUTH_CHALLENGE if e.status == 401 else None)
+        try:
+            request.state.principal = await gql.services.auth.authenticate(key)
+        except StoreUnavailable as e:
+            # The key may well be good: a 401 would make clients throw it away.
+            return refusal_response(
+                Refusal(503, e.code, e.message), {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
+        except GraphMemoryError as e:
+            return refusal_response(Refusal(401, e.code, e.message), _AUTH_CHALLENGE)
         try:
+            if request.method == "POST":
+                await read_body(request, limits)
+                if "json" in request.headers.get("content-type", ""):
+                    body = await request.body()
+                    payload = check_payload(decode_json(body, limits), limits)
+                    _PARSED_BODY.set((body, payload))
             return await gql.run(request)
+        except Refusal as e:
+            return refusal_response(e)
         except HTTPException as e:
-            return PlainTextResponse(e.reason, status_code=e.status_code)
+            # strawberry's own refusals (unsupported content type, GET for a mutation, ...).
+            code = "PAYLOAD_TOO_LARGE" if e.status_code == 413 else "BAD_REQUEST"
+            return refusal_response(Refusal(e.status_code, code, e.reason))
 
     async def health(request: Request) -> Response:
+        """Liveness and Neo4j reachability, with no detail: a probe learns nothing of the
+        deployment (the reason goes to the log)."""
         del request
         try:
             await gql.services.db.driver.verify_connectivity()
         except Exception as e:  # any driver failure means "not healthy", reported as such
-            return JSONResponse({"status": "unavailable", "error": str(e)}, status_code=503)
+            log.warning("health: Neo4j unreachable (%s)", type(e).__name__)
+            return JSONResponse(
+                {"status": "unavailable"},
+                status_code=503,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
         return JSONResponse({"status": "ok"})
 
     return Starlette(

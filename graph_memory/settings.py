@@ -15,6 +15,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graph_memory.limits import Limits
+
 __all__ = ["Neo4jConnection", "Settings", "data_home", "local_password_file"]
 
 
@@ -66,6 +68,7 @@ class Settings:
     openai_embedding_model: str = "text-embedding-3-small"
     openai_embedding_dimensions: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -83,6 +86,7 @@ class Settings:
             openai_embedding_model=os.environ.get("GRAPH_MEMORY_OPENAI_EMBEDDING_MODEL")
             or "text-embedding-3-small",
             openai_embedding_dimensions=int(dims) if dims else None,
+            limits=Limits.from_env(),
         )
 
     def neo4j(self) -> Neo4jConnection:

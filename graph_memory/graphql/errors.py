@@ -15,7 +15,7 @@ from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import SchemaExtension
 from strawberry.types.execution import ExecutionResult
 
-from graph_memory.errors import GraphMemoryError
+from graph_memory.errors import GraphMemoryError, LimitExceeded
 
 __all__ = ["ErrorCodes", "OneOperation", "coded"]
 
@@ -52,9 +52,19 @@ def coded(response: dict[str, Any]) -> dict[str, Any]:
     for error in response.get("errors") or []:
         ext = error.setdefault("extensions", {})
         if "code" not in ext:
-            syntax = str(error.get("message", "")).startswith("Syntax Error")
-            ext["code"] = "GRAPHQL_PARSE_FAILED" if syntax else "GRAPHQL_VALIDATION"
+            message = str(error.get("message", ""))
+            if any(m in message for m in _TOO_COMPLEX):
+                ext["code"] = "QUERY_TOO_COMPLEX"
+            elif message.startswith("Syntax Error"):
+                ext["code"] = "GRAPHQL_PARSE_FAILED"
+            else:
+                ext["code"] = "GRAPHQL_VALIDATION"
     return response
+
+
+# graphql-core's own words for its limits: the parser's max_tokens (set by QueryLimits) and
+# its rule against recursive introspection.
+_TOO_COMPLEX = ("tokens. Parsing aborted.", "Maximum introspection depth exceeded")
 
 
 class ErrorCodes(SchemaExtension):
@@ -71,14 +81,30 @@ class ErrorCodes(SchemaExtension):
         if original is None:
             # Parse/validation errors of the query itself.
             ext = dict(error.extensions or {})
-            ext.setdefault("code", "GRAPHQL_VALIDATION")
+            too_big = any(m in error.message for m in _TOO_COMPLEX)
+            ext.setdefault("code", "QUERY_TOO_COMPLEX" if too_big else "GRAPHQL_VALIDATION")
             return GraphQLError(
                 error.message, error.nodes, error.source, error.positions, error.path, None, ext
             )
+        if isinstance(original, RecursionError):
+            # A document nested past the parser's recursion (the HTTP layer's bracket count
+            # refuses these first; this covers direct schema.execute callers).
+            return GraphQLError(
+                "the operation nests too deeply",
+                error.nodes,
+                error.source,
+                error.positions,
+                error.path,
+                None,
+                {"code": "QUERY_TOO_COMPLEX"},
+            )
         if isinstance(original, GraphMemoryError):
-            ext = {"code": original.code}
+            typed: dict[str, Any] = {"code": original.code}
             if original.field:
-                ext["field"] = original.field
+                typed["field"] = original.field
+            if isinstance(original, LimitExceeded):
+                typed["limit"] = original.limit
+                typed["max"] = original.maximum
             return GraphQLError(
                 original.message,
                 error.nodes,
@@ -86,7 +112,7 @@ class ErrorCodes(SchemaExtension):
                 error.positions,
                 error.path,
                 original,
-                ext,
+                typed,
             )
         if isinstance(original, GraphQLError) or (
             isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower()

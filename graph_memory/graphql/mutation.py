@@ -151,7 +151,10 @@ def _fact_input(f: FactInputGQL) -> FactInput:
 
 @strawberry.type
 class MemoryMutation:
-    @strawberry.mutation(description="Record session summaries (one or many).")
+    @strawberry.mutation(
+        description="Record session summaries (up to 200 a call by default: "
+        "GRAPH_MEMORY_LIMIT_MAX_EPISODE_BATCH; more is VALIDATION with extensions.limit)."
+    )
     async def record_episodes(
         self, info: Info[Any, None], episodes: list[EpisodeInputGQL]
     ) -> list[EpisodeResult]:
@@ -201,7 +204,8 @@ class MemoryMutation:
         return strawberry.ID(str(r.id))
 
     @strawberry.mutation(
-        description="Assert up to 1,000 facts. Same object: corroborates the current version; "
+        description="Assert up to 1,000 facts (GRAPH_MEMORY_LIMIT_MAX_BATCH). Same object: "
+        "corroborates the current version; "
         "new object of a single-valued predicate: supersedes it. Idempotent under the key."
     )
     async def assert_facts(

@@ -7,6 +7,7 @@ from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
 from graph_memory.graphql.errors import ErrorCodes, OneOperation
+from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
@@ -31,12 +32,14 @@ Query = merge_types("Query", QUERIES)
 Mutation = merge_types("Mutation", MUTATIONS)
 
 # Agents send the same few operations over and over: parse and validate each text once.
+# QueryLimits runs after OneOperation (which picks the operation) and before execution.
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
     extensions=[
         ErrorCodes,
         OneOperation,
+        QueryLimits,
         lambda: ParserCache(maxsize=512),
         lambda: ValidationCache(maxsize=512),
     ],
