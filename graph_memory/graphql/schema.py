@@ -11,6 +11,7 @@ from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
+from graph_memory.graphql.scalars import SCALAR_OVERRIDES
 from graph_memory.graphql.trust import TrustMutation, TrustQuery
 
 __all__ = ["schema"]
@@ -36,6 +37,7 @@ Mutation = merge_types("Mutation", MUTATIONS)
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
+    scalar_overrides=SCALAR_OVERRIDES,
     extensions=[
         ErrorCodes,
         OneOperation,
