@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import importlib.resources
 import logging
+import math
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -21,7 +22,7 @@ from strawberry.asgi import GraphQL
 from graph_memory.container import Services, build_services
 from graph_memory.errors import GraphMemoryError, StoreUnavailable
 from graph_memory.graphql.context import Context
-from graph_memory.graphql.errors import coded
+from graph_memory.graphql.errors import RETRY_AFTER_SECONDS, coded
 from graph_memory.graphql.schema import schema
 from graph_memory.http_guard import (
     Refusal,
@@ -34,6 +35,7 @@ from graph_memory.http_guard import (
     read_body,
     refusal_response,
 )
+from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
 
 __all__ = ["create_app"]
@@ -45,9 +47,6 @@ _AUTH_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 _PARSED_BODY: contextvars.ContextVar[tuple[bytes, Any] | None] = contextvars.ContextVar(
     "graph_memory_parsed_body", default=None
 )
-# What a client is told to wait when the store is down: the driver's own reconnect and our
-# retries take about this long to notice it is back.
-RETRY_AFTER_SECONDS = 5
 
 
 # GraphiQL's assets ship in the package (graph_memory/static/graphiql, see its SOURCES.md) so
@@ -131,6 +130,8 @@ def create_app(
                 await holder["s"].close()
 
     gql = _GraphQL(holder)
+    # Per process, like the key cache: a client guessing keys meets 429s, not Neo4j lookups.
+    throttle = FailureThrottle(settings.limits.max_failed_auth)
 
     async def graphql_endpoint(request: Request) -> Response:
         # GraphiQL itself (a browser GET for HTML) loads without a key; every operation needs one.
@@ -143,14 +144,25 @@ def create_app(
             key = credential(request)
         except Refusal as e:
             return refusal_response(e, _AUTH_CHALLENGE if e.status == 401 else None)
+        auth = gql.services.auth
+        client = request.client.host if request.client else "unknown"
+        if auth.cached(key) is None:
+            wait = throttle.retry_after(client)
+            if wait is not None:
+                return refusal_response(
+                    Refusal(429, "RATE_LIMITED", "too many failed API keys; retry later"),
+                    {"Retry-After": str(math.ceil(wait) or 1)},
+                )
         try:
-            request.state.principal = await gql.services.auth.authenticate(key)
+            request.state.principal = await auth.authenticate(key)
         except StoreUnavailable as e:
             # The key may well be good: a 401 would make clients throw it away.
             return refusal_response(
                 Refusal(503, e.code, e.message), {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
         except GraphMemoryError as e:
+            throttle.failed(client)
+            log.info("authentication failed from %s: %s", client, e.message)
             return refusal_response(Refusal(401, e.code, e.message), _AUTH_CHALLENGE)
         try:
             if request.method == "POST":

@@ -42,6 +42,8 @@ class Limits:
     max_list: int = 200  # any other list argument or input field
     max_query_text: int = 4_000  # recall/context query text
     max_string: int = 20_000  # any other string argument or input field
+    # Authentication: failed keys per client address per minute before 429 RATE_LIMITED.
+    max_failed_auth: int = 20
 
     @classmethod
     def from_env(cls) -> Limits:

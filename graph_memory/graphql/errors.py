@@ -15,11 +15,15 @@ from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import SchemaExtension
 from strawberry.types.execution import ExecutionResult
 
-from graph_memory.errors import GraphMemoryError, LimitExceeded
+from graph_memory.errors import GraphMemoryError, LimitExceeded, StoreUnavailable
 
-__all__ = ["ErrorCodes", "OneOperation", "coded"]
+__all__ = ["RETRY_AFTER_SECONDS", "ErrorCodes", "OneOperation", "coded"]
 
 log = logging.getLogger("graph_memory.graphql")
+
+# What a client is told to wait when the store is down: the driver's own reconnect and our
+# retries take about this long to notice it is back.
+RETRY_AFTER_SECONDS = 5
 
 
 class OneOperation(SchemaExtension):
@@ -74,6 +78,13 @@ class ErrorCodes(SchemaExtension):
         if not result or not result.errors:
             return
         result.errors = [self._typed(e) for e in result.errors]
+        if all((e.extensions or {}).get("code") == StoreUnavailable.code for e in result.errors):
+            # Nothing failed but the store: a 503 with Retry-After tells clients (and load
+            # balancers) to come back, where a 200 would read as an answer.
+            response = getattr(self.execution_context.context, "response", None)
+            if response is not None and hasattr(response, "status_code"):
+                response.status_code = 503
+                response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
 
     @staticmethod
     def _typed(error: GraphQLError) -> GraphQLError:

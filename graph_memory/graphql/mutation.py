@@ -240,12 +240,14 @@ class MemoryMutation:
         ok = sum(1 for r in results if r.ok)
         return AssertFactsPayload(results=out, accepted=ok, rejected=len(results) - ok)
 
-    @strawberry.mutation(description="Retract a fact: belief ends now; history keeps it.")
+    @strawberry.mutation(
+        description="Retract a fact (agent, admin): belief ends now; history keeps it."
+    )
     async def retract_fact(
         self, info: Info[Any, None], id: strawberry.ID, reason: str | None = None
     ) -> Fact:
         ctx = info.context
-        require_role(ctx.principal, Role.AGENT, Role.ANALYST, Role.ADMIN)
+        require_role(ctx.principal, *_WRITERS)  # analysts read and review; they do not write
         rec = await ctx.services.facts.retract(ctx.principal, str(id), reason)
         return fact_from_record(rec)
 

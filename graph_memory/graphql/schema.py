@@ -6,6 +6,7 @@ import strawberry
 from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
+from graph_memory.graphql.denials import AuditDenials
 from graph_memory.graphql.errors import ErrorCodes, OneOperation
 from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
@@ -40,6 +41,7 @@ schema = strawberry.Schema(
     scalar_overrides=SCALAR_OVERRIDES,
     extensions=[
         ErrorCodes,
+        AuditDenials,
         OneOperation,
         QueryLimits,
         lambda: ParserCache(maxsize=512),
