@@ -35,6 +35,7 @@ from graph_memory.http_guard import (
     read_body,
     refusal_response,
 )
+from graph_memory.migrations import pending
 from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
 
@@ -194,11 +195,29 @@ def create_app(
             )
         return JSONResponse({"status": "ok"})
 
+    async def ready(request: Request) -> Response:
+        """Ready to serve: Neo4j reachable and every migration of this code applied. As with
+        /health, the answer names no server and no migration, only what to wait for."""
+        del request
+        try:
+            todo = await pending(gql.services.db)
+        except Exception as e:  # any driver failure means "not ready", reported as such
+            log.warning("ready: Neo4j unreachable (%s)", type(e).__name__)
+            return JSONResponse(
+                {"status": "unavailable"},
+                status_code=503,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+        if todo:
+            return JSONResponse({"status": "migrations pending"}, status_code=503)
+        return JSONResponse({"status": "ready"})
+
     return Starlette(
         routes=[
             Route("/graphql", graphql_endpoint, methods=["GET", "POST"]),
             Mount("/graphql/static", StaticFiles(packages=[_GRAPHIQL_PACKAGE]), name="graphiql"),
             Route("/health", health, methods=["GET"]),
+            Route("/ready", ready, methods=["GET"]),
         ],
         lifespan=lifespan,
     )

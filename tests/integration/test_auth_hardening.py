@@ -237,6 +237,7 @@ def test_outage_is_503_retry_later_never_401(
     unseen = _create_key(settings, tenant, "agent")
     health = url.replace("/graphql", "/health")
     assert httpx.get(health).json() == {"status": "ok"}
+    assert httpx.get(url.replace("/graphql", "/ready")).json() == {"status": "ready"}
     proxy.cut()
 
     r = post(url, {"Authorization": f"Bearer {unseen}"})
@@ -249,6 +250,8 @@ def test_outage_is_503_retry_later_never_401(
     assert not _leaks(r.text, proxy.port, settings.bolt_port), r.text
 
     h = httpx.get(health, timeout=60)
+    assert h.status_code == 503 and h.json() == {"status": "unavailable"}
+    h = httpx.get(url.replace("/graphql", "/ready"), timeout=60)
     assert h.status_code == 503 and h.json() == {"status": "unavailable"}
 
     proxy.restore()
