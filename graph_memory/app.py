@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import importlib.resources
@@ -32,6 +33,7 @@ from graph_memory.http_guard import (
     check_value,
     credential,
     decode_json,
+    is_read_only,
     read_body,
     refusal_response,
 )
@@ -166,13 +168,24 @@ def create_app(
             log.info("authentication failed from %s: %s", client, e.message)
             return refusal_response(Refusal(401, e.code, e.message), _AUTH_CHALLENGE)
         try:
+            read_only = request.method == "GET"  # strawberry refuses mutations over GET
             if request.method == "POST":
                 await read_body(request, limits)
                 if "json" in request.headers.get("content-type", ""):
                     body = await request.body()
                     payload = check_payload(decode_json(body, limits), limits)
                     _PARSED_BODY.set((body, payload))
-            return await gql.run(request)
+                    read_only = is_read_only(payload, limits)
+            if not read_only:
+                return await gql.run(request)
+            return await asyncio.wait_for(gql.run(request), limits.max_query_seconds)
+        except TimeoutError:
+            log.warning("query cancelled after %d s", limits.max_query_seconds)
+            return refusal_response(
+                Refusal(
+                    503, "TIMEOUT", f"the query ran past {limits.max_query_seconds} s: ask for less"
+                )
+            )
         except Refusal as e:
             return refusal_response(e)
         except HTTPException as e:

@@ -24,6 +24,7 @@ import json
 import re
 from typing import Any
 
+from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -37,6 +38,7 @@ __all__ = [
     "check_value",
     "credential",
     "decode_json",
+    "is_read_only",
     "read_body",
     "refusal_response",
 ]
@@ -197,6 +199,29 @@ def check_query_text(query: str, limits: Limits) -> None:
             "QUERY_TOO_COMPLEX",
             f"the query nests brackets deeper than {limits.max_nesting} levels",
         )
+
+
+def is_read_only(payload: dict[str, Any], limits: Limits) -> bool:
+    """True when the operation to run is a query (not a mutation): only those may be cut off
+    by the time budget, since a mutation stopped between two of its transactions would be
+    half applied."""
+    query = payload.get("query")
+    if not isinstance(query, str):
+        return False
+    name = payload.get("operationName")
+    return _read_only(query, name if isinstance(name, str) else None, limits.max_tokens)
+
+
+@functools.lru_cache(maxsize=512)
+def _read_only(query: str, name: str | None, max_tokens: int) -> bool:
+    try:
+        doc = parse(query, max_tokens=max_tokens)
+    except (GraphQLError, RecursionError):
+        return False  # strawberry reports it; nothing runs
+    ops = [d for d in doc.definitions if isinstance(d, OperationDefinitionNode)]
+    if name is not None:
+        ops = [o for o in ops if o.name is not None and o.name.value == name]
+    return bool(ops) and all(o.operation is OperationType.QUERY for o in ops)
 
 
 @functools.lru_cache(maxsize=512)

@@ -42,6 +42,10 @@ class Limits:
     max_list: int = 200  # any other list argument or input field
     max_query_text: int = 4_000  # recall/context query text
     max_string: int = 20_000  # any other string argument or input field
+    # Seconds a query may run before it is cancelled (503 TIMEOUT); mutations are not cut
+    # off (one stopped between two transactions would be half applied): their batch limits
+    # bound them instead.
+    max_query_seconds: int = 30
     # Authentication: failed keys per client address per minute before 429 RATE_LIMITED.
     max_failed_auth: int = 20
 

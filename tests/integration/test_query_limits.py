@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -16,7 +18,7 @@ from graphql import get_introspection_query
 
 from graph_memory.limits import Limits
 from graph_memory.settings import Settings
-from tests.integration.conftest import _create_key, episode, fact
+from tests.integration.conftest import _create_key, episode, fact, serving
 
 LIMITS = Limits()
 
@@ -319,3 +321,33 @@ def test_abuse_is_refused_fast_while_another_tenant_answers(
     # The issue's target is 100 ms p99 on an idle 2-core machine. This one is shared by other
     # test runs and the client runs in the server's process, hence the margin over baseline.
     assert p99(latencies) < p99(baseline) + 0.4
+
+
+@pytest.fixture(scope="module")
+def hasty_server(settings: Settings) -> Iterator[str]:
+    """Shape limits lifted, a one-second budget: what the budget alone does."""
+    lifted = Limits(max_aliases=10**4, max_cost=10**12, max_query_seconds=1)
+    with serving(replace(settings, limits=lifted)) as url:
+        yield url
+
+
+def test_a_query_past_its_time_budget_is_cancelled(hasty_server: str, key: str) -> None:
+    recalls = " ".join(
+        f'r{i}: recall(query: "where does {i} live", scopes: ["user:alice"]) {{ considered }}'
+        for i in range(200)
+    )
+    started = time.perf_counter()
+    r = post(hasty_server, key, "{ " + recalls + " }")
+    assert r.status_code == 503 and code(r) == "TIMEOUT"
+    assert time.perf_counter() - started < 3.0
+    assert "errors" not in post(hasty_server, key, "{ __typename }").json()
+
+
+def test_a_mutation_is_never_cut_off_half_applied(hasty_server: str, key: str) -> None:
+    eps = [
+        {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in episode().items()}
+        for _ in range(LIMITS.max_episode_batch)
+    ]
+    q = "mutation($e: [EpisodeInput!]!) { recordEpisodes(episodes: $e) { ok } }"
+    out = post(hasty_server, key, q, {"e": eps}).json()
+    assert "errors" not in out and all(x["ok"] for x in out["data"]["recordEpisodes"])
