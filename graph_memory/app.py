@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
 import importlib.resources
 import logging
+import math
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -12,21 +15,41 @@ from typing import Any
 from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from strawberry.asgi import GraphQL
 
 from graph_memory.container import Services, build_services
-from graph_memory.errors import GraphMemoryError
+from graph_memory.errors import GraphMemoryError, StoreUnavailable
 from graph_memory.graphql.context import Context
-from graph_memory.graphql.errors import coded
+from graph_memory.graphql.errors import RETRY_AFTER_SECONDS, coded
 from graph_memory.graphql.schema import schema
+from graph_memory.http_guard import (
+    Refusal,
+    check_headers,
+    check_payload,
+    check_query_text,
+    check_value,
+    credential,
+    decode_json,
+    is_read_only,
+    read_body,
+    refusal_response,
+)
+from graph_memory.migrations import pending
+from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("graph_memory")
+
+_AUTH_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+# The request body as the endpoint decoded it, for strawberry's decode_json of the same bytes.
+_PARSED_BODY: contextvars.ContextVar[tuple[bytes, Any] | None] = contextvars.ContextVar(
+    "graph_memory_parsed_body", default=None
+)
 
 
 # GraphiQL's assets ship in the package (graph_memory/static/graphiql, see its SOURCES.md) so
@@ -46,13 +69,6 @@ def _graphiql_page() -> str:
     return page
 
 
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return header[7:].strip() or None
-    return request.headers.get("x-api-key")
-
-
 class _GraphQL(GraphQL[Context, None]):
     def __init__(self, holder: dict[str, Services]) -> None:
         super().__init__(schema, graphql_ide="graphiql")
@@ -66,6 +82,22 @@ class _GraphQL(GraphQL[Context, None]):
     @property
     def services(self) -> Services:
         return self._holder["s"]
+
+    def decode_json(self, data: str | bytes) -> object:
+        # The endpoint has decoded and checked the body already: strawberry gets that value
+        # instead of parsing megabytes twice. GET's `variables` parameter is decoded here.
+        parsed = _PARSED_BODY.get()
+        if parsed is not None and parsed[0] is data:
+            return parsed[1]
+        return decode_json(data, self.services.settings.limits)
+
+    def parse_query_params(self, params: Any) -> dict[str, Any]:
+        parsed = super().parse_query_params(params)
+        limits = self.services.settings.limits
+        check_value(parsed, limits)
+        if isinstance(parsed.get("query"), str):
+            check_query_text(parsed["query"], limits)
+        return parsed
 
     async def process_result(self, request: Any, result: Any) -> Any:
         return coded(dict(await super().process_result(request, result)))
@@ -101,38 +133,104 @@ def create_app(
                 await holder["s"].close()
 
     gql = _GraphQL(holder)
+    # Per process, like the key cache: a client guessing keys meets 429s, not Neo4j lookups.
+    throttle = FailureThrottle(settings.limits.max_failed_auth)
 
     async def graphql_endpoint(request: Request) -> Response:
         # GraphiQL itself (a browser GET for HTML) loads without a key; every operation needs one.
         wants_html = "text/html" in request.headers.get("accept", "")
         if request.method == "GET" and wants_html and "query" not in request.query_params:
             return HTMLResponse(gql.graphql_ide_html)
+        limits = gql.services.settings.limits
         try:
-            request.state.principal = await gql.services.auth.authenticate(_bearer(request))
-        except GraphMemoryError as e:
-            return JSONResponse(
-                {"errors": [{"message": e.message, "extensions": {"code": e.code}}]},
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
+            check_headers(request, limits)
+            key = credential(request)
+        except Refusal as e:
+            return refusal_response(e, _AUTH_CHALLENGE if e.status == 401 else None)
+        auth = gql.services.auth
+        client = request.client.host if request.client else "unknown"
+        if auth.cached(key) is None:
+            wait = throttle.retry_after(client)
+            if wait is not None:
+                return refusal_response(
+                    Refusal(429, "RATE_LIMITED", "too many failed API keys; retry later"),
+                    {"Retry-After": str(math.ceil(wait) or 1)},
+                )
+        try:
+            request.state.principal = await auth.authenticate(key)
+        except StoreUnavailable as e:
+            # The key may well be good: a 401 would make clients throw it away.
+            return refusal_response(
+                Refusal(503, e.code, e.message), {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
+        except GraphMemoryError as e:
+            throttle.failed(client)
+            log.info("authentication failed from %s: %s", client, e.message)
+            return refusal_response(Refusal(401, e.code, e.message), _AUTH_CHALLENGE)
         try:
-            return await gql.run(request)
+            read_only = request.method == "GET"  # strawberry refuses mutations over GET
+            if request.method == "POST":
+                await read_body(request, limits)
+                if "json" in request.headers.get("content-type", ""):
+                    body = await request.body()
+                    payload = check_payload(decode_json(body, limits), limits)
+                    _PARSED_BODY.set((body, payload))
+                    read_only = is_read_only(payload, limits)
+            if not read_only:
+                return await gql.run(request)
+            return await asyncio.wait_for(gql.run(request), limits.max_query_seconds)
+        except TimeoutError:
+            log.warning("query cancelled after %d s", limits.max_query_seconds)
+            return refusal_response(
+                Refusal(
+                    503, "TIMEOUT", f"the query ran past {limits.max_query_seconds} s: ask for less"
+                )
+            )
+        except Refusal as e:
+            return refusal_response(e)
         except HTTPException as e:
-            return PlainTextResponse(e.reason, status_code=e.status_code)
+            # strawberry's own refusals (unsupported content type, GET for a mutation, ...).
+            code = "PAYLOAD_TOO_LARGE" if e.status_code == 413 else "BAD_REQUEST"
+            return refusal_response(Refusal(e.status_code, code, e.reason))
 
     async def health(request: Request) -> Response:
+        """Liveness and Neo4j reachability, with no detail: a probe learns nothing of the
+        deployment (the reason goes to the log)."""
         del request
         try:
             await gql.services.db.driver.verify_connectivity()
         except Exception as e:  # any driver failure means "not healthy", reported as such
-            return JSONResponse({"status": "unavailable", "error": str(e)}, status_code=503)
+            log.warning("health: Neo4j unreachable (%s)", type(e).__name__)
+            return JSONResponse(
+                {"status": "unavailable"},
+                status_code=503,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
         return JSONResponse({"status": "ok"})
+
+    async def ready(request: Request) -> Response:
+        """Ready to serve: Neo4j reachable and every migration of this code applied. As with
+        /health, the answer names no server and no migration, only what to wait for."""
+        del request
+        try:
+            todo = await pending(gql.services.db)
+        except Exception as e:  # any driver failure means "not ready", reported as such
+            log.warning("ready: Neo4j unreachable (%s)", type(e).__name__)
+            return JSONResponse(
+                {"status": "unavailable"},
+                status_code=503,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+        if todo:
+            return JSONResponse({"status": "migrations pending"}, status_code=503)
+        return JSONResponse({"status": "ready"})
 
     return Starlette(
         routes=[
             Route("/graphql", graphql_endpoint, methods=["GET", "POST"]),
             Mount("/graphql/static", StaticFiles(packages=[_GRAPHIQL_PACKAGE]), name="graphiql"),
             Route("/health", health, methods=["GET"]),
+            Route("/ready", ready, methods=["GET"]),
         ],
         lifespan=lifespan,
     )

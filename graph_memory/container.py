@@ -17,6 +17,7 @@ from graph_memory.services.audit_log import AuditLogService
 from graph_memory.services.auth import AuthService
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.context_pack import ContextService
+from graph_memory.services.denials import DenialAudit
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.expiry import ExpiryService
 from graph_memory.services.facts import FactService
@@ -60,6 +61,8 @@ class Services:
     recall: RecallService | None = None
     context: ContextService | None = None
     procedures: ProcedureService | None = None
+    # FORBIDDEN answers, audited at most once a minute per (key, field).
+    denials: DenialAudit | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -86,7 +89,7 @@ def build_services(
         facts=FactService(db, embedder, policies.policy_for),
         reads=ReadService(fact_repo),
         episodes=EpisodeService(db, embedder, policies.policy_for),
-        auth=AuthService(ApiKeyRepository(db)),
+        auth=AuthService(ApiKeyRepository(db), settings.auth_cache_seconds),
         policies=policies,
         review=ReviewService(trust_repo, policies.policy_for),
         expiry=ExpiryService(trust_repo),
@@ -97,4 +100,5 @@ def build_services(
         context=ContextService(recall),
         procedures=ProcedureService(db, embedder, bookkeeper),
         predicates=PredicateService(db),
+        denials=DenialAudit(AuditRepository(db)),
     )

@@ -7,6 +7,7 @@ it cannot succeed. Callers name a query from the catalog; they never pass Cypher
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -39,6 +40,16 @@ __all__ = ["Database", "Record", "Tx"]
 
 Record = dict[str, Any]
 T = TypeVar("T")
+
+
+log = logging.getLogger("graph_memory.db")
+
+
+def _unavailable(e: Exception) -> StoreUnavailable:
+    """The driver's message names the server's host and port: operators read it in the log,
+    clients get a message that tells them only to retry."""
+    log.warning("Neo4j unavailable after retries: %s", e)
+    return StoreUnavailable("the memory store is unavailable; retry later")
 
 
 class Tx:
@@ -135,7 +146,7 @@ class Database:
                     with attempt:
                         return await once()
         except (ServiceUnavailable, SessionExpired) as e:
-            raise StoreUnavailable(f"Neo4j is unavailable: {e}") from e
+            raise _unavailable(e) from e
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def write(self, name: str, params: Mapping[str, Any]) -> list[Record]:
@@ -191,7 +202,7 @@ class Database:
                             return await session.execute_write(work)
                         return await session.execute_read(work)
         except (ServiceUnavailable, SessionExpired) as e:
-            raise StoreUnavailable(f"Neo4j is unavailable: {e}") from e
+            raise _unavailable(e) from e
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def run_raw(self, text: str, params: Mapping[str, Any] | None = None) -> list[Record]:

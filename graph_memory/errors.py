@@ -2,14 +2,17 @@
 
     GraphMemoryError
     ├── ValidationError      bad input (code VALIDATION)
+    │   └── LimitExceeded    one argument is over its size limit (code VALIDATION + limit)
     ├── NotFound             unknown id, or not visible to this tenant (code NOT_FOUND)
     ├── Forbidden            the credential's role may not do this (code FORBIDDEN)
     ├── Unauthenticated      no or bad credential (code UNAUTHENTICATED)
     ├── Conflict             state does not allow the change (code CONFLICT)
     │   └── TierConflict     a lower trust tier would override a higher one (code TIER_CONFLICT)
+    ├── QueryTooComplex      the operation's shape is over a limit (code QUERY_TOO_COMPLEX)
+    ├── PayloadTooLarge      the request's bytes are over a limit (code PAYLOAD_TOO_LARGE)
     ├── ScopeMissing         a repository call without tenant/scope: a programming error
     ├── MigrationError       the database schema is newer than this code, or a migration failed
-    └── StoreUnavailable     Neo4j cannot be reached after retries (code UNAVAILABLE)
+    └── StoreUnavailable     Neo4j cannot be reached after retries (code STORE_UNAVAILABLE)
 
 Every error carries a machine-readable ``code`` that the GraphQL layer puts in
 ``extensions.code``; unexpected exceptions are masked there instead.
@@ -21,8 +24,11 @@ __all__ = [
     "Conflict",
     "Forbidden",
     "GraphMemoryError",
+    "LimitExceeded",
     "MigrationError",
     "NotFound",
+    "PayloadTooLarge",
+    "QueryTooComplex",
     "ScopeMissing",
     "StoreUnavailable",
     "TierConflict",
@@ -42,6 +48,24 @@ class GraphMemoryError(Exception):
 
 class ValidationError(GraphMemoryError):
     code = "VALIDATION"
+
+
+class LimitExceeded(ValidationError):
+    """An argument over its deployment limit (graph_memory.limits): still VALIDATION for
+    clients that only know that code, with ``limit`` naming the bound and its value."""
+
+    def __init__(self, message: str, *, field: str | None, limit: str, maximum: int) -> None:
+        super().__init__(message, field=field)
+        self.limit = limit
+        self.maximum = maximum
+
+
+class QueryTooComplex(GraphMemoryError):
+    code = "QUERY_TOO_COMPLEX"
+
+
+class PayloadTooLarge(GraphMemoryError):
+    code = "PAYLOAD_TOO_LARGE"
 
 
 class NotFound(GraphMemoryError):
@@ -75,4 +99,6 @@ class MigrationError(GraphMemoryError):
 
 
 class StoreUnavailable(GraphMemoryError):
-    code = "UNAVAILABLE"
+    """The message never names the server: clients get "retry later", operators the logs."""
+
+    code = "STORE_UNAVAILABLE"

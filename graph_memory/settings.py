@@ -15,6 +15,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graph_memory.limits import Limits
+
 __all__ = ["Neo4jConnection", "Settings", "data_home", "local_password_file"]
 
 
@@ -42,6 +44,19 @@ def _int_env(name: str, default: int) -> int:
         raise SystemExit(f"{name}={raw!r} is not an integer") from e
 
 
+def _seconds_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as e:
+        raise SystemExit(f"{name}={raw!r} is not a number of seconds") from e
+    if not 0 <= value <= 3600:
+        raise SystemExit(f"{name}={raw!r} must be within 0..3600")
+    return value
+
+
 @dataclass(frozen=True)
 class Neo4jConnection:
     uri: str
@@ -66,6 +81,10 @@ class Settings:
     openai_embedding_model: str = "text-embedding-3-small"
     openai_embedding_dimensions: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    # How long a verified key is trusted without asking Neo4j: a revocation reaches other
+    # processes within this delay (this process forgets at once). 0 asks on every request.
+    auth_cache_seconds: float = 10.0
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -83,6 +102,8 @@ class Settings:
             openai_embedding_model=os.environ.get("GRAPH_MEMORY_OPENAI_EMBEDDING_MODEL")
             or "text-embedding-3-small",
             openai_embedding_dimensions=int(dims) if dims else None,
+            limits=Limits.from_env(),
+            auth_cache_seconds=_seconds_env("GRAPH_MEMORY_AUTH_CACHE_SECONDS", 10.0),
         )
 
     def neo4j(self) -> Neo4jConnection:

@@ -15,11 +15,15 @@ from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import SchemaExtension
 from strawberry.types.execution import ExecutionResult
 
-from graph_memory.errors import GraphMemoryError
+from graph_memory.errors import GraphMemoryError, LimitExceeded, StoreUnavailable
 
-__all__ = ["ErrorCodes", "OneOperation", "coded"]
+__all__ = ["RETRY_AFTER_SECONDS", "ErrorCodes", "OneOperation", "coded"]
 
 log = logging.getLogger("graph_memory.graphql")
+
+# What a client is told to wait when the store is down: the driver's own reconnect and our
+# retries take about this long to notice it is back.
+RETRY_AFTER_SECONDS = 5
 
 
 class OneOperation(SchemaExtension):
@@ -52,9 +56,19 @@ def coded(response: dict[str, Any]) -> dict[str, Any]:
     for error in response.get("errors") or []:
         ext = error.setdefault("extensions", {})
         if "code" not in ext:
-            syntax = str(error.get("message", "")).startswith("Syntax Error")
-            ext["code"] = "GRAPHQL_PARSE_FAILED" if syntax else "GRAPHQL_VALIDATION"
+            message = str(error.get("message", ""))
+            if any(m in message for m in _TOO_COMPLEX):
+                ext["code"] = "QUERY_TOO_COMPLEX"
+            elif message.startswith("Syntax Error"):
+                ext["code"] = "GRAPHQL_PARSE_FAILED"
+            else:
+                ext["code"] = "GRAPHQL_VALIDATION"
     return response
+
+
+# graphql-core's own words for its limits: the parser's max_tokens (set by QueryLimits) and
+# its rule against recursive introspection.
+_TOO_COMPLEX = ("tokens. Parsing aborted.", "Maximum introspection depth exceeded")
 
 
 class ErrorCodes(SchemaExtension):
@@ -64,6 +78,13 @@ class ErrorCodes(SchemaExtension):
         if not result or not result.errors:
             return
         result.errors = [self._typed(e) for e in result.errors]
+        if all((e.extensions or {}).get("code") == StoreUnavailable.code for e in result.errors):
+            # Nothing failed but the store: a 503 with Retry-After tells clients (and load
+            # balancers) to come back, where a 200 would read as an answer.
+            response = getattr(self.execution_context.context, "response", None)
+            if response is not None and hasattr(response, "status_code"):
+                response.status_code = 503
+                response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
 
     @staticmethod
     def _typed(error: GraphQLError) -> GraphQLError:
@@ -71,14 +92,30 @@ class ErrorCodes(SchemaExtension):
         if original is None:
             # Parse/validation errors of the query itself.
             ext = dict(error.extensions or {})
-            ext.setdefault("code", "GRAPHQL_VALIDATION")
+            too_big = any(m in error.message for m in _TOO_COMPLEX)
+            ext.setdefault("code", "QUERY_TOO_COMPLEX" if too_big else "GRAPHQL_VALIDATION")
             return GraphQLError(
                 error.message, error.nodes, error.source, error.positions, error.path, None, ext
             )
+        if isinstance(original, RecursionError):
+            # A document nested past the parser's recursion (the HTTP layer's bracket count
+            # refuses these first; this covers direct schema.execute callers).
+            return GraphQLError(
+                "the operation nests too deeply",
+                error.nodes,
+                error.source,
+                error.positions,
+                error.path,
+                None,
+                {"code": "QUERY_TOO_COMPLEX"},
+            )
         if isinstance(original, GraphMemoryError):
-            ext = {"code": original.code}
+            typed: dict[str, Any] = {"code": original.code}
             if original.field:
-                ext["field"] = original.field
+                typed["field"] = original.field
+            if isinstance(original, LimitExceeded):
+                typed["limit"] = original.limit
+                typed["max"] = original.maximum
             return GraphQLError(
                 original.message,
                 error.nodes,
@@ -86,7 +123,7 @@ class ErrorCodes(SchemaExtension):
                 error.positions,
                 error.path,
                 original,
-                ext,
+                typed,
             )
         if isinstance(original, GraphQLError) or (
             isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower()

@@ -151,7 +151,10 @@ def _fact_input(f: FactInputGQL) -> FactInput:
 
 @strawberry.type
 class MemoryMutation:
-    @strawberry.mutation(description="Record session summaries (one or many).")
+    @strawberry.mutation(
+        description="Record session summaries (up to 200 a call by default: "
+        "GRAPH_MEMORY_LIMIT_MAX_EPISODE_BATCH; more is VALIDATION with extensions.limit)."
+    )
     async def record_episodes(
         self, info: Info[Any, None], episodes: list[EpisodeInputGQL]
     ) -> list[EpisodeResult]:
@@ -201,7 +204,8 @@ class MemoryMutation:
         return strawberry.ID(str(r.id))
 
     @strawberry.mutation(
-        description="Assert up to 1,000 facts. Same object: corroborates the current version; "
+        description="Assert up to 1,000 facts (GRAPH_MEMORY_LIMIT_MAX_BATCH). Same object: "
+        "corroborates the current version; "
         "new object of a single-valued predicate: supersedes it. Idempotent under the key."
     )
     async def assert_facts(
@@ -236,12 +240,14 @@ class MemoryMutation:
         ok = sum(1 for r in results if r.ok)
         return AssertFactsPayload(results=out, accepted=ok, rejected=len(results) - ok)
 
-    @strawberry.mutation(description="Retract a fact: belief ends now; history keeps it.")
+    @strawberry.mutation(
+        description="Retract a fact (agent, admin): belief ends now; history keeps it."
+    )
     async def retract_fact(
         self, info: Info[Any, None], id: strawberry.ID, reason: str | None = None
     ) -> Fact:
         ctx = info.context
-        require_role(ctx.principal, Role.AGENT, Role.ANALYST, Role.ADMIN)
+        require_role(ctx.principal, *_WRITERS)  # analysts read and review; they do not write
         rec = await ctx.services.facts.retract(ctx.principal, str(id), reason)
         return fact_from_record(rec)
 

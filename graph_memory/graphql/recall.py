@@ -83,7 +83,8 @@ class RecallQuery:
         description="Hybrid recall (vector 0.5, keyword 0.2, recency 0.2, "
         "confidence 0.1 by default): over-recall, rescore, best k. Superseded, "
         "expired, unverified and candidate memories are left out unless asked "
-        "for or believed at asOf. An empty list is a valid answer."
+        "for or believed at asOf. An empty list is a valid answer. Each recall weighs "
+        "10,000 in the query cost limit (QUERY_TOO_COMPLEX past 100,000 by default)."
     )
     async def recall(
         self,

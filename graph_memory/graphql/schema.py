@@ -6,10 +6,13 @@ import strawberry
 from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
+from graph_memory.graphql.denials import AuditDenials
 from graph_memory.graphql.errors import ErrorCodes, OneOperation
+from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
+from graph_memory.graphql.scalars import SCALAR_OVERRIDES
 from graph_memory.graphql.trust import TrustMutation, TrustQuery
 
 __all__ = ["schema"]
@@ -31,12 +34,16 @@ Query = merge_types("Query", QUERIES)
 Mutation = merge_types("Mutation", MUTATIONS)
 
 # Agents send the same few operations over and over: parse and validate each text once.
+# QueryLimits runs after OneOperation (which picks the operation) and before execution.
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
+    scalar_overrides=SCALAR_OVERRIDES,
     extensions=[
         ErrorCodes,
+        AuditDenials,
         OneOperation,
+        QueryLimits,
         lambda: ParserCache(maxsize=512),
         lambda: ValidationCache(maxsize=512),
     ],

@@ -11,12 +11,14 @@ from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.errors import NotFound, Unauthenticated, ValidationError
 from graph_memory.repositories.apikeys import ApiKeyRepository
 
-__all__ = ["AuthService", "digest"]
+__all__ = ["DEFAULT_CACHE_SECONDS", "AuthService", "digest"]
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 # Short enough that a revoked key stops working within seconds, long enough that a busy agent
-# does not pay a database round trip per request.
-_CACHE_SECONDS = 10.0
+# does not pay a database round trip per request. A revocation clears this process's cache at
+# once; other processes notice within this delay (GRAPH_MEMORY_AUTH_CACHE_SECONDS, 0: none).
+DEFAULT_CACHE_SECONDS = 10.0
+_MAX_CACHED = 10_000  # expired entries are dropped past this many
 
 
 def digest(key: str) -> str:
@@ -24,8 +26,11 @@ def digest(key: str) -> str:
 
 
 class AuthService:
-    def __init__(self, repo: ApiKeyRepository) -> None:
+    def __init__(
+        self, repo: ApiKeyRepository, cache_seconds: float = DEFAULT_CACHE_SECONDS
+    ) -> None:
         self.repo = repo
+        self.cache_seconds = cache_seconds
         self._cache: dict[str, tuple[float, Principal]] = {}
 
     async def create_key(self, tenant: str, role: str, name: str) -> tuple[str, str]:
@@ -50,13 +55,24 @@ class AuthService:
             raise NotFound(f"no active key {key_id}")
         self._cache.clear()
 
-    async def authenticate(self, key: str | None) -> Principal:
+    def cached(self, key: str | None) -> Principal | None:
+        """The key's principal when it was verified within the cache delay (no I/O)."""
         if not key:
-            raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
-        d = digest(key)
-        hit = self._cache.get(d)
+            return None
+        hit = self._cache.get(digest(key))
         if hit and hit[0] > time.monotonic():
             return hit[1]
+        return None
+
+    async def authenticate(self, key: str | None) -> Principal:
+        """Raises Unauthenticated for a missing, unknown or revoked key, StoreUnavailable when
+        the key is not cached and Neo4j cannot be asked (the key may well be good)."""
+        if not key:
+            raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
+        hit = self.cached(key)
+        if hit is not None:
+            return hit
+        d = digest(key)
         row = await self.repo.by_hash(d)
         if row is None or row["revoked_at"] is not None:
             raise Unauthenticated("invalid or revoked API key")
@@ -66,5 +82,9 @@ class AuthService:
             key_id=row["id"],
             name=row["name"] or row["id"],
         )
-        self._cache[d] = (time.monotonic() + _CACHE_SECONDS, principal)
+        if self.cache_seconds > 0:
+            if len(self._cache) > _MAX_CACHED:
+                now = time.monotonic()
+                self._cache = {k: v for k, v in self._cache.items() if v[0] > now}
+            self._cache[d] = (time.monotonic() + self.cache_seconds, principal)
         return principal

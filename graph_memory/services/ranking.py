@@ -37,7 +37,6 @@ a memory must also match that rest, by cosine or by keyword coverage, to be serv
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -191,6 +190,10 @@ def recency(age_seconds: float, half_life_days: float) -> float:
     return float(0.5 ** (max(age_seconds, 0.0) / (half_life_days * 86_400.0)))
 
 
+# Weights are relative; a million to one is already more contrast than any score can show.
+MAX_WEIGHT = 1e6
+
+
 @dataclass(frozen=True)
 class Weights:
     vector: float = 0.5
@@ -199,10 +202,13 @@ class Weights:
     confidence: float = 0.1
 
     def normalised(self) -> Weights:
-        """Scaled to sum 1; raises ValidationError for negative, non-finite or all-zero."""
+        """Scaled to sum 1; raises ValidationError for negative, non-finite, absurd (over
+        MAX_WEIGHT: 1e308 + 1e308 overflows to inf and every weight became 0) or all-zero."""
         parts = (self.vector, self.keyword, self.recency, self.confidence)
-        if any(p < 0 or not math.isfinite(p) for p in parts) or sum(parts) <= 0:
-            raise ValidationError("weights must be finite, >= 0 and not all 0", field="weights")
+        if any(not 0 <= p <= MAX_WEIGHT for p in parts) or sum(parts) <= 0:
+            raise ValidationError(
+                f"weights must be in 0..{MAX_WEIGHT:g} and not all 0", field="weights"
+            )
         s = sum(parts)
         return Weights(*(round(p / s, 6) for p in parts))
 

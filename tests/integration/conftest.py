@@ -5,6 +5,7 @@ test so tests never see each other's data. Nothing here mocks the database."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
@@ -38,8 +39,10 @@ def settings() -> Settings:
     return Settings.from_env()
 
 
-@pytest.fixture(scope="session")
-def server(settings: Settings) -> Iterator[str]:
+@contextlib.contextmanager
+def serving(settings: Settings) -> Iterator[str]:
+    """The app with these settings on a free loopback port, for as long as the block runs."""
+
     async def prepare() -> None:
         db = Database.connect(settings.neo4j())
         try:
@@ -58,9 +61,17 @@ def server(settings: Settings) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("test server did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/graphql"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}/graphql"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server(settings: Settings) -> Iterator[str]:
+    with serving(settings) as url:
+        yield url
 
 
 def _create_key(settings: Settings, tenant: str, role: str) -> str:

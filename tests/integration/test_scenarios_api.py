@@ -888,7 +888,11 @@ def test_an_analyst_reviews_and_audits_but_may_not_do_admin_work(
         assert analyst.execute(q) is not None, name
     assert analyst.approve_fact(tea)["status"] == "ACTIVE"
     assert analyst.reject_fact(cats, "not said")["status"] == "REJECTED"
-    assert analyst.retract_fact(paris, "audit finding")["status"] == "RETRACTED"
+    # Reviewing is the analyst's only write: retracting is the agent's (or the admin's).
+    with pytest.raises(GraphMemoryClientError) as denied:
+        analyst.retract_fact(paris, "audit finding")
+    assert denied.value.code == "FORBIDDEN"
+    assert client.retract_fact(paris, "audit finding")["status"] == "RETRACTED"
     for name, q in ADMIN_MUTATIONS.items():
         assert error_of(analyst, q).code == "FORBIDDEN", name
     assert len(client.execute('{ episodes(scopes: ["user:alice"]) { id } }')["episodes"]) == 1

@@ -26,6 +26,26 @@ from graph_memory.settings import Settings
 from tests.integration.conftest import ClientFactory, elapse_ttl
 
 C = GraphMemoryClient
+
+
+def _agent(server: str, settings: Settings, tenant: str, name: str) -> GraphMemoryClient:
+    """A second agent key of the tenant, under its own name (its own actor)."""
+    import asyncio
+
+    from graph_memory.db import Database
+    from graph_memory.repositories.apikeys import ApiKeyRepository
+    from graph_memory.services.auth import AuthService
+
+    async def create() -> str:
+        db = Database.connect(settings.neo4j())
+        try:
+            return (await AuthService(ApiKeyRepository(db)).create_key(tenant, "agent", name))[1]
+        finally:
+            await db.close()
+
+    return GraphMemoryClient(server, asyncio.run(create()))
+
+
 US = timedelta(microseconds=1)
 SCOPE = ["user:alice"]
 _EV = "id at actor actorType action targetType targetId before after confidenceDelta reason"
@@ -453,9 +473,14 @@ def test_decisions_on_something_already_decided_are_refused_and_not_logged_twice
     fid = one(client, item("alice", "lives_in", "Paris", [e2]))
     analyst.execute(M_APPROVE, {"id": cand})
     client.execute(M_RETRACT, {"id": fid, "r": "wrong"})
-    for q, v in ((M_APPROVE, {"id": cand}), (M_REJECT, {"id": cand}), (M_RETRACT, {"id": fid})):
+    # Analysts review; retracting is the agent's (an analyst's attempt is FORBIDDEN by role).
+    for who, q, v in (
+        (analyst, M_APPROVE, {"id": cand}),
+        (analyst, M_REJECT, {"id": cand}),
+        (client, M_RETRACT, {"id": fid}),
+    ):
         with pytest.raises(GraphMemoryClientError) as err:
-            analyst.execute(q, v)
+            who.execute(q, v)
         assert code(err) == "CONFLICT", q
     assert actions(analyst, target=cand) == ["approve", "created"]
     assert actions(analyst, target=fid) == ["retract", "created"]
@@ -574,7 +599,10 @@ def test_agents_cannot_read_the_log_or_alerts_analysts_and_admins_can(
         with pytest.raises(GraphMemoryClientError) as err:
             client.execute(q, v)
         assert code(err) == "FORBIDDEN"
-    assert actions(analyst) == actions(admin) == ["record"]
+    # Both denials are on record (access_denied), beside the episode.
+    assert actions(analyst) == actions(admin) == ["access_denied", "access_denied", "record"]
+    denied = {e["targetId"] for e in log(analyst, action="access_denied")}
+    assert denied == {"auditLog", "alerts"}
     assert alerts(analyst)["total"] == alerts(admin)["total"] == 0
 
 
@@ -625,22 +653,25 @@ def test_refused_retraction_of_a_higher_tier_fact_stays_on_record(
     (ops,) = eps(admin, "hr", source="admin")
     hr = one(admin, item("alice", "works_at", "Globex", [ops], source="admin"))
     with pytest.raises(GraphMemoryClientError) as err:
-        analyst.execute(M_RETRACT, {"id": hr, "r": "I think this is wrong"})
+        client.execute(M_RETRACT, {"id": hr, "r": "I think this is wrong"})
     assert code(err) == "TIER_CONFLICT"
     assert get(client, hr)["status"] == "ACTIVE"
     (ev,) = log(analyst, target=hr, action="tier_conflict")
-    assert ev["actor"] == "analyst:analyst"
-    assert alerts(analyst)["counts"][0]["actor"] == "analyst:analyst"
+    assert ev["actor"] == "agent:agent"
+    assert alerts(analyst)["counts"][0]["actor"] == "agent:agent"
 
 
-def test_alert_counts_follow_the_window_and_the_actor(client: C, admin: C, analyst: C) -> None:
+def test_alert_counts_follow_the_window_and_the_actor(
+    client: C, admin: C, analyst: C, server: str, settings: Settings, tenant: str
+) -> None:
     (ops,) = eps(admin, "hr", source="admin")
     hr = one(admin, item("alice", "works_at", "Globex", [ops], source="admin"))
     (e,) = eps(client, "s1")
     put(client, item("acme", "policy.refund_days", "365", [e], scope="tenant"))  # protected
     put(client, item("alice", "works_at", "ACME", [e]))  # override
-    with pytest.raises(GraphMemoryClientError):
-        analyst.execute(M_RETRACT, {"id": hr})  # refused retraction
+    second = _agent(server, settings, tenant, "second")  # another actor of the tenant
+    with second, pytest.raises(GraphMemoryClientError):
+        second.execute(M_RETRACT, {"id": hr})  # refused retraction
     evs = alerts(analyst)["events"]
     t3, t2, t1 = (ts(x["at"]) for x in evs)
     assert t1 < t2 < t3 and len(log(analyst, action="tier_conflict")) == 3
@@ -651,8 +682,8 @@ def test_alert_counts_follow_the_window_and_the_actor(client: C, admin: C, analy
         assert a["total"] == sum(by.values()) == len(a["events"])
         return by
 
-    assert counts() == {"agent:agent": 2, "analyst:analyst": 1}
-    assert counts(t2) == {"agent:agent": 1, "analyst:analyst": 1}
+    assert counts() == {"agent:agent": 2, "agent:second": 1}
+    assert counts(t2) == {"agent:agent": 1, "agent:second": 1}
     assert counts(None, t2) == {"agent:agent": 1}
     assert counts(t1, t3) == {"agent:agent": 2}
     assert counts(t3 + US) == {}

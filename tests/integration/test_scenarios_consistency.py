@@ -17,14 +17,31 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from graph_memory.client import GraphMemoryClient
+from graph_memory.limits import Limits
+from graph_memory.settings import Settings
+from tests.integration.conftest import serving
 from tests.unit.time_reference import MANY, Model, V
+
+
+@pytest.fixture(scope="module")
+def server(settings: Settings) -> Iterator[str]:
+    """Each check reads every path at every moment in one document (hundreds of aliased
+    `facts`, `entity`, `recall` and `history` reads): far past what the service lets an agent
+    ask (graph_memory.limits), so this suite gets a server of its own with the limits lifted."""
+    lifted = Limits(
+        max_depth=100, max_aliases=10**5, max_cost=10**12, max_tokens=10**6, max_query_chars=10**7
+    )
+    with serving(replace(settings, limits=lifted)) as url:
+        yield url
+
 
 SCOPE = "user:alice"
 US = timedelta(microseconds=1)

@@ -83,14 +83,13 @@ def test_a_user_retracting_an_admin_fact_is_refused_audited_and_alerted(
     ops = ep(admin, "alice", "hr-import", source="admin")
     admin_fact = one(admin, fct("alice", "works_at", "Globex", [ops], source="admin"))
     assert err_code(lambda: client.execute(M_RETRACT, {"id": admin_fact})) == "TIER_CONFLICT"
-    assert err_code(lambda: analyst.execute(M_RETRACT, {"id": admin_fact})) == "TIER_CONFLICT"
+    # Analysts read and review; a retraction is a write, refused by role (and audited).
+    assert err_code(lambda: analyst.execute(M_RETRACT, {"id": admin_fact})) == "FORBIDDEN"
     assert get(client, admin_fact)["status"] == "ACTIVE"  # type: ignore[index]
     alerts = analyst.execute(Q_ALERTS, {})["alerts"]
-    assert {(x["actor"], x["count"]) for x in alerts["counts"]} == {
-        ("agent:agent", 1),
-        ("analyst:analyst", 1),
-    }
-    assert len(audit(analyst, target=admin_fact, action="tier_conflict")) == 2
+    assert {(x["actor"], x["count"]) for x in alerts["counts"]} == {("agent:agent", 1)}
+    assert len(audit(analyst, target=admin_fact, action="tier_conflict")) == 1
+    assert len(audit(analyst, target="retractFact", action="access_denied")) == 1
 
 
 def test_protected_namespace_is_closed_to_every_user_source_and_open_to_admins(

@@ -1,0 +1,319 @@
+"""What one operation may ask for, checked before anything runs.
+
+``QueryLimits`` walks the operation once, with its variables (so ``first: $n`` counts as the
+``n`` sent), through fragments, and refuses it with a typed error when:
+
+* its selection depth exceeds ``max_depth`` (``__typename`` not counted) or it has more than
+  ``max_aliases`` aliased fields (``QUERY_TOO_COMPLEX``);
+* its estimated cost exceeds ``max_cost`` (``QUERY_TOO_COMPLEX``). The cost is the number of
+  values the answer could hold: every field costs 1 times the sizes of the lists it sits in.
+  A list's size is its ``first`` / ``k`` argument (on a connection or a recall result, the
+  list right below the field that takes the argument), else ``DEFAULT_LIST_SIZE``; ``recall``
+  and ``context`` add ``SEARCH_COST`` each (an embedding and several index searches, ~50 ms
+  of a 2-core machine), so with the default ``max_cost`` one request holds at most 9 of them,
+  however little they select;
+* an argument is over its size (``VALIDATION`` with ``extensions.limit``): a batch, a scope
+  list, any other list, the recall query text, any other string.
+
+Introspection (GraphiQL's schema query) is free but bounded: inside ``__schema`` / ``__type``
+at most ``INTROSPECTION_LISTS`` nested lists (types > fields > args) and ``INTROSPECTION_DEPTH``
+levels, which GraphiQL's own query fits and a recursive ``types { fields { type { fields ...``
+does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLList,
+    GraphQLNamedType,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    OperationType,
+    SelectionSetNode,
+    Undefined,
+    get_named_type,
+    get_nullable_type,
+    value_from_ast_untyped,
+)
+from strawberry.extensions import SchemaExtension
+from strawberry.types.execution import ExecutionResult
+
+from graph_memory.errors import GraphMemoryError, LimitExceeded, QueryTooComplex
+from graph_memory.limits import Limits
+
+__all__ = ["QueryLimits", "Shape", "check_operation"]
+
+DEFAULT_LIST_SIZE = 10
+SEARCH_COST = 10_000
+SEARCH_FIELDS = frozenset({"recall", "context"})
+SIZE_ARGS = ("first", "k")
+# No service accepts a page larger than this (facts, episodes and the audit log: 500; k: 100):
+# a larger size is left for the service to refuse with VALIDATION naming the argument, which
+# says more than a cost error would.
+MAX_SIZE_ESTIMATE = 500
+INTROSPECTION_LISTS = 3
+INTROSPECTION_DEPTH = 16
+# Mutation arguments holding one item per write, and the limit each answers to.
+EPISODE_BATCH_FIELDS = frozenset({"recordEpisodes"})
+
+
+@dataclass(frozen=True)
+class Shape:
+    depth: int
+    aliases: int
+    cost: int
+
+
+@dataclass
+class _Walk:
+    schema: GraphQLSchema
+    fragments: Mapping[str, FragmentDefinitionNode]
+    variables: Mapping[str, Any]
+    limits: Limits
+    depth: int = 0
+    aliases: int = 0
+    cost: int = 0
+
+
+def check_operation(
+    schema: GraphQLSchema,
+    operation: OperationDefinitionNode,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    variables: Mapping[str, Any] | None,
+    limits: Limits,
+) -> Shape:
+    """The operation's shape; raises QueryTooComplex or LimitExceeded at the first bound
+    crossed (the walk stops there, so a huge query costs no more than the limit)."""
+    root = {
+        OperationType.QUERY: schema.query_type,
+        OperationType.MUTATION: schema.mutation_type,
+        OperationType.SUBSCRIPTION: schema.subscription_type,
+    }[operation.operation]
+    walk = _Walk(schema, fragments, variables or {}, limits)
+    if root is not None:
+        _selections(walk, operation.selection_set, root, 1, 1, None, (), None)
+    return Shape(depth=walk.depth, aliases=walk.aliases, cost=walk.cost)
+
+
+def _fields(
+    walk: _Walk, selection_set: SelectionSetNode, spread: tuple[str, ...]
+) -> Iterator[tuple[FieldNode, tuple[str, ...]]]:
+    """Field nodes of a selection set, fragments inlined (a fragment already on the path is
+    skipped: validation refuses cycles, this keeps the walk finite regardless)."""
+    for sel in selection_set.selections:
+        if isinstance(sel, FieldNode):
+            yield sel, spread
+        elif isinstance(sel, InlineFragmentNode):
+            yield from _fields(walk, sel.selection_set, spread)
+        elif isinstance(sel, FragmentSpreadNode):
+            name = sel.name.value
+            frag = walk.fragments.get(name)
+            if frag is not None and name not in spread:
+                yield from _fields(walk, frag.selection_set, (*spread, name))
+
+
+def _selections(
+    walk: _Walk,
+    selection_set: SelectionSetNode,
+    parent: GraphQLNamedType,
+    depth: int,
+    multiplier: int,
+    pending: int | None,
+    spread: tuple[str, ...],
+    introspection: tuple[int, int] | None,
+) -> None:
+    """``pending``: a size argument given above, for the first list below. ``introspection``:
+    (depth, nested lists) inside ``__schema`` / ``__type``, None outside."""
+    if not isinstance(parent, GraphQLObjectType):
+        # Interfaces and unions are not in this schema; nothing below them is costed.
+        return
+    limits = walk.limits
+    for node, path in _fields(walk, selection_set, spread):
+        name = node.name.value
+        if node.alias is not None:
+            walk.aliases += 1
+            if walk.aliases > limits.max_aliases:
+                raise QueryTooComplex(
+                    f"the operation has more than {limits.max_aliases} aliased fields"
+                )
+        if name == "__typename":
+            continue
+        field_def = parent.fields.get(name)
+        if field_def is None:
+            continue  # validation has refused it already
+        nullable = get_nullable_type(field_def.type)
+        is_list = isinstance(nullable, GraphQLList)
+        child = get_named_type(field_def.type)
+        if introspection is not None or name in ("__schema", "__type"):
+            i_depth, i_lists = introspection or (0, 0)
+            i_depth, i_lists = i_depth + 1, i_lists + (1 if is_list else 0)
+            if i_depth > INTROSPECTION_DEPTH or i_lists > INTROSPECTION_LISTS:
+                raise QueryTooComplex(
+                    f"introspection nests deeper than {INTROSPECTION_DEPTH} levels or "
+                    f"{INTROSPECTION_LISTS} lists"
+                )
+            if node.selection_set is not None:
+                _selections(
+                    walk, node.selection_set, child, depth, 1, None, path, (i_depth, i_lists)
+                )
+            continue
+        walk.depth = max(walk.depth, depth)
+        if depth > limits.max_depth:
+            raise QueryTooComplex(f"the operation nests deeper than {limits.max_depth} levels")
+        args = _arguments(walk, node, field_def.args, parent, depth)
+        size = next((_size(args[a]) for a in SIZE_ARGS if a in args), None)
+        inner_pending, inner = pending, multiplier
+        if is_list:
+            inner = multiplier * (size or pending or DEFAULT_LIST_SIZE)
+            inner_pending = None
+        elif size is not None:
+            inner_pending = size
+        walk.cost += inner * (1 + (SEARCH_COST if name in SEARCH_FIELDS else 0))
+        if walk.cost > limits.max_cost:
+            raise QueryTooComplex(
+                f"the operation's estimated cost exceeds {limits.max_cost} (lists multiply "
+                "what they contain: lower first/k or select fewer nested lists)"
+            )
+        if node.selection_set is not None:
+            _selections(
+                walk, node.selection_set, child, depth + 1, inner, inner_pending, path, None
+            )
+
+
+def _size(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return max(1, min(value, MAX_SIZE_ESTIMATE))
+    return None
+
+
+def _arguments(
+    walk: _Walk, node: FieldNode, defs: Mapping[str, Any], parent: GraphQLObjectType, depth: int
+) -> dict[str, Any]:
+    """The field's argument values (literals and variables resolved, defaults filled), each
+    checked against its size limit."""
+    values: dict[str, Any] = {}
+    given = {a.name.value: a for a in node.arguments or ()}
+    for name, arg_def in defs.items():
+        if name in given:
+            value = value_from_ast_untyped(given[name].value, dict(walk.variables))
+        elif arg_def.default_value is not Undefined:
+            value = arg_def.default_value
+        else:
+            continue
+        values[name] = value
+        batch = None
+        if depth == 1 and parent is walk.schema.mutation_type:
+            batch = (
+                walk.limits.max_episode_batch
+                if node.name.value in EPISODE_BATCH_FIELDS
+                else walk.limits.max_batch
+            )
+        _check_value(walk.limits, name, value, batch)
+    return values
+
+
+def _check_value(limits: Limits, name: str, value: Any, batch: int | None) -> None:
+    """Lists and strings anywhere in one argument value, without recursion (a variable may
+    nest as deep as its JSON allowed)."""
+    stack: list[tuple[str, Any, int | None, int]] = [(name, value, batch, 0)]
+    while stack:
+        key, item, top_batch, nesting = stack.pop()
+        if nesting > limits.max_nesting:
+            raise LimitExceeded(
+                f"{name} nests deeper than {limits.max_nesting} levels",
+                field=name,
+                limit="max_nesting",
+                maximum=limits.max_nesting,
+            )
+        if isinstance(item, str):
+            bound, limit = (
+                (limits.max_query_text, "max_query_text")
+                if key == "query" and nesting == 0
+                else (limits.max_string, "max_string")
+            )
+            if len(item) > bound:
+                raise LimitExceeded(
+                    f"{key} is longer than {bound} characters",
+                    field=key,
+                    limit=limit,
+                    maximum=bound,
+                )
+        elif isinstance(item, list):
+            if key == "scopes":
+                bound, limit = limits.max_scopes, "max_scopes"
+            elif top_batch is not None:
+                bound = top_batch
+                limit = (
+                    "max_episode_batch" if top_batch == limits.max_episode_batch else "max_batch"
+                )
+            else:
+                bound, limit = limits.max_list, "max_list"
+            if len(item) > bound:
+                raise LimitExceeded(
+                    f"{key} has {len(item)} items; the limit is {bound}",
+                    field=key,
+                    limit=limit,
+                    maximum=bound,
+                )
+            stack.extend((key, x, None, nesting + 1) for x in item)
+        elif isinstance(item, dict):
+            stack.extend((str(k), v, None, nesting + 1) for k, v in item.items())
+
+
+def limit_error(error: GraphMemoryError) -> GraphQLError:
+    ext: dict[str, Any] = {"code": error.code}
+    if error.field:
+        ext["field"] = error.field
+    if isinstance(error, LimitExceeded):
+        ext["limit"] = error.limit
+        ext["max"] = error.maximum
+    return GraphQLError(error.message, extensions=ext)
+
+
+class QueryLimits(SchemaExtension):
+    """Runs ``check_operation`` with the deployment's limits (from the request's services)
+    before execution, and caps the parser's token count."""
+
+    def _limits(self) -> Limits:
+        ctx = self.execution_context.context
+        services = getattr(ctx, "services", None)
+        settings = getattr(services, "settings", None)
+        limits = getattr(settings, "limits", None)
+        return limits if isinstance(limits, Limits) else Limits()
+
+    def on_operation(self) -> Iterator[None]:
+        self.execution_context.parse_options["max_tokens"] = self._limits().max_tokens
+        yield
+
+    def on_execute(self) -> Iterator[None]:
+        ctx = self.execution_context
+        doc = ctx.graphql_document
+        if doc is None or ctx.result is not None:
+            yield
+            return
+        ops = [d for d in doc.definitions if isinstance(d, OperationDefinitionNode)]
+        named = getattr(ctx, "_provided_operation_name", None)
+        if named is not None:
+            ops = [o for o in ops if o.name is not None and o.name.value == named]
+        if len(ops) == 1:
+            fragments = {
+                d.name.value: d for d in doc.definitions if isinstance(d, FragmentDefinitionNode)
+            }
+            try:
+                check_operation(
+                    ctx.schema._schema, ops[0], fragments, ctx.variables, self._limits()
+                )
+            except (QueryTooComplex, LimitExceeded) as e:
+                # A result set before execution makes strawberry skip it.
+                ctx.result = ExecutionResult(data=None, errors=[limit_error(e)])
+        yield
