@@ -81,9 +81,14 @@ def _services(info: Info[Any, None]) -> tuple[RecallService, ContextService, Pro
 class RecallQuery:
     @strawberry.field(
         description="Hybrid recall (vector 0.5, keyword 0.2, recency 0.2, "
-        "confidence 0.1 by default): over-recall, rescore, best k. Superseded, "
-        "expired, unverified and candidate memories are left out unless asked "
-        "for or believed at asOf. An empty list is a valid answer."
+        "confidence 0.1 by default, each signal normalised within the candidates): "
+        "over-recall, rescore, best k; the reply that follows a matched question in its "
+        "session is served with it. Floors: minRelevance on the raw cosine (or a keyword "
+        "hit covering that share of the query's words); relativeRelevance on the "
+        "candidates' scale (share of the best normalised vector or keyword score); "
+        "minScore on the normalised total. Superseded, expired, unverified and candidate "
+        "memories are left out unless asked for or believed at asOf. An empty list is a "
+        "valid answer."
     )
     async def recall(
         self,

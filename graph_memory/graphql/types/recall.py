@@ -49,17 +49,38 @@ class RecallWeights:
     confidence: float
 
 
-@strawberry.type(description="total = Σ weight·part + tierBoost; every part is in [0, 1].")
+@strawberry.type(
+    description="total = Σ weight·part + tierBoost + context; every part is in [0, 1]. "
+    "Parts are on the candidate pool's scale: the best candidate on a signal scores 1."
+)
 class ScoreBreakdown:
-    vector: float = strawberry.field(description="Cosine similarity to the query, 0 = unrelated.")
-    keyword: float = strawberry.field(description="Full-text score / best among candidates.")
-    recency: float = strawberry.field(description="0.5^(age / halfLife), age up to validAt.")
+    vector: float = strawberry.field(
+        description="Cosine similarity to the query / the best cosine among the candidates."
+    )
+    keyword: float = strawberry.field(
+        description="Full-text (BM25) score / the best among candidates of its kind; when the "
+        "query names known entities, times the share of its other words the memory contains."
+    )
+    recency: float = strawberry.field(
+        description="decay * relevance: newness counts only as far as the memory matches "
+        "(relevance = (w.vector * vector + w.keyword * keyword) / (w.vector + w.keyword)), so "
+        "it reorders similar matches and never lifts an unrelated memory."
+    )
     confidence: float = strawberry.field(
         description="Memory confidence (procedures: success rate, Laplace-smoothed)."
     )
     tier_boost: float = strawberry.field(
         description="Facts: the other parts times (tier multiplier - 1); multipliers "
         "system 1.2, admin 1.1, user 1, inferred 0.9."
+    )
+    context: float = strawberry.field(
+        description="Episodes: the lift from the matched question this episode replies to "
+        "(its NEXT predecessor in the session, named by the item's via); 0 otherwise."
+    )
+    cosine: float = strawberry.field(description="The raw cosine similarity, 0 = unrelated.")
+    decay: float = strawberry.field(
+        description="0.5^(age / halfLife), age measured up to the newest candidate "
+        "(the scope's own activity), never past validAt."
     )
     total: float
 
@@ -157,6 +178,9 @@ class RecallItem:
     fact: Fact | None
     episode: Episode | None
     procedure: Procedure | None
+    via: strawberry.ID | None = strawberry.field(
+        description="For a reply served with the question it follows: the question's id."
+    )
 
 
 @strawberry.type
@@ -251,12 +275,16 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
             recency=s.recency,
             confidence=s.confidence,
             tier_boost=s.tier_boost,
+            context=s.context,
+            cosine=s.cosine,
+            decay=s.decay,
             total=s.total,
         ),
         provenance=RecallProvenance(episodes=ev, contributors=contributors, times=times),
         fact=fact_from_record(rec, as_of) if s.kind == "fact" else None,
         episode=episode_from_record(rec) if s.kind == "episode" else None,
         procedure=procedure_from_record(rec) if s.kind == "procedure" else None,
+        via=strawberry.ID(s.via) if s.via else None,
     )
 
 
