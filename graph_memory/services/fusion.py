@@ -18,6 +18,13 @@ linear retriever, OpenSearch's normalization processor):
   wall-clock decay is ~0 and stops mattering; asked right after it, a week-old turn would
   outvote a year-old answer. Relative to the newest, both readings agree.
 
+Not everything ages (the issue's "per-kind policy"): a fact or a procedure is state that changes,
+and the newest version of a preference is likelier the current one; an episode is the record of
+something that happened, as true a year later as the day after, so its age says nothing of its
+relevance. Likewise a question that names a time ("what did Nora do in March 2024?", "two
+years ago") asks for that time, not for the newest. For those the decay is 1: the recency weight
+goes to relevance alone, with no preference for the new.
+
 Recency then counts only as far as the item is relevant: its part is ``decay * gate``, the gate
 being the item's relevance as the weights see it, ``(w.vector * vector + w.keyword * keyword) /
 (w.vector + w.keyword)``. An item with no match gets nothing from being new, and newness
@@ -28,6 +35,7 @@ cannot lift a match over one more than 29% better, however old that one is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,7 +43,34 @@ from typing import Any
 
 from graph_memory.db import Record
 
-__all__ = ["Pool", "cosine", "fresh_at", "pool_of", "recency_gate", "share_of_best"]
+__all__ = [
+    "AGEING_KINDS",
+    "Pool",
+    "ages",
+    "cosine",
+    "fresh_at",
+    "names_a_time",
+    "pool_of",
+    "recency_gate",
+    "share_of_best",
+]
+
+AGEING_KINDS = frozenset({"fact", "procedure"})
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+# English time expressions a question uses to point at a moment: a year, a month, a relative
+# day or period. Conservative on purpose: a miss only leaves the default (newer first among
+# similar matches), a false hit only drops that preference for one query.
+_TIME = re.compile(
+    r"\b(?:1[89]\d\d|2[01]\d\d)\b"
+    rf"|\b(?:{'|'.join(_MONTHS.split())})\b"
+    r"|\b(?:yesterday|ago|earlier|first time|back then|when did|what year|what month|what date)\b"
+    r"|\b(?:last|previous|past|that)\s+(?:week|month|year|summer|winter|spring|autumn|fall"
+    r"|weekend|time|christmas|holiday)s?\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +105,16 @@ def pool_of(rows: Iterable[Record], valid_at: datetime) -> Pool:
             newest = at
     reference = valid_at if newest is None or newest > valid_at else newest
     return Pool(best_cosine=best, reference=reference)
+
+
+def names_a_time(query: str) -> bool:
+    """Whether the query points at a time of its own (a year, a month, "two weeks ago")."""
+    return _TIME.search(query) is not None
+
+
+def ages(kind: str, query: str) -> bool:
+    """Whether newness counts for this kind of memory, asked this query."""
+    return kind in AGEING_KINDS and not names_a_time(query)
 
 
 def share_of_best(value: float, best: float) -> float:

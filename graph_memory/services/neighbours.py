@@ -5,14 +5,18 @@ match the question: asked "what does Melanie do to relax?", the turn phrased mos
 often the other speaker asking the same thing ("what do you do to unwind?"), and the answer
 is the turn after it ("I paint, mostly watercolours"), which shares no word with the question.
 Episodes of a session are linked by NEXT (cypher/episode/link_sessions.cypher), so a matched
-episode that asks something hands its score on to the episode that follows it, the reply.
+episode that asks something hands its score on to the episode that follows it, the reply, and
+the exchange is served as its reply: the reply takes the question's place in the ranking, at
+``REPLY_SHARE`` of the question's total (or its own score, if better), and ``via`` names the
+question. The share is below 1 because the reply is one step removed from the match (the
+question may have gone unanswered): a direct match of nearly the same score goes first. The lift
+is reported as the breakdown's ``context`` part.
 
-The reply ranks at ``REPLY_SHARE`` of its question's total (or its own, if better): right
-below the question that led to it, ahead of anything clearly weaker. The share is below 1
-because the reply is one step removed from the match (the question may have gone unanswered);
-it is well above the relative floor (0.5) because a reply is the usual home of the answer. The
-lift is reported as the breakdown's ``context`` part, and ``via`` names the question.
-Only questions hand on their score: a statement's neighbour is as likely to be small talk.
+The question itself leaves the list: what it asks is what the caller asked, so it adds nothing
+the reply does not carry (and ``via`` still names it), while keeping both would spend two of
+the k places on one exchange. Only questions hand on their score, and only episodes that end
+asking (a turn, not a summary that quotes a question): a statement's neighbour is as likely to
+be small talk as an answer.
 """
 
 from __future__ import annotations
@@ -30,21 +34,23 @@ QUESTION_MARKS = frozenset("?\uff1f\u00bf\u061f")
 
 
 def asks(text: str) -> bool:
-    """Whether an episode asks something (it carries a question mark)."""
-    return any(c in QUESTION_MARKS for c in text)
+    """Whether an episode ends asking something (its last character is a question mark)."""
+    stripped = text.rstrip()
+    return bool(stripped) and stripped[-1] in QUESTION_MARKS
 
 
 def lift_replies(
     ranked: list[Scored], replies: dict[str, Scored], follows: dict[str, str]
 ) -> list[Scored]:
-    """``ranked`` with each reply lifted to ``REPLY_SHARE`` of its question's total, added
-    when it was not there; best first again.
+    """``ranked`` with each reply lifted to ``REPLY_SHARE`` of its question's total in place of
+    the question (added when it was not there); best first again.
 
     ``replies``: the reply episodes scored on their own, by id; ``follows``: reply id ->
     the question id it follows. A reply following several matched questions takes the best.
     """
     by_id = {s.id: s for s in ranked}
     out = {s.id: s for s in ranked}
+    answered: set[str] = set()
     for reply_id, question_id in follows.items():
         question = by_id.get(question_id)
         own = out.get(reply_id) or replies.get(reply_id)
@@ -56,4 +62,6 @@ def lift_replies(
             out[reply_id] = replace(
                 own, total=lifted, context=round(lifted - base, 6), via=question.id
             )
-    return sorted(out.values(), key=lambda s: (-s.total, -s.tier_rank, s.id))
+            answered.add(question_id)
+    kept = [s for s in out.values() if s.id not in answered]
+    return sorted(kept, key=lambda s: (-s.total, -s.tier_rank, s.id))

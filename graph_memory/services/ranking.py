@@ -17,7 +17,8 @@ Each part is on the candidate pool's scale (``services/fusion.py`` says why):
 * recency: ``0.5 ** (age / half_life)`` (a memory half_life old decays to 0.5), age measured
   from when the memory became true (fact validFrom, episode end, procedure update) to the
   pool's newest memory (capped at validAt), times the item's relevance (its vector and keyword
-  parts, weighted): newness reorders what matches, it never makes a match.
+  parts, weighted): newness reorders what matches, it never makes a match. Episodes (events)
+  and questions that name a time do not age: decay 1.
 * confidence: the memory's own (facts, episodes); procedures use their Laplace-smoothed
   success rate, so one lucky run does not look proven.
 * tier_boost (facts only): the rest of the score times ``TIER_MULTIPLIER[tier] - 1``. A system
@@ -57,6 +58,7 @@ from graph_memory.domain import Tier, as_datetime, ft_token
 from graph_memory.errors import ValidationError
 from graph_memory.services.fusion import (
     Pool,
+    ages,
     cosine,
     fresh_at,
     pool_of,
@@ -283,6 +285,7 @@ def score_rows(
     """
     w = weights
     pool = pool or pool_of(rows, valid_at)
+    ageing = ages(kind, query)
     best_kw = max((float(r["keyword"] or 0.0) for r in rows), default=0.0)
     out = []
     for r in rows:
@@ -300,7 +303,8 @@ def score_rows(
         matched = kw_share * coverage(content_query or query, text) if kw_share > 0 else 0.0
         relevance = max(vec, kw)
         fresh = fresh_at(rec)
-        decay = recency((pool.reference - fresh).total_seconds(), half_life_days) if fresh else 0.0
+        age = (pool.reference - fresh).total_seconds() if fresh else None
+        decay = 1.0 if not ageing else recency(age, half_life_days) if age is not None else 0.0
         rec_part = decay * recency_gate(vec, kw, w.vector, w.keyword)
         conf = _confidence(kind, rec)
         base = w.vector * vec + w.keyword * kw + w.recency * rec_part + w.confidence * conf

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from graph_memory.client import GraphMemoryClient
-from tests.integration.conftest import episode
-from tests.integration.recall_helpers import SCOPES, ids
+from tests.integration.conftest import episode, fact
+from tests.integration.recall_helpers import SCOPES, ids, one
 
 LAST = datetime(2025, 6, 1, tzinfo=UTC)  # the last session
 MODES = {"live": LAST + timedelta(days=1), "years_later": LAST + timedelta(days=5 * 365)}
@@ -46,7 +46,7 @@ def _chatter(client: GraphMemoryClient) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
-def test_an_old_relevant_memory_beats_fresh_irrelevant_ones(
+def test_an_old_relevant_episode_beats_fresh_irrelevant_ones(
     client: GraphMemoryClient, mode: str
 ) -> None:
     (old,) = _record(
@@ -64,8 +64,28 @@ def test_an_old_relevant_memory_beats_fresh_irrelevant_ones(
         "what is the name of the dog alice adopted", SCOPES, valid_at=MODES[mode], **EPISODES_ONLY
     )
     assert ids(res)[:1] == [old], res["items"]
+    # Episodes are events: they do not age (services/fusion.py, AGEING_KINDS).
+    assert all(i["score"]["decay"] == 1.0 for i in res["items"])
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_an_old_relevant_fact_beats_fresh_irrelevant_ones(
+    client: GraphMemoryClient, mode: str
+) -> None:
+    (ep,) = _record(client, [("s", "Alice talked about her pets and her house.", LAST)])
+    old = one(client, fact("Alice", "adopted", "Biscuit", [ep], cardinality="MANY",
+                           text="Alice adopted a greyhound called Biscuit from the shelter",
+                           validFrom=LAST - timedelta(days=400)))  # fmt: skip
+    for i, text in enumerate(CHATTER):
+        fresh = LAST - timedelta(days=i)
+        one(client, fact("Alice", "mentioned", f"chatter {i}", [ep], cardinality="MANY",
+                         text=f"Alice said: {text}", validFrom=fresh))  # fmt: skip
+    res = client.recall(
+        "what is the name of the dog alice adopted", SCOPES, valid_at=MODES[mode], kinds=["FACT"]
+    )
+    assert ids(res)[:1] == [old], res["items"]
     top = res["items"][0]["score"]
-    assert top["decay"] < 0.01  # it is old, and still first
+    assert top["decay"] < 0.01  # old, measured from the scope's newest memory, and still first
     for other in res["items"][1:]:
         assert other["score"]["recency"] <= other["score"]["decay"]
 
@@ -133,8 +153,9 @@ def test_the_reply_after_a_matched_question_is_returned(client: GraphMemoryClien
         "how does alice keep moving while her knee heals", SCOPES, k=3, **EPISODES_ONLY
     )
     got = ids(res)
-    assert got[:2] == [question, reply], res["items"]
-    item = res["items"][1]
+    # The exchange is served as its reply, which names the question it follows.
+    assert got[:1] == [reply] and question not in got, res["items"]
+    item = res["items"][0]
     assert item["via"] == question and item["score"]["context"] > 0
     assert after not in got  # only the reply to the question is handed its score
 

@@ -27,13 +27,19 @@ def _row(ident: str, *, sim: float, kw: float | None = None, at: datetime) -> di
     }
 
 
-def _score(rows: list[dict[str, Any]], valid_at: datetime, weights: Weights | None = None) -> Any:
+def _score(
+    rows: list[dict[str, Any]],
+    valid_at: datetime,
+    weights: Weights | None = None,
+    kind: str = "fact",
+    query: str = "question words",
+) -> Any:
     return {
         s.id: s
         for s in score_rows(
-            "episode",
+            kind,
             rows,
-            query="question words",
+            query=query,
             weights=(weights or Weights()).normalised(),
             half_life_days=30,
             valid_at=valid_at,
@@ -96,6 +102,25 @@ def test_newness_never_lifts_a_clearly_weaker_match(
     assert s["a"].total >= s["b"].total
 
 
+@pytest.mark.parametrize(
+    ("kind", "query"),
+    [
+        ("episode", "what did nora cook"),  # an event is as true a year later
+        ("fact", "what did nora cook in march 2024"),
+        ("fact", "what did nora cook two years ago"),
+        ("fact", "where did nora go last summer"),
+    ],
+)
+def test_events_and_questions_naming_a_time_do_not_age(kind: str, query: str) -> None:
+    rows = [
+        _row("old", sim=0.60, at=LIVE - timedelta(days=365)),
+        _row("new", sim=0.57, at=LIVE),
+    ]
+    s = _score(rows, LIVE, kind=kind, query=query)
+    assert s["old"].decay == s["new"].decay == 1.0
+    assert s["old"].total > s["new"].total
+
+
 def test_without_relevance_weights_recency_is_not_gated() -> None:
     s = _score(
         [_row("a", sim=0.6, at=LIVE - timedelta(days=90)), _row("b", sim=0.0, at=LIVE)],
@@ -117,8 +142,9 @@ def test_a_question_hands_its_score_to_the_reply_that_follows_it() -> None:
     ranked = sorted(s.values(), key=lambda x: -x.total)
     assert [x.id for x in ranked] == ["question", "other", "reply"]
     lifted = lift_replies(ranked[:2], {"reply": s["reply"]}, {"reply": "question"})
-    assert [x.id for x in lifted] == ["question", "reply", "other"]
-    reply = lifted[1]
+    # The exchange is served as its reply, in the question's place.
+    assert [x.id for x in lifted] == ["reply", "other"]
+    reply = lifted[0]
     assert reply.via == "question"
     assert reply.total == pytest.approx(REPLY_SHARE * s["question"].total)
     assert reply.total == pytest.approx(s["reply"].total + reply.context)
@@ -127,17 +153,19 @@ def test_a_question_hands_its_score_to_the_reply_that_follows_it() -> None:
 def test_a_reply_already_better_than_its_question_keeps_its_own_score() -> None:
     s = _score([_row("q", sim=0.3, at=LIVE), _row("r", sim=0.7, at=LIVE)], LIVE)
     out = {x.id: x for x in lift_replies(list(s.values()), {}, {"r": "q"})}
-    assert out["r"].context == 0.0 and out["r"].via is None
+    assert out["r"].context == 0.0 and out["r"].via is None and "q" in out
 
 
 @pytest.mark.parametrize(
     ("text", "asking"),
     [
         ("any tips to stay active while you heal?", True),
-        ("¿Qué haces para relajarte", True),
+        ("Sorry about your knee! Any tips to stay active?  ", True),
+        ("\u00bfQu\u00e9 haces para relajarte?", True),
+        ("What do you do to relax? I have been trying yoga.", False),
         ("\u4f60\u505a\u4ec0\u4e48\u6765\u653e\u677e\uff1f", True),
         ("I paint watercolours to relax.", False),
     ],
 )
-def test_asks_knows_a_question_mark_in_any_script(text: str, asking: bool) -> None:
+def test_asks_knows_a_turn_ending_in_a_question_in_any_script(text: str, asking: bool) -> None:
     assert asks(text) is asking

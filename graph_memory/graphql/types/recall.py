@@ -80,7 +80,8 @@ class ScoreBreakdown:
     cosine: float = strawberry.field(description="The raw cosine similarity, 0 = unrelated.")
     decay: float = strawberry.field(
         description="0.5^(age / halfLife), age measured up to the newest candidate "
-        "(the scope's own activity), never past validAt."
+        "(the scope's own activity), never past validAt. 1 for episodes (events do not age) "
+        "and for questions that name a time (a year, a month, 'two weeks ago')."
     )
     total: float
 
