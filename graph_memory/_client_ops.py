@@ -238,9 +238,11 @@ _RECALL_SELECTION = f"""
   }}
   weights {{ vector keyword recency confidence }}
   asOf validAt considered belowThreshold
+  floorDrops {{ minConfidence minScore procedureIntent content minRelevance relativeRelevance }}
 """
 _CONTEXT_SELECTION = """
   text tokens tokenBudget tokenizer asOf validAt
+  floorDrops { minConfidence minScore procedureIntent content minRelevance relativeRelevance }
   included { id kind score tokens }
   dropped { id kind score tokens reason }
 """

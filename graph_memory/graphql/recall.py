@@ -22,6 +22,7 @@ from graph_memory.graphql.types.recall import (
     RecallWeights,
     UpsertProcedureResult,
     context_item,
+    floor_drops,
     procedure_from_record,
     recall_item,
 )
@@ -146,6 +147,7 @@ class RecallQuery:
             valid_at=res.valid_at,
             considered=res.considered,
             below_threshold=res.below_threshold,
+            floor_drops=floor_drops(res.floors),
         )
 
     @strawberry.field(
@@ -202,6 +204,7 @@ class RecallQuery:
             dropped=[context_item(p) for p in pack.dropped],
             as_of=pack.as_of,
             valid_at=pack.valid_at,
+            floor_drops=floor_drops(pack.floors) if pack.floors else None,
         )
 
     @strawberry.field(

@@ -58,6 +58,7 @@ from graph_memory.services.recall_request import (
     MAX_WIDENED,
     PROCEDURE_MIN_SIMILARITY,
     WIDEN_FACTOR,
+    FloorDrops,
     RecallRequest,
     RecallResult,
     checked,
@@ -123,21 +124,24 @@ class RecallService:
         # One scale for every kind: they share the embedding space and the recency anchor.
         pool = pool_of((r for rows in fetched for r in rows), valid_at)
         scored: list[Scored] = []
+        drops = dict.fromkeys(FloorDrops.__dataclass_fields__, 0)
         for kind, rows in zip(KINDS, fetched, strict=True):
-            scored += [
-                s
-                for s in self._score(kind, rows, req, pool, valid_at, content_query)
-                if self._passes(s, req)
-            ]
+            for s in self._score(kind, rows, req, pool, valid_at, content_query):
+                floor = self._floor(s, req)
+                if floor is None:
+                    scored.append(s)
+                else:
+                    drops[floor] += 1
         best = max((s.relevance for s in scored), default=0.0)
         # A named intent is matched exactly, whatever the query's words: no relative cut.
-        scored = [
+        relevant = [
             s
             for s in scored
             if s.relevance >= req.relative_relevance * best
             or (s.kind == "procedure" and req.intent is not None)
         ]
-        scored.sort(key=lambda s: (-s.total, -s.tier_rank, s.id))
+        drops["relative_relevance"] = len(scored) - len(relevant)
+        scored = sorted(relevant, key=lambda s: (-s.total, -s.tier_rank, s.id))
         below = considered - len(scored)
         scored = await self._with_replies(
             principal.tenant, req, scored, (vector, pool, valid_at), as_of
@@ -158,6 +162,7 @@ class RecallService:
             valid_at=valid_at,
             considered=considered,
             below_threshold=below,
+            floors=FloorDrops(**drops),
         )
 
     @staticmethod
@@ -334,18 +339,19 @@ class RecallService:
             self.bookkeeper.record(tenant, [(s.kind, s.id) for s in items], utcnow())
 
     @staticmethod
-    def _passes(s: Scored, req: RecallRequest) -> bool:
+    def _floor(s: Scored, req: RecallRequest) -> str | None:
+        """The first floor (a FloorDrops field) the candidate fails, or None if it passes."""
         if s.confidence < req.min_confidence:
-            return False
+            return "min_confidence"
         if s.kind == "procedure" and req.intent is not None:
             # A named intent was matched exactly by the search, whatever the query's words:
             # a score floor made of word similarity must not hide it.
-            return True
+            return None
         if s.total < req.min_score:
-            return False
+            return "min_score"
         if s.kind == "procedure":
-            return s.cosine >= PROCEDURE_MIN_SIMILARITY
+            return None if s.cosine >= PROCEDURE_MIN_SIMILARITY else "procedure_intent"
         if s.content is not None and s.content < req.min_relevance * CONTENT_SHARE:
             # It shares a name with the query and little else.
-            return False
-        return s.match >= req.min_relevance
+            return "content"
+        return None if s.match >= req.min_relevance else "min_relevance"

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_WIDENED",
     "PROCEDURE_MIN_SIMILARITY",
     "WIDEN_FACTOR",
+    "FloorDrops",
     "RecallRequest",
     "RecallResult",
     "checked",
@@ -85,6 +86,32 @@ class RecallRequest:
     role: str | None = None
 
 
+@dataclass(frozen=True)
+class FloorDrops:
+    """How many candidates each floor left out (each counted at the first floor it failed,
+    in this order), so a short answer says why it is short."""
+
+    min_confidence: int = 0
+    min_score: int = 0
+    # A procedure whose intent the query does not match closely enough.
+    procedure_intent: int = 0
+    # A memory sharing the query's entity names and little else (CONTENT_SHARE).
+    content: int = 0
+    min_relevance: int = 0
+    relative_relevance: int = 0
+
+    @property
+    def total(self) -> int:
+        return (
+            self.min_confidence
+            + self.min_score
+            + self.procedure_intent
+            + self.content
+            + self.min_relevance
+            + self.relative_relevance
+        )
+
+
 @dataclass
 class RecallResult:
     items: list[Scored]
@@ -93,6 +120,7 @@ class RecallResult:
     valid_at: datetime
     considered: int = 0
     below_threshold: int = 0
+    floors: FloorDrops = field(default_factory=FloorDrops)
 
 
 def _name(value: str) -> str:

@@ -172,3 +172,17 @@ def test_every_item_explains_its_score(client: GraphMemoryClient) -> None:
         assert s["total"] == pytest.approx(parts, abs=1e-5)
         assert s["recency"] <= s["decay"] + 1e-9
     assert res["items"][0]["score"]["vector"] == 1.0  # the pool's best cosine
+
+
+def test_floors_say_how_many_candidates_each_dropped(client: GraphMemoryClient) -> None:
+    _chatter(client)
+    q = "cleaning out the garage"
+    res = client.recall(q, SCOPES, k=10, **EPISODES_ONLY)
+    drops = res["floorDrops"]
+    assert sum(drops.values()) == res["belowThreshold"] > 0
+    # Unrelated small talk fails the absolute floor or the relative one, nothing else.
+    assert drops["minRelevance"] + drops["relativeRelevance"] == res["belowThreshold"]
+    strict = client.recall(q, SCOPES, k=10, min_score=0.99, **EPISODES_ONLY)
+    assert strict["items"] == [] and strict["floorDrops"]["minScore"] == strict["considered"]
+    packed = client.context(q, 200, SCOPES, kinds=["EPISODE"])
+    assert sum(packed["floorDrops"].values()) > 0

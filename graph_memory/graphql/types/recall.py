@@ -13,11 +13,13 @@ from graph_memory.graphql.types.episode import Episode, episode_from_record
 from graph_memory.graphql.types.fact import Fact, fact_from_record
 from graph_memory.services.context_pack import Packed
 from graph_memory.services.ranking import Scored, evidence_contributors
+from graph_memory.services.recall_request import FloorDrops as FloorDropsData
 
 __all__ = [
     "ALL_KINDS",
     "ContextItem",
     "ContextResult",
+    "FloorDrops",
     "MemoryKind",
     "Procedure",
     "ProcedureOutcomeResult",
@@ -26,6 +28,7 @@ __all__ = [
     "RecallWeights",
     "UpsertProcedureResult",
     "context_item",
+    "floor_drops",
     "procedure_from_record",
     "recall_item",
 ]
@@ -184,6 +187,34 @@ class RecallItem:
     )
 
 
+@strawberry.type(
+    description="How many candidates each floor left out (each counted at the first floor it "
+    "failed, in this order); they add up to belowThreshold."
+)
+class FloorDrops:
+    min_confidence: int
+    min_score: int
+    procedure_intent: int = strawberry.field(
+        description="Procedures whose intent the query did not match closely enough."
+    )
+    content: int = strawberry.field(
+        description="Memories sharing the query's entity names and little else."
+    )
+    min_relevance: int
+    relative_relevance: int
+
+
+def floor_drops(f: FloorDropsData) -> FloorDrops:
+    return FloorDrops(
+        min_confidence=f.min_confidence,
+        min_score=f.min_score,
+        procedure_intent=f.procedure_intent,
+        content=f.content,
+        min_relevance=f.min_relevance,
+        relative_relevance=f.relative_relevance,
+    )
+
+
 @strawberry.type
 class RecallResult:
     items: list[RecallItem] = strawberry.field(description="Best first; may be empty.")
@@ -194,6 +225,7 @@ class RecallResult:
     below_threshold: int = strawberry.field(
         description="Candidates left out as weak matches (relevance, score, confidence)."
     )
+    floor_drops: FloorDrops = strawberry.field(description="belowThreshold, floor by floor.")
 
 
 @strawberry.type
@@ -215,6 +247,9 @@ class ContextResult:
     dropped: list[ContextItem]
     as_of: datetime | None
     valid_at: datetime | None
+    floor_drops: FloorDrops | None = strawberry.field(
+        description="Candidates each recall floor left out before packing."
+    )
 
 
 @strawberry.type
