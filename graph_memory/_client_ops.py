@@ -199,7 +199,7 @@ class TrustCalls:
         return Op(Q_ALERTS, _vars(**{"from": start, "to": end, "first": first}), "alerts")
 
 
-_SCORE_FIELDS = "vector keyword recency confidence tierBoost total"
+_SCORE_FIELDS = "vector keyword recency confidence tierBoost context cosine decay total"
 _PROCEDURE_FIELDS = """
   id scope intent role version steps description status successCount failureCount createdBy
   createdAt updatedAt supersededAt supersededBy supersedes retrievalCount lastRetrievedAt
@@ -225,7 +225,7 @@ _RECALL_ARGS = {
 }
 _RECALL_SELECTION = f"""
   items {{
-    id kind text score {{ {_SCORE_FIELDS} }}
+    id kind text via score {{ {_SCORE_FIELDS} }}
     provenance {{
       episodes {{ episodeId sessionId userId weight success startedAt summary source }}
       contributors
@@ -238,9 +238,11 @@ _RECALL_SELECTION = f"""
   }}
   weights {{ vector keyword recency confidence }}
   asOf validAt considered belowThreshold
+  floorDrops {{ minConfidence minScore procedureIntent content minRelevance relativeRelevance }}
 """
 _CONTEXT_SELECTION = """
   text tokens tokenBudget tokenizer asOf validAt
+  floorDrops { minConfidence minScore procedureIntent content minRelevance relativeRelevance }
   included { id kind score tokens }
   dropped { id kind score tokens reason }
 """

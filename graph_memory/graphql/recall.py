@@ -22,6 +22,7 @@ from graph_memory.graphql.types.recall import (
     RecallWeights,
     UpsertProcedureResult,
     context_item,
+    floor_drops,
     procedure_from_record,
     recall_item,
 )
@@ -81,10 +82,15 @@ def _services(info: Info[Any, None]) -> tuple[RecallService, ContextService, Pro
 class RecallQuery:
     @strawberry.field(
         description="Hybrid recall (vector 0.5, keyword 0.2, recency 0.2, "
-        "confidence 0.1 by default): over-recall, rescore, best k. Superseded, "
-        "expired, unverified and candidate memories are left out unless asked "
-        "for or believed at asOf. An empty list is a valid answer. Each recall weighs "
-        "10,000 in the query cost limit (QUERY_TOO_COMPLEX past 100,000 by default)."
+        "confidence 0.1 by default, each signal normalised within the candidates): "
+        "over-recall, rescore, best k; the reply that follows a matched question in its "
+        "session is served with it. Floors: minRelevance on the raw cosine (or a keyword "
+        "hit covering that share of the query's words); relativeRelevance on the "
+        "candidates' scale (share of the best normalised vector or keyword score); "
+        "minScore on the normalised total. Superseded, expired, unverified and candidate "
+        "memories are left out unless asked for or believed at asOf. An empty list is a "
+        "valid answer. Each recall weighs 10,000 in the query cost limit (QUERY_TOO_COMPLEX "
+        "past 100,000 by default)."
     )
     async def recall(
         self,
@@ -142,6 +148,7 @@ class RecallQuery:
             valid_at=res.valid_at,
             considered=res.considered,
             below_threshold=res.below_threshold,
+            floor_drops=floor_drops(res.floors),
         )
 
     @strawberry.field(
@@ -198,6 +205,7 @@ class RecallQuery:
             dropped=[context_item(p) for p in pack.dropped],
             as_of=pack.as_of,
             valid_at=pack.valid_at,
+            floor_drops=floor_drops(pack.floors) if pack.floors else None,
         )
 
     @strawberry.field(

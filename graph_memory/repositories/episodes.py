@@ -19,6 +19,15 @@ class EpisodeRepository:
     async def record_in_tx(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
         await tx.run("episode.record", {"tenant": require_tenant(tenant), "rows": rows, "now": now})
 
+    @staticmethod
+    async def link_sessions_in_tx(tx: Tx, tenant: str, sessions: list[dict[str, str]]) -> None:
+        """Relink each session ``{scope, session_id}`` as a NEXT chain in the order its
+        episodes happened (episode.link_sessions)."""
+        if sessions:
+            await tx.run(
+                "episode.link_sessions", {"tenant": require_tenant(tenant), "sessions": sessions}
+            )
+
     async def get(self, tenant: str, ids: list[str]) -> dict[str, Record]:
         rows = await self.db.read("episode.get", {"tenant": require_tenant(tenant), "ids": ids})
         return {r["episode"]["id"]: r["episode"] for r in rows}

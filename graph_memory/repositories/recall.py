@@ -126,6 +126,32 @@ class RecallRepository:
             )
         )
 
+    async def replies(
+        self,
+        tenant: str,
+        scopes: list[str],
+        ids: list[str],
+        *,
+        vector: list[float],
+        as_of: datetime,
+        valid_at: datetime,
+    ) -> list[tuple[str, Record]]:
+        """(question id, lean candidate row of the episode that follows it) per linked pair."""
+        if not ids:
+            return []
+        rows = await self.db.read(
+            "recall.replies",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "ids": ids,
+                "vector": _vector(vector),
+                "as_of": as_of,
+                "valid_at": valid_at,
+            },
+        )
+        return [(str(r["of"]), r["row"]) for r in rows]
+
     async def entity_names(self, tenant: str, scopes: list[str], keys: list[str]) -> list[str]:
         """Names of entities among these normalised keys (entity_key) that facts in these
         scopes are about or point to."""

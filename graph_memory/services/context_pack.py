@@ -26,6 +26,7 @@ from graph_memory.domain import Principal
 from graph_memory.errors import ValidationError
 from graph_memory.services.ranking import Scored, dt
 from graph_memory.services.recall import RecallRequest, RecallService
+from graph_memory.services.recall_request import FloorDrops
 
 __all__ = ["MAX_BUDGET", "ContextPack", "ContextService", "Packed", "TokenCounter"]
 
@@ -92,6 +93,7 @@ class ContextPack:
     dropped: list[Packed] = field(default_factory=list)
     as_of: datetime | None = None
     valid_at: datetime | None = None
+    floors: FloorDrops | None = None
 
 
 def _day(value: Any) -> str:
@@ -135,6 +137,7 @@ class ContextService:
         items = await self.recall.hydrate(principal.tenant, ranked.items, request.as_of)
         pack = self.pack(items, token_budget)
         pack.as_of, pack.valid_at = ranked.as_of, ranked.valid_at
+        pack.floors = ranked.floors
         if pack.dropped:
             log.info(
                 "context for tenant %s dropped %d item(s) over a %d-token budget: %s",

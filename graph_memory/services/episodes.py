@@ -83,6 +83,9 @@ class EpisodeService:
                     "source": item.source,
                     "confidence": item.confidence,
                     "embedding": None,
+                    # Its place in the batch: turns of one session sent together with the
+                    # same start time keep the order they were sent in (episode.link_sessions).
+                    "seq": len(rows),
                 }
             )
             out.append((ep_id, None))
@@ -111,6 +114,14 @@ class EpisodeService:
                 ]
                 # The episodes and their audit events land together or not at all.
                 await EpisodeRepository.record_in_tx(tx, principal.tenant, rows, now)
+                # Consecutive episodes of a session are NEXT to each other, in the same
+                # transaction: recall follows the chain from a question to its answer.
+                sessions = {(r["scope"], r["session_id"]) for r in rows}
+                await EpisodeRepository.link_sessions_in_tx(
+                    tx,
+                    principal.tenant,
+                    [{"scope": sc, "session_id": sid} for sc, sid in sorted(sessions)],
+                )
                 await AuditRepository.record_in_tx(tx, principal.tenant, events)
 
             await self.repo.db.write_tx(work)

@@ -2,23 +2,30 @@
 
 Score (every item reports each part, so the total can be recomputed by hand)::
 
-    total = w.vector * similarity + w.keyword * keyword + w.recency * recency
-            + w.confidence * confidence + tier_boost
+    total = w.vector * vector + w.keyword * keyword + w.recency * recency
+            + w.confidence * confidence + tier_boost + context
 
-* similarity: cosine of query and memory, clamped to [0, 1]. Neo4j reports cosine as
-  (1 + cos) / 2, which puts unrelated text near 0.5; we map it back so 0 means unrelated.
-* keyword: the Lucene score divided by the best among candidates of that kind, times the share
-  of the query's words the memory contains (when the query names known entities, of its other
-  words): the best hit is 1.0 only if it has them all, and a memory sharing just a name with
-  the query is no keyword match.
-* recency: ``0.5 ** (age / half_life)``, a true half-life: a memory half_life old scores 0.5.
-  Age runs from when the memory became true (fact validFrom, episode end, procedure update)
-  to validAt.
+Each part is on the candidate pool's scale (``services/fusion.py`` says why):
+
+* vector: cosine of query and memory / the best cosine among the candidates (so the best
+  scores 1.0, an unrelated memory 0). Neo4j reports cosine as (1 + cos) / 2; we map it back
+  first. The raw cosine is reported too (``cosine``).
+* keyword: the Lucene score divided by the best among candidates of that kind. When the query
+  names known entities it is also multiplied by the share of the query's *other* words the
+  memory contains: a memory sharing just a name with the query is no keyword match. Otherwise
+  BM25's own term weighting stands (a rare word matched counts more than two common ones).
+* recency: ``0.5 ** (age / half_life)`` (a memory half_life old decays to 0.5), age measured
+  from when the memory became true (fact validFrom, episode end, procedure update) to the
+  pool's newest memory (capped at validAt), times the item's relevance (its vector and keyword
+  parts, weighted): newness reorders what matches, it never makes a match. Episodes (events)
+  and questions that name a time do not age: decay 1.
 * confidence: the memory's own (facts, episodes); procedures use their Laplace-smoothed
   success rate, so one lucky run does not look proven.
 * tier_boost (facts only): the rest of the score times ``TIER_MULTIPLIER[tier] - 1``. A system
   fact outranks any user fact scoring less than 20% above it, i.e. any of similar relevance;
   a weakly relevant system fact gains little, so policies do not crowd out good matches.
+* context (episodes only, ``services/neighbours.py``): the lift a reply gets from the question
+  it follows in its session.
 
 Conflicting claims are settled by trust, not wording: among recalled facts on the same slot
 (subject and predicate, the predicate's namespace ignored, so ``policy.refund_window`` and
@@ -40,7 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import snowballstemmer
@@ -48,6 +55,15 @@ import snowballstemmer
 from graph_memory.db import Record
 from graph_memory.domain import Tier, as_datetime, ft_token
 from graph_memory.errors import ValidationError
+from graph_memory.services.fusion import (
+    Pool,
+    ages,
+    cosine,
+    fresh_at,
+    pool_of,
+    recency_gate,
+    share_of_best,
+)
 
 __all__ = [
     "TIER_MULTIPLIER",
@@ -225,7 +241,16 @@ class Scored:
     tier_boost: float
     total: float
     fresh_at: datetime | None
+    # On the pool's scale: the better of the vector and keyword parts (relativeRelevance).
     relevance: float = 0.0
+    # On the absolute scale: raw cosine or covering keyword hit (minRelevance).
+    match: float = 0.0
+    cosine: float = 0.0
+    # The recency decay before relevance gates it.
+    decay: float = 0.0
+    # Lift from a neighbouring episode (services/neighbours.py) and which one gave it.
+    context: float = 0.0
+    via: str | None = None
     # Relevance to the query without its entity names; None when it names none.
     content: float | None = None
     tier_rank: int = 0
@@ -253,6 +278,7 @@ def score_rows(
     half_life_days: float,
     valid_at: datetime,
     content_query: str | None = None,
+    pool: Pool | None = None,
 ) -> list[Scored]:
     """Score one kind's candidate rows (recall.facts / episodes / procedures).
 
@@ -261,27 +287,33 @@ def score_rows(
     predicate``, and the raw ``similarity`` (index cosine) and ``keyword`` (Lucene) scores;
     ``content`` is the cosine to ``content_query`` (the query without its entity names), present
     only when that query is specific enough to judge by (services/recall.py, CONTENT_TERMS).
+    ``pool``: what to normalise against (every kind's candidates); by default these rows.
     """
     w = weights
+    pool = pool or pool_of(rows, valid_at)
+    ageing = ages(kind, query)
     best_kw = max((float(r["keyword"] or 0.0) for r in rows), default=0.0)
     out = []
     for r in rows:
         rec: Record = r
-        # Index cosine is (1 + cos) / 2; back to cos, negatives (opposites) count as 0.
-        sim = _cosine(r["similarity"] or 0.5)
-        kw = float(r["keyword"] or 0.0) / best_kw if best_kw > 0 else 0.0
+        cos = cosine(r["similarity"])
+        vec = share_of_best(cos, pool.best_cosine)
+        kw_share = share_of_best(float(r["keyword"] or 0.0), best_kw)
         text = str(rec.get("text") or "")
-        raw_kw = kw
-        # Keyword coverage counts the words beyond entity names when the query has names:
-        # sharing "Alice" with a question about Alice says nothing about relevance, and
-        # Lucene's length norm on the name alone would otherwise rank her shortest memory first.
-        if kw > 0:
-            kw *= coverage(content_query or query, text)
-        ms = rec.get("fresh_ms")
-        fresh = datetime.fromtimestamp(ms / 1000, UTC) if ms is not None else None
-        rec_score = recency((valid_at - fresh).total_seconds(), half_life_days) if fresh else 0.0
+        # With entity names in the query, keyword counts the words beyond them: sharing
+        # "Alice" with a question about Alice says nothing about relevance, and Lucene's
+        # length norm on the name alone would otherwise rank her shortest memory first.
+        kw = kw_share * coverage(content_query, text) if content_query else kw_share
+        # The absolute floor (minRelevance) keeps its old meaning: a raw cosine, or a keyword
+        # hit that covers the query's words; a single shared common word is no match.
+        matched = kw_share * coverage(content_query or query, text) if kw_share > 0 else 0.0
+        relevance = max(vec, kw)
+        fresh = fresh_at(rec)
+        age = (pool.reference - fresh).total_seconds() if fresh else None
+        decay = 1.0 if not ageing else recency(age, half_life_days) if age is not None else 0.0
+        rec_part = decay * recency_gate(vec, kw, w.vector, w.keyword)
         conf = _confidence(kind, rec)
-        base = w.vector * sim + w.keyword * kw + w.recency * rec_score + w.confidence * conf
+        base = w.vector * vec + w.keyword * kw + w.recency * rec_part + w.confidence * conf
         mult = TIER_MULTIPLIER.get(str(rec.get("tier")), 1.0) if kind == "fact" else 1.0
         boost = round(base * (mult - 1.0), 6)
         out.append(
@@ -289,24 +321,22 @@ def score_rows(
                 kind=kind,
                 id=str(rec["id"]),
                 record=rec,
-                similarity=round(sim, 6),
+                similarity=round(vec, 6),
                 keyword=round(kw, 6),
-                recency=round(rec_score, 6),
+                recency=round(rec_part, 6),
                 confidence=round(conf, 6),
                 tier_boost=boost,
                 total=round(base + boost, 6),
                 fresh_at=fresh,
-                relevance=max(sim, kw),
-                content=content_relevance(rec.get("content"), raw_kw, content_query, text),
+                relevance=relevance,
+                match=max(cos, matched),
+                cosine=round(cos, 6),
+                decay=round(decay, 6),
+                content=content_relevance(rec.get("content"), kw_share, content_query, text),
                 tier_rank=int(rec.get("tier_rank") or 0),
             )
         )
     return out
-
-
-def _cosine(index_score: Any) -> float:
-    """Index cosine (1 + cos) / 2 back to cos, opposites clamped to 0."""
-    return min(max(2.0 * float(index_score) - 1.0, 0.0), 1.0)
 
 
 def content_relevance(
@@ -317,7 +347,7 @@ def content_relevance(
     if content_query is None or content is None:
         return None
     kw = keyword * coverage(content_query, text) if keyword > 0 else 0.0
-    return round(max(_cosine(content), kw), 6)
+    return round(max(cosine(content), kw), 6)
 
 
 def _slot(s: Scored) -> tuple[str, str] | None:

@@ -1,11 +1,22 @@
 """Hybrid recall: vector + full-text candidates, over-recalled, rescored, cut to the best k.
 
-The score and its parts are described in ``services/ranking.py``. What is returned ("little but
-precise"): a memory must first *match* — its relevance, max(similarity, keyword), at least
-``minRelevance`` and at least ``relativeRelevance`` times the best match's (shared names lift
-MiniLM cosines of unrelated sentences to ~0.5, so only a relative cut separates them from a
-real answer) — then reach ``minScore`` and ``minConfidence``. Procedures match on their intent
-only (``PROCEDURE_MIN_SIMILARITY``, or the intent named exactly). An empty answer is valid.
+The score and its parts are described in ``services/ranking.py`` (signals normalised within
+the candidate pool, ``services/fusion.py``). What is returned ("little but precise"): a memory
+must first *match*, on two scales:
+
+* absolute (``minRelevance``): its raw cosine, or a keyword hit covering that share of the
+  query's words, reaches the floor. This is what lets an answer be empty: a pool of unrelated
+  memories still has a best one, and only an absolute floor sees that it is no match.
+* relative to the pool (``relativeRelevance``): its relevance on the pool's scale (the better of
+  its normalised vector and keyword parts, the best candidate's being 1) reaches that share of
+  the best's. Half the best cosine or half the best BM25 keeps an answer that a look-alike
+  outscores on one signal (shared names lift MiniLM cosines of unrelated sentences to ~0.5,
+  which this cut still separates from a real answer at ~0.7 and above).
+
+Then it must reach ``minScore`` (on the pool's scale too) and ``minConfidence``. Procedures match
+on their intent only (``PROCEDURE_MIN_SIMILARITY``, or the intent named exactly). The episode
+following a matched question in its session is served with it (``services/neighbours.py``).
+An empty answer is valid.
 
 Time: ``asOf`` (belief) and ``validAt`` (world) default to now; candidates must be in force at
 both, with the same rule as ``facts``: superseded, retracted and expired facts drop out unless
@@ -16,25 +27,41 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graph_memory.db import Record
-from graph_memory.domain import SERVABLE_STATUSES, Principal, parse_scope, require_aware, utcnow
+from graph_memory.domain import SERVABLE_STATUSES, Principal, utcnow
 from graph_memory.embeddings import Embedder
-from graph_memory.errors import ValidationError
 from graph_memory.repositories.recall import RecallRepository
 from graph_memory.services.belief import as_believed_at, held_at, procedure_as_of
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
+from graph_memory.services.fusion import Pool, pool_of
+from graph_memory.services.neighbours import asks, lift_replies
 from graph_memory.services.ranking import (
     Scored,
-    Weights,
     build_lucene,
     mask_names,
     name_keys,
     query_terms,
     score_rows,
     settle_conflicts,
+)
+from graph_memory.services.recall_request import (
+    CONTENT_SHARE,
+    CONTENT_TERMS,
+    DEFAULT_HALF_LIFE_DAYS,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_MIN_RELEVANCE,
+    DEFAULT_MIN_SCORE,
+    DEFAULT_RELATIVE_RELEVANCE,
+    KINDS,
+    MAX_WIDENED,
+    PROCEDURE_MIN_SIMILARITY,
+    WIDEN_FACTOR,
+    FloorDrops,
+    RecallRequest,
+    RecallResult,
+    checked,
 )
 
 __all__ = [
@@ -51,104 +78,6 @@ __all__ = [
     "RecallResult",
     "RecallService",
 ]
-
-KINDS = ("fact", "episode", "procedure")
-MAX_K = 100
-# Widening of a search whose top k the in-force filter emptied (see RecallService._candidates).
-WIDEN_FACTOR = 5
-MAX_WIDENED = 500
-MAX_OVER_RECALL = 500
-# Defaults follow the score's meaning, not any dataset. The vector index always returns its k
-# nearest however far; MiniLM puts unrelated sentences below ~0.1 cosine and ones sharing only
-# a name at 0.3-0.55, so an absolute floor removes the first and a relative cut the second.
-DEFAULT_MIN_RELEVANCE = 0.3
-DEFAULT_RELATIVE_RELEVANCE = 0.5
-# When the query names an entity, a memory must also reach this share of minRelevance on the
-# rest of the query (ranking.content_relevance). Without the names MiniLM puts a memory that
-# answers the question at ~0.2-0.65 cosine and one about something else at ~0.0-0.15, so half
-# the floor (0.15 by default) keeps answers and drops what shares only the name; minRelevance 0
-# turns it off.
-CONTENT_SHARE = 0.5
-# ... but only when the rest says something specific: "who is Alice's manager" leaves one word,
-# too little for a sentence model to judge alone ("manager" vs "Alice reports to Bob").
-CONTENT_TERMS = 2
-# A match that is neither close, fresh nor confident is noise in an agent's context.
-DEFAULT_MIN_SCORE = 0.3
-# Below this the memory itself doubts the item.
-DEFAULT_MIN_CONFIDENCE = 0.2
-DEFAULT_HALF_LIFE_DAYS = 30.0
-# A procedure is served only for a matching intent: named exactly, or, without one, a close
-# semantic match of the query to the procedure's intent (its embedding is of the intent).
-PROCEDURE_MIN_SIMILARITY = 0.45
-
-
-@dataclass(frozen=True)
-class RecallRequest:
-    query: str
-    scopes: tuple[str, ...]
-    k: int = 5
-    over_recall: int = 20
-    weights: Weights = field(default_factory=Weights)
-    kinds: tuple[str, ...] = KINDS
-    tiers: tuple[str, ...] | None = None
-    as_of: datetime | None = None
-    valid_at: datetime | None = None
-    min_score: float = DEFAULT_MIN_SCORE
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE
-    min_relevance: float = DEFAULT_MIN_RELEVANCE
-    relative_relevance: float = DEFAULT_RELATIVE_RELEVANCE
-    half_life_days: float = DEFAULT_HALF_LIFE_DAYS
-    include_candidates: bool = False
-    include_expired: bool = False
-    include_unverified: bool = False
-    intent: str | None = None
-    role: str | None = None
-
-
-@dataclass
-class RecallResult:
-    items: list[Scored]
-    weights: Weights
-    as_of: datetime
-    valid_at: datetime
-    considered: int = 0
-    below_threshold: int = 0
-
-
-def _name(value: str) -> str:
-    # Same normalisation as procedures' intent and role: lower_snake words.
-    return "_".join(value.strip().lower().split())
-
-
-def checked(req: RecallRequest) -> RecallRequest:
-    """The request validated and normalised; raises ValidationError naming the field."""
-    if not req.query.strip():
-        raise ValidationError("query is empty", field="query")
-    if not req.scopes:
-        raise ValidationError(
-            "at least one scope (user:<id>, team:<id>, tenant) is required", field="scopes"
-        )
-    if not 1 <= req.k <= MAX_K:
-        raise ValidationError(f"k must be in 1..{MAX_K}", field="k")
-    if not 1 <= req.over_recall <= MAX_OVER_RECALL:
-        raise ValidationError(f"overRecall must be in 1..{MAX_OVER_RECALL}", field="overRecall")
-    if not 0 <= req.relative_relevance <= 1:
-        raise ValidationError("relativeRelevance must be in 0..1", field="relativeRelevance")
-    if not req.half_life_days > 0:
-        raise ValidationError("halfLifeDays must be > 0", field="halfLifeDays")
-    if not req.kinds or any(k not in KINDS for k in req.kinds):
-        raise ValidationError(f"kinds must be some of {list(KINDS)}", field="kinds")
-    if req.tiers is not None and not req.tiers:
-        raise ValidationError("tiers is empty: omit it for every tier", field="tiers")
-    return replace(
-        req,
-        scopes=tuple(dict.fromkeys(parse_scope(s) for s in req.scopes)),
-        weights=req.weights.normalised(),
-        as_of=require_aware(req.as_of, "asOf"),
-        valid_at=require_aware(req.valid_at, "validAt"),
-        intent=_name(req.intent) if req.intent else None,
-        role=_name(req.role) if req.role else None,
-    )
 
 
 class RecallService:
@@ -180,42 +109,44 @@ class RecallService:
         # What the query asks beyond the entity names it mentions (services/ranking.py,
         # "content relevance"): keyword relevance counts only those words, and when they say
         # something specific (two words or more) a memory must match them too.
-        content_query = mask_names(query, names) if req.min_relevance > 0 else None
+        content_query = mask_names(query, names)
         content_vector = (
             await self.embedder.embed_query(content_query)
-            if content_query is not None and len(query_terms(content_query)) >= CONTENT_TERMS
+            if req.min_relevance > 0
+            and content_query is not None
+            and len(query_terms(content_query)) >= CONTENT_TERMS
             else None
         )
         fetched = await self._candidates(
             principal.tenant, req, (vector, content_vector), as_of, valid_at, per_kind
         )
         considered = sum(len(rows) for rows in fetched)
+        # One scale for every kind: they share the embedding space and the recency anchor.
+        pool = pool_of((r for rows in fetched for r in rows), valid_at)
         scored: list[Scored] = []
+        drops = dict.fromkeys(FloorDrops.__dataclass_fields__, 0)
         for kind, rows in zip(KINDS, fetched, strict=True):
-            scored += [
-                s
-                for s in score_rows(
-                    kind,
-                    rows,
-                    query=req.query,
-                    weights=req.weights,
-                    half_life_days=req.half_life_days,
-                    valid_at=valid_at,
-                    content_query=content_query,
-                )
-                if self._passes(s, req)
-            ]
+            for s in self._score(kind, rows, req, pool, valid_at, content_query):
+                floor = self._floor(s, req)
+                if floor is None:
+                    scored.append(s)
+                else:
+                    drops[floor] += 1
         best = max((s.relevance for s in scored), default=0.0)
         # A named intent is matched exactly, whatever the query's words: no relative cut.
-        scored = [
+        relevant = [
             s
             for s in scored
             if s.relevance >= req.relative_relevance * best
             or (s.kind == "procedure" and req.intent is not None)
         ]
-        scored.sort(key=lambda s: (-s.total, -s.tier_rank, s.id))
-        scored = settle_conflicts(scored)
+        drops["relative_relevance"] = len(scored) - len(relevant)
+        scored = sorted(relevant, key=lambda s: (-s.total, -s.tier_rank, s.id))
         below = considered - len(scored)
+        scored = await self._with_replies(
+            principal.tenant, req, scored, (vector, pool, valid_at), as_of
+        )
+        scored = settle_conflicts(scored)
         if per_kind is not None:
             seen = dict.fromkeys(KINDS, 0)
             kept = []
@@ -231,7 +162,59 @@ class RecallService:
             valid_at=valid_at,
             considered=considered,
             below_threshold=below,
+            floors=FloorDrops(**drops),
         )
+
+    @staticmethod
+    def _score(
+        kind: str,
+        rows: list[Record],
+        req: RecallRequest,
+        pool: Pool,
+        valid_at: datetime,
+        content_query: str | None,
+    ) -> list[Scored]:
+        return score_rows(
+            kind,
+            rows,
+            query=req.query,
+            weights=req.weights,
+            half_life_days=req.half_life_days,
+            valid_at=valid_at,
+            content_query=content_query,
+            pool=pool,
+        )
+
+    async def _with_replies(
+        self,
+        tenant: str,
+        req: RecallRequest,
+        ranked: list[Scored],
+        scoring: tuple[list[float], Pool, datetime],
+        as_of: datetime,
+    ) -> list[Scored]:
+        """``ranked`` with the reply to each matched question among the best k episodes
+        lifted in or added (services/neighbours.py). One round trip, only when one asks."""
+        vector, pool, valid_at = scoring
+        if "episode" not in req.kinds:
+            return ranked
+        questions = [
+            s.id
+            for s in ranked[: req.k]
+            if s.kind == "episode" and asks(str(s.record.get("text") or ""))
+        ]
+        if not questions:
+            return ranked
+        pairs = await self.repo.replies(
+            tenant, list(req.scopes), questions, vector=vector, as_of=as_of, valid_at=valid_at
+        )
+        follows = {str(row["id"]): of for of, row in pairs}
+        own = {
+            s.id: s
+            for s in self._score("episode", [row for _, row in pairs], req, pool, valid_at, None)
+            if s.confidence >= req.min_confidence
+        }
+        return lift_replies(ranked, own, follows)
 
     async def _candidates(
         self,
@@ -356,18 +339,19 @@ class RecallService:
             self.bookkeeper.record(tenant, [(s.kind, s.id) for s in items], utcnow())
 
     @staticmethod
-    def _passes(s: Scored, req: RecallRequest) -> bool:
+    def _floor(s: Scored, req: RecallRequest) -> str | None:
+        """The first floor (a FloorDrops field) the candidate fails, or None if it passes."""
         if s.confidence < req.min_confidence:
-            return False
+            return "min_confidence"
         if s.kind == "procedure" and req.intent is not None:
             # A named intent was matched exactly by the search, whatever the query's words:
             # a score floor made of word similarity must not hide it.
-            return True
+            return None
         if s.total < req.min_score:
-            return False
+            return "min_score"
         if s.kind == "procedure":
-            return s.similarity >= PROCEDURE_MIN_SIMILARITY
+            return None if s.cosine >= PROCEDURE_MIN_SIMILARITY else "procedure_intent"
         if s.content is not None and s.content < req.min_relevance * CONTENT_SHARE:
             # It shares a name with the query and little else.
-            return False
-        return s.relevance >= req.min_relevance
+            return "content"
+        return None if s.match >= req.min_relevance else "min_relevance"

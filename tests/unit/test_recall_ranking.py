@@ -129,23 +129,50 @@ def _score(rows: list[dict[str, Any]], query: str = "alice jazz") -> list[Any]:
     )
 
 
-def test_breakdown_adds_up_and_similarity_is_plain_cosine() -> None:
+def test_breakdown_adds_up_on_the_pools_scale() -> None:
     (s,) = _score([_row("f1", sim=0.6, kw=2.0, days=30)])
-    assert s.similarity == pytest.approx(0.6)
-    assert s.keyword == 1.0 and s.recency == pytest.approx(0.5)
-    assert s.total == pytest.approx(0.5 * 0.6 + 0.2 * 1.0 + 0.2 * 0.5 + 0.1 * 0.9)
-    assert s.tier_boost == 0.0 and s.relevance == 1.0
+    # Alone in its pool it is the best on every signal; the raw cosine is kept beside.
+    assert s.similarity == 1.0 and s.cosine == pytest.approx(0.6)
+    # The pool's newest memory is the recency anchor: itself.
+    assert s.keyword == 1.0 and s.decay == 1.0 and s.recency == 1.0
+    assert s.total == pytest.approx(0.5 * 1.0 + 0.2 * 1.0 + 0.2 * 1.0 + 0.1 * 0.9)
+    assert s.tier_boost == 0.0 and s.relevance == 1.0 and s.match == 1.0  # words all covered
 
 
-def test_keyword_is_relative_to_the_best_and_scaled_by_coverage() -> None:
+def test_vector_is_a_share_of_the_pools_best_cosine() -> None:
+    a, b = _score([_row("a", sim=0.4), _row("b", sim=0.2)])
+    assert (a.similarity, b.similarity) == (1.0, 0.5)
+    assert (a.cosine, b.cosine) == (pytest.approx(0.4), pytest.approx(0.2))
+
+
+def test_keyword_is_bm25_relative_to_the_best_without_names() -> None:
     a, b = _score(
         [
             _row("a", sim=0.1, kw=4.0, text="alice likes jazz"),
             _row("b", sim=0.1, kw=2.0, text="alice went home"),
         ]
     )
-    assert a.keyword == 1.0
-    assert b.keyword == pytest.approx(0.5 * 0.5)  # half the best score, half the words
+    # BM25 already weighs the words it matched by rarity: no second penalty for the rest.
+    assert a.keyword == 1.0 and b.keyword == 0.5
+    # The absolute floor still asks for the query's words: half the best, half the words.
+    assert b.match == pytest.approx(0.5 * 0.5)
+
+
+def test_keyword_counts_only_words_beyond_the_entity_names() -> None:
+    rows = [
+        _row("a", sim=0.1, kw=4.0, text="Alice has a cat named Tom"),
+        _row("b", sim=0.1, kw=3.0, text="Alice went home"),
+    ]
+    a, b = score_rows(
+        "fact",
+        rows,
+        query="Alice cat",
+        weights=Weights().normalised(),
+        half_life_days=30,
+        valid_at=NOW,
+        content_query="cat",
+    )
+    assert a.keyword == 1.0 and b.keyword == 0.0
 
 
 def test_fresher_wins_between_equally_similar_facts() -> None:

@@ -13,11 +13,13 @@ from graph_memory.graphql.types.episode import Episode, episode_from_record
 from graph_memory.graphql.types.fact import Fact, fact_from_record
 from graph_memory.services.context_pack import Packed
 from graph_memory.services.ranking import Scored, evidence_contributors
+from graph_memory.services.recall_request import FloorDrops as FloorDropsData
 
 __all__ = [
     "ALL_KINDS",
     "ContextItem",
     "ContextResult",
+    "FloorDrops",
     "MemoryKind",
     "Procedure",
     "ProcedureOutcomeResult",
@@ -26,6 +28,7 @@ __all__ = [
     "RecallWeights",
     "UpsertProcedureResult",
     "context_item",
+    "floor_drops",
     "procedure_from_record",
     "recall_item",
 ]
@@ -49,17 +52,39 @@ class RecallWeights:
     confidence: float
 
 
-@strawberry.type(description="total = Σ weight·part + tierBoost; every part is in [0, 1].")
+@strawberry.type(
+    description="total = Σ weight·part + tierBoost + context; every part is in [0, 1]. "
+    "Parts are on the candidate pool's scale: the best candidate on a signal scores 1."
+)
 class ScoreBreakdown:
-    vector: float = strawberry.field(description="Cosine similarity to the query, 0 = unrelated.")
-    keyword: float = strawberry.field(description="Full-text score / best among candidates.")
-    recency: float = strawberry.field(description="0.5^(age / halfLife), age up to validAt.")
+    vector: float = strawberry.field(
+        description="Cosine similarity to the query / the best cosine among the candidates."
+    )
+    keyword: float = strawberry.field(
+        description="Full-text (BM25) score / the best among candidates of its kind; when the "
+        "query names known entities, times the share of its other words the memory contains."
+    )
+    recency: float = strawberry.field(
+        description="decay * relevance: newness counts only as far as the memory matches "
+        "(relevance = (w.vector * vector + w.keyword * keyword) / (w.vector + w.keyword)), so "
+        "it reorders similar matches and never lifts an unrelated memory."
+    )
     confidence: float = strawberry.field(
         description="Memory confidence (procedures: success rate, Laplace-smoothed)."
     )
     tier_boost: float = strawberry.field(
         description="Facts: the other parts times (tier multiplier - 1); multipliers "
         "system 1.2, admin 1.1, user 1, inferred 0.9."
+    )
+    context: float = strawberry.field(
+        description="Episodes: the lift from the matched question this episode replies to "
+        "(its NEXT predecessor in the session, named by the item's via); 0 otherwise."
+    )
+    cosine: float = strawberry.field(description="The raw cosine similarity, 0 = unrelated.")
+    decay: float = strawberry.field(
+        description="0.5^(age / halfLife), age measured up to the newest candidate "
+        "(the scope's own activity), never past validAt. 1 for episodes (events do not age) "
+        "and for questions that name a time (a year, a month, 'two weeks ago')."
     )
     total: float
 
@@ -157,6 +182,37 @@ class RecallItem:
     fact: Fact | None
     episode: Episode | None
     procedure: Procedure | None
+    via: strawberry.ID | None = strawberry.field(
+        description="For a reply served with the question it follows: the question's id."
+    )
+
+
+@strawberry.type(
+    description="How many candidates each floor left out (each counted at the first floor it "
+    "failed, in this order); they add up to belowThreshold."
+)
+class FloorDrops:
+    min_confidence: int
+    min_score: int
+    procedure_intent: int = strawberry.field(
+        description="Procedures whose intent the query did not match closely enough."
+    )
+    content: int = strawberry.field(
+        description="Memories sharing the query's entity names and little else."
+    )
+    min_relevance: int
+    relative_relevance: int
+
+
+def floor_drops(f: FloorDropsData) -> FloorDrops:
+    return FloorDrops(
+        min_confidence=f.min_confidence,
+        min_score=f.min_score,
+        procedure_intent=f.procedure_intent,
+        content=f.content,
+        min_relevance=f.min_relevance,
+        relative_relevance=f.relative_relevance,
+    )
 
 
 @strawberry.type
@@ -169,6 +225,7 @@ class RecallResult:
     below_threshold: int = strawberry.field(
         description="Candidates left out as weak matches (relevance, score, confidence)."
     )
+    floor_drops: FloorDrops = strawberry.field(description="belowThreshold, floor by floor.")
 
 
 @strawberry.type
@@ -190,6 +247,9 @@ class ContextResult:
     dropped: list[ContextItem]
     as_of: datetime | None
     valid_at: datetime | None
+    floor_drops: FloorDrops | None = strawberry.field(
+        description="Candidates each recall floor left out before packing."
+    )
 
 
 @strawberry.type
@@ -251,12 +311,16 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
             recency=s.recency,
             confidence=s.confidence,
             tier_boost=s.tier_boost,
+            context=s.context,
+            cosine=s.cosine,
+            decay=s.decay,
             total=s.total,
         ),
         provenance=RecallProvenance(episodes=ev, contributors=contributors, times=times),
         fact=fact_from_record(rec, as_of) if s.kind == "fact" else None,
         episode=episode_from_record(rec) if s.kind == "episode" else None,
         procedure=procedure_from_record(rec) if s.kind == "procedure" else None,
+        via=strawberry.ID(s.via) if s.via else None,
     )
 
 

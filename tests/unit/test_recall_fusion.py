@@ -1,0 +1,171 @@
+"""Recall's fusion, pure: pool normalisation, recency against the scope's activity, its bound,
+and the reply that follows a matched question."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from graph_memory.services.fusion import pool_of
+from graph_memory.services.neighbours import REPLY_SHARE, asks, lift_replies
+from graph_memory.services.ranking import Weights, score_rows
+
+LIVE = datetime(2024, 3, 1, tzinfo=UTC)  # the last session
+FAR = datetime(2031, 1, 1, tzinfo=UTC)  # asked years later
+
+
+def _row(ident: str, *, sim: float, kw: float | None = None, at: datetime) -> dict[str, Any]:
+    return {
+        "id": ident,
+        "text": f"text of {ident}",
+        "confidence": 0.8,
+        "fresh_ms": int(at.timestamp() * 1000),
+        "similarity": (1 + sim) / 2,
+        "keyword": kw,
+    }
+
+
+def _score(
+    rows: list[dict[str, Any]],
+    valid_at: datetime,
+    weights: Weights | None = None,
+    kind: str = "fact",
+    query: str = "question words",
+) -> Any:
+    return {
+        s.id: s
+        for s in score_rows(
+            kind,
+            rows,
+            query=query,
+            weights=(weights or Weights()).normalised(),
+            half_life_days=30,
+            valid_at=valid_at,
+        )
+    }
+
+
+def test_recency_is_measured_from_the_pools_newest_memory_not_the_clock() -> None:
+    rows = [
+        _row("old", sim=0.6, at=LIVE - timedelta(days=300)),
+        _row("new", sim=0.3, at=LIVE - timedelta(days=8)),
+    ]
+    live, far = _score(rows, LIVE), _score(rows, FAR)
+    assert pool_of(rows, FAR).reference == LIVE - timedelta(days=8)
+    # The same answer whether asked the day after or years after the data.
+    assert {k: v.total for k, v in live.items()} == {k: v.total for k, v in far.items()}
+    assert far["new"].decay == 1.0 and far["old"].decay < 0.01
+
+
+def test_an_old_relevant_memory_beats_a_fresh_irrelevant_one() -> None:
+    s = _score(
+        [
+            _row("answer", sim=0.5, kw=3.0, at=LIVE - timedelta(days=400)),
+            _row("chatter", sim=0.2, at=LIVE),
+        ],
+        LIVE,
+    )
+    assert s["answer"].total > s["chatter"].total
+    # Newness counts only as far as the memory matches (no keyword: 0.5 / 0.7 of its vector).
+    assert s["chatter"].recency == pytest.approx(s["chatter"].similarity * 0.5 / 0.7, abs=1e-5)
+
+
+def test_recency_only_reorders_similar_matches() -> None:
+    s = _score(
+        [
+            _row("close-old", sim=0.60, at=LIVE - timedelta(days=365)),
+            _row("close-new", sim=0.57, at=LIVE),
+        ],
+        LIVE,
+    )
+    assert s["close-new"].total > s["close-old"].total
+
+
+@pytest.mark.parametrize("rel_a", [0.05, 0.3, 0.6, 1.0])
+@pytest.mark.parametrize("ratio", [0.0, 0.3, 0.6, 0.77])
+@pytest.mark.parametrize(("age_a", "age_b"), [(0, 0), (5000, 0), (365, 1), (0, 5000)])
+def test_newness_never_lifts_a_clearly_weaker_match(
+    rel_a: float, ratio: float, age_a: float, age_b: float
+) -> None:
+    # 1 + w.recency / (w.vector + w.keyword) = 1.2857: below 1 / 1.2857 = 0.777 of a
+    # match's relevance, no amount of newness (or age of the better one) makes up the gap.
+    s = _score(
+        [
+            _row("a", sim=rel_a, at=LIVE - timedelta(days=age_a)),
+            _row("b", sim=rel_a * ratio, at=LIVE - timedelta(days=age_b)),
+        ],
+        LIVE,
+        Weights(0.5, 0.2, 0.2, 0.0),
+    )
+    assert s["a"].total >= s["b"].total
+
+
+@pytest.mark.parametrize(
+    ("kind", "query"),
+    [
+        ("episode", "what did nora cook"),  # an event is as true a year later
+        ("fact", "what did nora cook in march 2024"),
+        ("fact", "what did nora cook two years ago"),
+        ("fact", "where did nora go last summer"),
+    ],
+)
+def test_events_and_questions_naming_a_time_do_not_age(kind: str, query: str) -> None:
+    rows = [
+        _row("old", sim=0.60, at=LIVE - timedelta(days=365)),
+        _row("new", sim=0.57, at=LIVE),
+    ]
+    s = _score(rows, LIVE, kind=kind, query=query)
+    assert s["old"].decay == s["new"].decay == 1.0
+    assert s["old"].total > s["new"].total
+
+
+def test_without_relevance_weights_recency_is_not_gated() -> None:
+    s = _score(
+        [_row("a", sim=0.6, at=LIVE - timedelta(days=90)), _row("b", sim=0.0, at=LIVE)],
+        LIVE,
+        Weights(0, 0, 1, 0),
+    )
+    assert s["b"].recency == 1.0 and s["b"].total > s["a"].total
+
+
+def test_a_question_hands_its_score_to_the_reply_that_follows_it() -> None:
+    s = _score(
+        [
+            _row("question", sim=0.7, kw=2.0, at=LIVE),
+            _row("other", sim=0.3, at=LIVE),
+            _row("reply", sim=0.1, at=LIVE),
+        ],
+        LIVE,
+    )
+    ranked = sorted(s.values(), key=lambda x: -x.total)
+    assert [x.id for x in ranked] == ["question", "other", "reply"]
+    lifted = lift_replies(ranked[:2], {"reply": s["reply"]}, {"reply": "question"})
+    # The exchange is served as its reply, in the question's place.
+    assert [x.id for x in lifted] == ["reply", "other"]
+    reply = lifted[0]
+    assert reply.via == "question"
+    assert reply.total == pytest.approx(REPLY_SHARE * s["question"].total)
+    assert reply.total == pytest.approx(s["reply"].total + reply.context)
+
+
+def test_a_reply_already_better_than_its_question_keeps_its_own_score() -> None:
+    s = _score([_row("q", sim=0.3, at=LIVE), _row("r", sim=0.7, at=LIVE)], LIVE)
+    out = {x.id: x for x in lift_replies(list(s.values()), {}, {"r": "q"})}
+    assert out["r"].context == 0.0 and out["r"].via is None and "q" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "asking"),
+    [
+        ("any tips to stay active while you heal?", True),
+        ("Sorry about your knee! Any tips to stay active?  ", True),
+        ("\u00bfQu\u00e9 haces para relajarte?", True),
+        ("What do you do to relax? I have been trying yoga.", False),
+        ("\u4f60\u505a\u4ec0\u4e48\u6765\u653e\u677e\uff1f", True),
+        ("I paint watercolours to relax.", False),
+    ],
+)
+def test_asks_knows_a_turn_ending_in_a_question_in_any_script(text: str, asking: bool) -> None:
+    assert asks(text) is asking
