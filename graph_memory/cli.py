@@ -85,6 +85,33 @@ def _keys(args: argparse.Namespace) -> int:
     return asyncio.run(go())
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    import os
+
+    from graph_memory.integrations.mcp_server import McpConfig, run
+
+    key = args.api_key or os.environ.get("GRAPH_MEMORY_API_KEY") or None
+    if key is None and args.transport == "stdio":
+        print(
+            "graph-memory: the MCP server needs a key: --api-key or GRAPH_MEMORY_API_KEY "
+            "(create one with `graph-memory keys create`)",
+            file=sys.stderr,
+        )
+        return 2
+    # stdout is the protocol channel over stdio: logs go to stderr.
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    config = McpConfig(
+        url=args.url or os.environ.get("GRAPH_MEMORY_URL") or "http://127.0.0.1:8000/graphql",
+        api_key=key,
+        session_id=args.session_id or "",
+        host=args.host,
+        port=args.port,
+        path=args.path,
+    )
+    run(config, args.transport)
+    return 0
+
+
 def _expire(args: argparse.Namespace) -> int:
     from graph_memory.db import Database
     from graph_memory.repositories.trust import TrustRepository
@@ -145,6 +172,17 @@ def build_parser() -> argparse.ArgumentParser:
     c = ks.add_parser("revoke")
     c.add_argument("key_id")
     p.set_defaults(handler=_keys)
+    p = sub.add_parser("mcp", help="serve the memory as MCP tools (stdio or streamable HTTP)")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument(
+        "--url", help="the graph_memory service (default $GRAPH_MEMORY_URL or :8000/graphql)"
+    )
+    p.add_argument("--api-key", help="the key tools act with (default $GRAPH_MEMORY_API_KEY)")
+    p.add_argument("--session-id", help="session id for `remember` calls that name none")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP transport: bind address")
+    p.add_argument("--port", type=int, default=8001, help="HTTP transport: port")
+    p.add_argument("--path", default="/mcp", help="HTTP transport: endpoint path")
+    p.set_defaults(handler=_mcp)
     p = sub.add_parser("expire", help="expire facts whose TTL elapsed (schedule it, e.g. cron)")
     p.add_argument("--tenant", help="one tenant (default: every tenant with facts due)")
     p.set_defaults(handler=_expire)
