@@ -21,6 +21,7 @@ from graph_memory.container import Services, build_services
 from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.context import Context
 from graph_memory.graphql.errors import coded
+from graph_memory.graphql.introspection import ANONYMOUS, introspection_only
 from graph_memory.graphql.schema import schema
 from graph_memory.settings import Settings
 
@@ -44,6 +45,17 @@ def _graphiql_page() -> str:
     if not assets or missing:
         raise RuntimeError(f"GraphiQL page names assets not shipped in the package: {missing}")
     return page
+
+
+async def _query_text(request: Request) -> object:
+    """The operation text of a GET or a JSON POST (Starlette caches the body for GraphQL)."""
+    if request.method == "GET":
+        return request.query_params.get("query")
+    try:
+        body = await request.json()
+    except ValueError:
+        return None
+    return body.get("query") if isinstance(body, dict) else None
 
 
 def _bearer(request: Request) -> str | None:
@@ -110,11 +122,17 @@ def create_app(
         try:
             request.state.principal = await gql.services.auth.authenticate(_bearer(request))
         except GraphMemoryError as e:
+            if introspection_only(await _query_text(request)):
+                request.state.principal = ANONYMOUS
+                return await _run(request)
             return JSONResponse(
                 {"errors": [{"message": e.message, "extensions": {"code": e.code}}]},
                 status_code=401,
                 headers={"WWW-Authenticate": "Bearer"},
             )
+        return await _run(request)
+
+    async def _run(request: Request) -> Response:
         try:
             return await gql.run(request)
         except HTTPException as e:

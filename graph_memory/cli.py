@@ -55,6 +55,34 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_keys(rows: list[Any], *, as_json: bool) -> None:
+    """Tab-separated with a header line, or JSON for scripts; never the secret (only its
+    hash is stored)."""
+    import json
+
+    def iso(value: Any) -> str | None:
+        return None if value is None else value.to_native().isoformat()
+
+    keys = [
+        {
+            "id": r["id"],
+            "tenant": r["tenant"],
+            "role": r["role"],
+            "name": r["name"],
+            "state": "revoked" if r["revoked_at"] else "active",
+            "created_at": iso(r["created_at"]),
+            "revoked_at": iso(r["revoked_at"]),
+        }
+        for r in rows
+    ]
+    if as_json:
+        print(json.dumps(keys, indent=2))
+        return
+    print("ID\tTENANT\tROLE\tNAME\tSTATE")
+    for k in keys:
+        print(f"{k['id']}\t{k['tenant']}\t{k['role']}\t{k['name']}\t{k['state']}")
+
+
 def _keys(args: argparse.Namespace) -> int:
     from graph_memory.db import Database
     from graph_memory.repositories.apikeys import ApiKeyRepository
@@ -72,9 +100,7 @@ def _keys(args: argparse.Namespace) -> int:
                     print(f"created {key_id} for tenant {args.tenant} ({args.role})")
                     print(f"key (shown once, stored hashed): {secret}")
             elif args.keys_cmd == "list":
-                for row in await auth.repo.list(args.tenant):
-                    state = "revoked" if row["revoked_at"] else "active"
-                    print(f"{row['id']}\t{row['tenant']}\t{row['role']}\t{row['name']}\t{state}")
+                _print_keys(await auth.repo.list(args.tenant), as_json=args.json)
             else:
                 await auth.revoke(args.key_id)
                 print(f"revoked {args.key_id}")
@@ -167,8 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--role", required=True, choices=["agent", "analyst", "admin"])
     c.add_argument("--name")
     c.add_argument("--quiet", action="store_true", help="print only the key")
-    c = ks.add_parser("list")
+    c = ks.add_parser("list", help="keys (never their secrets): a header line, then one a line")
     c.add_argument("--tenant")
+    c.add_argument("--json", action="store_true", help="a JSON array instead of columns")
     c = ks.add_parser("revoke")
     c.add_argument("key_id")
     p.set_defaults(handler=_keys)
