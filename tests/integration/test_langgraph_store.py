@@ -195,3 +195,10 @@ async def test_the_graph_runs_async_through_the_store(store: GraphMemoryStore) -
     said = ["Dan keeps two parrots named Kiwi and Mango"]
     out = await _graph(store).ainvoke({"user": "dan", "said": said, "recalled": []})
     assert out["recalled"] == ["Dan keeps two parrots named Kiwi and Mango"]
+
+
+async def test_the_sync_api_works_inside_a_running_event_loop(store: GraphMemoryStore) -> None:
+    # A sync call from async code (a sync tool called by an async agent) must not deadlock.
+    store.put(PREFS, "lang", {"text": "Alice prefers answers in German"})
+    got = store.get(PREFS, "lang")
+    assert got is not None and got.value["text"].endswith("German")
