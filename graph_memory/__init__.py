@@ -6,6 +6,7 @@ Versioned, bitemporal facts with provenance in Neo4j, served over GraphQL.
 from __future__ import annotations
 
 from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClient, GraphMemoryClientError
+from graph_memory.client_types import Citation, EpisodeIn, FactIn
 from graph_memory.errors import (
     Conflict,
     Forbidden,
@@ -15,14 +16,21 @@ from graph_memory.errors import (
     TierConflict,
     ValidationError,
 )
+from graph_memory.typed_client import AsyncMemoryClient, ItemsRejected, MemoryClient
 
 __all__ = [
     "AsyncGraphMemoryClient",
+    "AsyncMemoryClient",
+    "Citation",
     "Conflict",
+    "EpisodeIn",
+    "FactIn",
     "Forbidden",
     "GraphMemoryClient",
     "GraphMemoryClientError",
     "GraphMemoryError",
+    "ItemsRejected",
+    "MemoryClient",
     "NotFound",
     "StoreUnavailable",
     "TierConflict",

@@ -73,11 +73,18 @@ def _vars(**kw: Any) -> dict[str, Any]:
     return {k: (_iso(v) if isinstance(v, datetime) else v) for k, v in kw.items()}
 
 
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w.title() for w in rest)
+
+
 def _jsonable(obj: Any) -> Any:
+    """JSON for the wire: ISO datetimes, and snake_case keys (``user_id``) as the camelCase
+    GraphQL names them (``userId``), so Python callers can write either."""
     if isinstance(obj, datetime):
         return obj.isoformat()
     if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
+        return {_camel(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list):
         return [_jsonable(v) for v in obj]
     return obj
@@ -101,7 +108,7 @@ class FactCalls:
         return Op(
             Q_FACTS,
             _vars(
-                filter={"scopes": scopes, **flt},
+                filter={"scopes": scopes, **{_camel(k): v for k, v in flt.items()}},
                 asOf=as_of,
                 validAt=valid_at,
                 first=first,
@@ -266,11 +273,6 @@ mutation($id: ID!, $success: Boolean!, $episodeId: ID!) {{
     statusBefore status procedure {{ {_PROCEDURE_FIELDS} }}
   }}
 }}"""
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(w.title() for w in rest)
 
 
 class RecallCalls:

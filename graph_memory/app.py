@@ -24,6 +24,7 @@ from graph_memory.container import Services, build_services
 from graph_memory.errors import GraphMemoryError, StoreUnavailable
 from graph_memory.graphql.context import Context
 from graph_memory.graphql.errors import RETRY_AFTER_SECONDS, coded
+from graph_memory.graphql.introspection import ANONYMOUS, introspection_only
 from graph_memory.graphql.schema import schema
 from graph_memory.http_guard import (
     Refusal,
@@ -37,6 +38,7 @@ from graph_memory.http_guard import (
     read_body,
     refusal_response,
 )
+from graph_memory.limits import Limits
 from graph_memory.migrations import pending
 from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
@@ -67,6 +69,19 @@ def _graphiql_page() -> str:
     if not assets or missing:
         raise RuntimeError(f"GraphiQL page names assets not shipped in the package: {missing}")
     return page
+
+
+async def _query_text(request: Request, limits: Limits) -> object:
+    """The operation text of a GET or a JSON POST, read within the body limits (the body
+    stays cached for GraphQL); None when there is none or the body is refused."""
+    if request.method == "GET":
+        return request.query_params.get("query")
+    try:
+        await read_body(request, limits)
+        body = decode_json(await request.body(), limits)
+    except Refusal:
+        return None
+    return body.get("query") if isinstance(body, dict) else None
 
 
 class _GraphQL(GraphQL[Context, None]):
@@ -164,9 +179,17 @@ def create_app(
                 Refusal(503, e.code, e.message), {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
         except GraphMemoryError as e:
+            if introspection_only(await _query_text(request, limits)):
+                # The schema is public (GraphiQL's docs load before a key is pasted);
+                # anything that touches data still needs one.
+                request.state.principal = ANONYMOUS
+                return await _run(request, limits)
             throttle.failed(client)
             log.info("authentication failed from %s: %s", client, e.message)
             return refusal_response(Refusal(401, e.code, e.message), _AUTH_CHALLENGE)
+        return await _run(request, limits)
+
+    async def _run(request: Request, limits: Limits) -> Response:
         try:
             read_only = request.method == "GET"  # strawberry refuses mutations over GET
             if request.method == "POST":

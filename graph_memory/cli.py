@@ -59,6 +59,34 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_keys(rows: list[Any], *, as_json: bool) -> None:
+    """Tab-separated with a header line, or JSON for scripts; never the secret (only its
+    hash is stored)."""
+    import json
+
+    def iso(value: Any) -> str | None:
+        return None if value is None else value.to_native().isoformat()
+
+    keys = [
+        {
+            "id": r["id"],
+            "tenant": r["tenant"],
+            "role": r["role"],
+            "name": r["name"],
+            "state": "revoked" if r["revoked_at"] else "active",
+            "created_at": iso(r["created_at"]),
+            "revoked_at": iso(r["revoked_at"]),
+        }
+        for r in rows
+    ]
+    if as_json:
+        print(json.dumps(keys, indent=2))
+        return
+    print("ID\tTENANT\tROLE\tNAME\tSTATE")
+    for k in keys:
+        print(f"{k['id']}\t{k['tenant']}\t{k['role']}\t{k['name']}\t{k['state']}")
+
+
 def _keys(args: argparse.Namespace) -> int:
     from graph_memory.db import Database
     from graph_memory.repositories.apikeys import ApiKeyRepository
@@ -76,9 +104,7 @@ def _keys(args: argparse.Namespace) -> int:
                     print(f"created {key_id} for tenant {args.tenant} ({args.role})")
                     print(f"key (shown once, stored hashed): {secret}")
             elif args.keys_cmd == "list":
-                for row in await auth.repo.list(args.tenant):
-                    state = "revoked" if row["revoked_at"] else "active"
-                    print(f"{row['id']}\t{row['tenant']}\t{row['role']}\t{row['name']}\t{state}")
+                _print_keys(await auth.repo.list(args.tenant), as_json=args.json)
             else:
                 await auth.revoke(args.key_id)
                 print(f"revoked {args.key_id}")
@@ -87,6 +113,33 @@ def _keys(args: argparse.Namespace) -> int:
             await db.close()
 
     return asyncio.run(go())
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    import os
+
+    from graph_memory.integrations.mcp_server import McpConfig, run
+
+    key = args.api_key or os.environ.get("GRAPH_MEMORY_API_KEY") or None
+    if key is None and args.transport == "stdio":
+        print(
+            "graph-memory: the MCP server needs a key: --api-key or GRAPH_MEMORY_API_KEY "
+            "(create one with `graph-memory keys create`)",
+            file=sys.stderr,
+        )
+        return 2
+    # stdout is the protocol channel over stdio: logs go to stderr.
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    config = McpConfig(
+        url=args.url or os.environ.get("GRAPH_MEMORY_URL") or "http://127.0.0.1:8000/graphql",
+        api_key=key,
+        session_id=args.session_id or "",
+        host=args.host,
+        port=args.port,
+        path=args.path,
+    )
+    run(config, args.transport)
+    return 0
 
 
 def _expire(args: argparse.Namespace) -> int:
@@ -144,11 +197,23 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--role", required=True, choices=["agent", "analyst", "admin"])
     c.add_argument("--name")
     c.add_argument("--quiet", action="store_true", help="print only the key")
-    c = ks.add_parser("list")
+    c = ks.add_parser("list", help="keys (never their secrets): a header line, then one a line")
     c.add_argument("--tenant")
+    c.add_argument("--json", action="store_true", help="a JSON array instead of columns")
     c = ks.add_parser("revoke")
     c.add_argument("key_id")
     p.set_defaults(handler=_keys)
+    p = sub.add_parser("mcp", help="serve the memory as MCP tools (stdio or streamable HTTP)")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument(
+        "--url", help="the graph_memory service (default $GRAPH_MEMORY_URL or :8000/graphql)"
+    )
+    p.add_argument("--api-key", help="the key tools act with (default $GRAPH_MEMORY_API_KEY)")
+    p.add_argument("--session-id", help="session id for `remember` calls that name none")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP transport: bind address")
+    p.add_argument("--port", type=int, default=8001, help="HTTP transport: port")
+    p.add_argument("--path", default="/mcp", help="HTTP transport: endpoint path")
+    p.set_defaults(handler=_mcp)
     p = sub.add_parser("expire", help="expire facts whose TTL elapsed (schedule it, e.g. cron)")
     p.add_argument("--tenant", help="one tenant (default: every tenant with facts due)")
     p.set_defaults(handler=_expire)

@@ -95,6 +95,8 @@ class ServerConfig:
 
 
 def render_conf(home: Path, cfg: ServerConfig) -> str:
+    from .browser_style import post_connect_cmd
+
     directories = {
         "data": "data",
         "logs": "logs",
@@ -133,6 +135,9 @@ def render_conf(home: Path, cfg: ServerConfig) -> str:
         # GDS procedures reach into kernel internals; Neo4j refuses to load them otherwise.
         "dbms.security.procedures.unrestricted=gds.*",
         "dbms.usage_report.enabled=false",
+        # Browser: no telemetry banner, and the project's style applied on connect.
+        "client.allow_telemetry=false",
+        f"browser.post_connect_cmd={post_connect_cmd()}",
         "",
         # Explicit sizes: Neo4j's heuristics take a share of the whole machine's RAM.
         f"server.memory.heap.initial_size={cfg.heap}",

@@ -82,8 +82,10 @@ class Home:
 
 
 def jar_cache() -> Path:
-    """Shared by every Neo4j version: a version bump downloads only what changed."""
-    return data_home() / "jars"
+    """Shared by every Neo4j version: a version bump downloads only what changed.
+    ``GRAPH_MEMORY_JAR_CACHE`` lets a second home (the test suite's) share another's jars."""
+    raw = os.environ.get("GRAPH_MEMORY_JAR_CACHE")
+    return Path(raw).expanduser().resolve() if raw else data_home() / "jars"
 
 
 def home_for(lock: Lock) -> Home:

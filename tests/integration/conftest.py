@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -120,6 +121,19 @@ def make_client(server: str, settings: Settings) -> Iterator[ClientFactory]:
     yield factory
     for c in made:
         c.close()
+
+
+@pytest.fixture
+def make_key(server: str, settings: Settings) -> Callable[..., str]:
+    """A new API key's secret for (tenant, role), for callers that are not the client; usable
+    from async tests too (the key is made on a thread of its own, outside their loop)."""
+    del server  # the key is only useful once the migrated app is up
+
+    def factory(tenant: str, role: str = "agent") -> str:
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(_create_key, settings, tenant, role).result()
+
+    return factory
 
 
 @pytest.fixture

@@ -83,3 +83,67 @@ def test_operations_still_need_a_key(server: str) -> None:
         timeout=10,
     )
     assert response.status_code == 401
+
+
+# -- opening the page: no 401, docs at once, an example that answers after the quick start ------
+INTROSPECTION = "query IntrospectionQuery { __schema { queryType { name } types { name } } }"
+
+
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer <your API key>"}, {"Authorization": "Bearer gm_x"}]
+)
+def test_the_schema_loads_without_a_key(server: str, headers: dict[str, str]) -> None:
+    # GraphiQL introspects as it opens, before anyone pasted a key: a 401 here is what used to
+    # sit in the result pane, and the docs said "Error fetching schema" until a manual refetch.
+    response = httpx.post(server, json={"query": INTROSPECTION}, headers=headers, timeout=10)
+    assert response.status_code == 200, response.text
+    assert response.json()["data"]["__schema"]["queryType"]["name"] == "Query"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "{ __schema { queryType { name } } predicates { name } }",
+        "{ __typename ... on Query { predicates { name } } }",
+        "mutation { __typename }",
+        "query A { __typename } query B { predicates { name } }",
+    ],
+)
+def test_anything_beyond_introspection_still_needs_a_key(server: str, query: str) -> None:
+    response = httpx.post(server, json={"query": query}, timeout=10)
+    assert response.status_code == 401, response.text
+
+
+def test_the_page_hints_at_the_header_and_answers_without_one_itself(page: str) -> None:
+    assert "Open the Headers tab" in page or "open the Headers tab" in page
+    assert '"Authorization": "Bearer gm_..."' in page
+    assert "No API key yet" in page  # the fetcher's answer instead of a round trip to a 401
+
+
+def _example_query(page: str) -> str:
+    m = re.search(r"const EXAMPLE_QUERY = `(.*?)`;", page, flags=re.S)
+    assert m
+    return m.group(1)
+
+
+def test_the_example_query_answers_after_the_readme_quick_start(
+    page: str, server: str, admin: object
+) -> None:
+    from graph_memory.client import GraphMemoryClient
+
+    assert isinstance(admin, GraphMemoryClient)
+    ep = admin.record_episode(
+        userId="alice",
+        sessionId="s1",
+        startedAt="2026-03-01T10:00:00Z",
+        summary="Alice said she moved from Paris to Berlin in January.",
+        outcome="SUCCESS",
+        source="user",
+    )
+    admin.assert_facts(
+        [{"subject": "Alice", "predicate": "lives_in", "object": "Berlin",
+          "validFrom": "2026-01-01T00:00:00Z", "episodes": [{"episodeId": ep}], "source": "user"}]
+    )  # fmt: skip
+    nodes = admin.execute(_example_query(page))["facts"]["nodes"]
+    assert [(n["predicate"], n["object"]) for n in nodes] == [("lives_in", "Berlin")]
+    assert nodes[0]["provenance"][0]["episodeId"] == ep

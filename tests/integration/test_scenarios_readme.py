@@ -317,7 +317,8 @@ def test_keys_create_prints_the_key_once_and_list_never_shows_it(url: str) -> No
     key_id, secret = create_key(tenant, "agent", "support-bot")
     listed = gm("keys", "list", "--tenant", tenant)
     assert listed.returncode == 0, listed.stderr
-    (line,) = listed.stdout.splitlines()
+    header, line = listed.stdout.splitlines()
+    assert header.split("\t") == ["ID", "TENANT", "ROLE", "NAME", "STATE"]
     assert line.split("\t") == [key_id, tenant, "agent", "support-bot", "active"]
     assert secret not in listed.stdout and "gm_" not in listed.stdout
     # The printed key works, and the tenant comes from it: the README's write lands in `tenant`.

@@ -1,0 +1,320 @@
+"""A LangGraph `BaseStore` on graph_memory: an agent's long-term store becomes versioned,
+attributed memory that `recall`, `history` and `forgetContributor` see like any other.
+
+    store = GraphMemoryStore("http://127.0.0.1:8000/graphql", api_key)
+    graph = builder.compile(store=store)
+    store.put(("user", "alice", "prefs"), "food", {"text": "Alice is vegetarian"})
+    store.search(("user", "alice"), query="what does alice eat?")
+
+Namespaces map to scopes (see `store_codec`): ``("user", <id>, ...)``, ``("team", <id>, ...)``
+or ``("tenant", ...)``. A put is a fact version citing an episode the store records for the
+write (one per scope per batch, by the scope's user or ``actor``), so a changed value
+supersedes the old one and history keeps it; a delete retracts it. `search` with a query is
+served by recall, ranked as LangGraph's stores rank (the service's relevance floors are off
+unless ``recall_options`` sets them, e.g. ``{"min_relevance": 0.3}``); without one it lists the
+items, newest first. Every call goes through the service's GraphQL API with the key, so
+the tenant and the role's rights are the service's to enforce.
+
+Timestamps: ``updated_at`` is when the current value was recorded; ``created_at`` is when the
+item was first written (since its last delete) for `get`, and equals ``updated_at`` in search
+results (one call instead of one per hit). TTLs are not supported (``supports_ttl`` False).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
+from graph_memory.integrations.store_codec import (
+    PREDICATE,
+    Address,
+    address,
+    decode_object,
+    decode_subject,
+    encode_object,
+    index_text,
+    matches_filter,
+    namespace_matches,
+    scope_of,
+)
+
+__all__ = ["GraphMemoryStore", "StoreWriteError"]
+
+_PAGE = 500
+_MAX_K = 100
+_MIN_TEXT = 10  # the write gate's floor for a fact's own text (policy.min_text_chars)
+# A store's search ranks what matches its namespace, as LangGraph's own stores do; recall's
+# precision floors ("an empty answer is a valid answer") are for prompt-building reads.
+RANKED = {"min_score": 0.0, "min_relevance": 0.0, "relative_relevance": 0.0}
+
+
+class StoreWriteError(GraphMemoryClientError):
+    """Some puts or deletes of a batch were refused; the others landed. ``errors`` holds one
+    GraphQL-style error per refused item, its ``extensions`` naming the namespace and key."""
+
+
+def _time(raw: str | None) -> datetime:
+    return datetime.fromisoformat(raw) if raw else datetime.now(UTC)
+
+
+class GraphMemoryStore(BaseStore):
+    """See the module docstring. ``scopes`` are the scopes `list_namespaces` looks in when
+    its prefix names none (the service has no "every scope" read)."""
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str,
+        *,
+        source: str = "tool",
+        actor: str = "langgraph",
+        session_id: str | None = None,
+        scopes: Sequence[str] = (),
+        recall_options: dict[str, Any] | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.url = url
+        self._key = api_key
+        self.source = source
+        self.actor = actor
+        self.session_id = session_id or f"langgraph-{uuid.uuid4().hex[:12]}"
+        self.scopes = tuple(scopes)
+        self.recall_options = dict(RANKED if recall_options is None else recall_options)
+        self._timeout = timeout
+
+    # -- the two entry points BaseStore requires ---------------------------------------------
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.abatch(ops))
+        # Called synchronously from inside an event loop: run on a thread with its own loop.
+        out: list[list[Result]] = []
+        failure: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                out.append(asyncio.run(self.abatch(ops)))
+            except BaseException as e:  # re-raised in the caller's thread
+                failure.append(e)
+
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+        if failure:
+            raise failure[0]
+        return out[0]
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        results: list[Result] = [None] * len(ops)
+        errors: list[dict[str, Any]] = []
+        async with AsyncGraphMemoryClient(self.url, self._key, timeout=self._timeout) as c:
+            i = 0
+            while i < len(ops):
+                op = ops[i]
+                if isinstance(op, PutOp):
+                    # Consecutive puts are one write: one episode per scope, one assertFacts.
+                    j = i
+                    while j < len(ops) and isinstance(ops[j], PutOp):
+                        j += 1
+                    errors += await self._write(c, [o for o in ops[i:j] if isinstance(o, PutOp)])
+                    i = j
+                    continue
+                if isinstance(op, GetOp):
+                    results[i] = await self._get(c, address(op.namespace, op.key))
+                elif isinstance(op, SearchOp):
+                    results[i] = await self._search(c, op)
+                elif isinstance(op, ListNamespacesOp):
+                    results[i] = await self._list_namespaces(c, op)
+                else:
+                    raise TypeError(f"unknown store operation {op!r}")
+                i += 1
+        if errors:
+            raise StoreWriteError(errors)
+        return results
+
+    # -- reads -------------------------------------------------------------------------------
+    async def _current(self, c: AsyncGraphMemoryClient, a: Address) -> dict[str, Any] | None:
+        page = await c.facts([a.scope], subject=a.subject, predicate=PREDICATE, first=1)
+        return page["edges"][0]["node"] if page["edges"] else None
+
+    async def _get(self, c: AsyncGraphMemoryClient, a: Address) -> Item | None:
+        versions = (await c.history(a.subject, PREDICATE, [a.scope]))["versions"]
+        current = next(
+            (v for v in reversed(versions) if v["status"] == "ACTIVE" and not v["supersededAt"]),
+            None,
+        )
+        if current is None:
+            return None
+        # The item was created by the first version after its last delete (retraction).
+        created: str | None = None
+        for v in versions:
+            created = created or v["recordedAt"]
+            if v["retractedAt"]:
+                created = None
+        return Item(
+            value=decode_object(current["object"]),
+            key=a.key,
+            namespace=a.namespace,
+            created_at=_time(created),
+            updated_at=_time(current["recordedAt"]),
+        )
+
+    async def _items(self, c: AsyncGraphMemoryClient, scope: str) -> list[dict[str, Any]]:
+        """Every current item of a scope, newest first."""
+        nodes: list[dict[str, Any]] = []
+        after: str | None = None
+        while True:
+            page = await c.facts([scope], predicate=PREDICATE, first=_PAGE, after=after)
+            nodes += [e["node"] for e in page["edges"]]
+            if not page["pageInfo"]["hasNextPage"]:
+                return nodes
+            after = page["pageInfo"]["endCursor"]
+
+    async def _search(self, c: AsyncGraphMemoryClient, op: SearchOp) -> list[SearchItem]:
+        scope, root = scope_of(op.namespace_prefix)
+        path = tuple(op.namespace_prefix)[len(root) :]
+        hits: list[tuple[dict[str, Any], float | None]] = []
+        if op.query:
+            result = await c.recall(
+                op.query,
+                [scope],
+                **{"k": _MAX_K, "kinds": ["FACT"], **self.recall_options},
+            )
+            for it in result["items"]:
+                fact = it.get("fact") or {}
+                if fact.get("predicate") == PREDICATE:
+                    times = it["provenance"].get("times") or {}
+                    node = {**fact, "recordedAt": times.get("recordedAt")}
+                    hits.append((node, float(it["score"]["total"])))
+        else:
+            hits = [(n, None) for n in await self._items(c, scope)]
+        out: list[SearchItem] = []
+        for node, score in hits:
+            a = decode_subject(scope, node["subject"])
+            if a is None or a.path[: len(path)] != path:
+                continue
+            value = decode_object(node["object"])
+            if not matches_filter(value, op.filter):
+                continue
+            at = _time(node["recordedAt"])
+            out.append(SearchItem(a.namespace, a.key, value, at, at, score))
+        return out[op.offset : op.offset + op.limit]
+
+    async def _list_namespaces(
+        self, c: AsyncGraphMemoryClient, op: ListNamespacesOp
+    ) -> list[tuple[str, ...]]:
+        scopes = list(self.scopes)
+        for cond in op.match_conditions or ():
+            if cond.match_type == "prefix" and "*" not in tuple(cond.path)[:2]:
+                try:
+                    scopes = [scope_of(cond.path)[0]]
+                except ValueError:
+                    continue
+        if not scopes:
+            raise ValueError(
+                "list_namespaces needs a prefix naming a scope (('user', <id>), ('team', <id>), "
+                "('tenant',)) or GraphMemoryStore(scopes=[...])"
+            )
+        found: set[tuple[str, ...]] = set()
+        for scope in scopes:
+            for node in await self._items(c, scope):
+                a = decode_subject(scope, node["subject"])
+                if a is not None and namespace_matches(a.namespace, op.match_conditions):
+                    ns = a.namespace
+                    found.add(ns[: op.max_depth] if op.max_depth is not None else ns)
+        return sorted(found)[op.offset : op.offset + op.limit]
+
+    # -- writes ------------------------------------------------------------------------------
+    async def _write(self, c: AsyncGraphMemoryClient, puts: list[PutOp]) -> list[dict[str, Any]]:
+        """Apply puts (last one wins per item, as LangGraph's own stores do); returns the
+        refused items' errors."""
+        last: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for p in puts:
+            last[(tuple(p.namespace), p.key)] = p
+        errors: list[dict[str, Any]] = []
+        by_scope: dict[str, list[tuple[Address, PutOp]]] = {}
+        for p in last.values():
+            a = address(p.namespace, p.key)
+            if p.value is None:
+                errors += await self._delete(c, a)
+            else:
+                by_scope.setdefault(a.scope, []).append((a, p))
+        for scope, items in by_scope.items():
+            errors += await self._assert(c, scope, items)
+        return errors
+
+    async def _delete(self, c: AsyncGraphMemoryClient, a: Address) -> list[dict[str, Any]]:
+        current = await self._current(c, a)
+        if current is None:
+            return []  # deleting what is not there is not an error (as in LangGraph's stores)
+        try:
+            await c.retract_fact(current["id"], "deleted from the LangGraph store")
+        except GraphMemoryClientError as e:
+            return [_item_error(a, e.code, str(e))]
+        return []
+
+    async def _assert(
+        self, c: AsyncGraphMemoryClient, scope: str, items: list[tuple[Address, PutOp]]
+    ) -> list[dict[str, Any]]:
+        kind, _, ident = scope.partition(":")
+        keys = ", ".join(sorted({a.key for a, _ in items}))
+        summary = f"The LangGraph store wrote {len(items)} item(s) in {scope}: {keys}"
+        episode_id = await c.record_episode(
+            userId=ident if kind == "user" else self.actor,
+            sessionId=self.session_id,
+            summary=summary[:1000],
+            outcome="SUCCESS",
+            source=self.source,
+            scope=scope,
+        )
+        facts = []
+        for a, p in items:
+            fields = None if p.index is None or p.index is False else list(p.index)
+            text = index_text(p.value or {}, fields) if p.index is not False else ""
+            fact: dict[str, Any] = {
+                "subject": a.subject,
+                "predicate": PREDICATE,
+                "object": encode_object(p.value or {}),
+                "episodes": [{"episodeId": episode_id}],
+                "scope": scope,
+                "source": self.source,
+                "cardinality": "ONE",
+            }
+            if len(text) >= _MIN_TEXT:
+                fact["text"] = text[:4000]
+            facts.append(fact)
+        out = await c.assert_facts(facts)
+        return [
+            _item_error(a, r["error"]["code"], r["error"]["message"])
+            for (a, _), r in zip(items, out["results"], strict=True)
+            if not r["ok"]
+        ]
+
+
+def _item_error(a: Address, code: str, message: str) -> dict[str, Any]:
+    return {
+        "message": f"{a.namespace}/{a.key}: {message}",
+        "extensions": {"code": code, "namespace": list(a.namespace), "key": a.key},
+    }

@@ -1,0 +1,288 @@
+"""`graph-memory mcp`: the memory as MCP tools (official `mcp` SDK), over stdio or streamable
+HTTP.
+
+The tools are thin: each one is one or two GraphQL calls to a running graph_memory service,
+made with the credential the server is bound to (``--api-key`` / ``GRAPH_MEMORY_API_KEY``).
+The service stays the only place that knows tenants and roles, so an MCP client can do exactly
+what its key may do, no more (``forget`` with an agent key is refused by the service and
+reported as a tool error). Over HTTP a request's own ``Authorization: Bearer`` header, when
+present, is used instead of the bound key, so one MCP endpoint can serve several agents.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+from pydantic import BaseModel, Field
+
+from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
+
+__all__ = ["FactIn", "McpConfig", "build_server"]
+
+_INSTRUCTIONS = """\
+Long-term memory for this agent (graph_memory). Scopes name whose memory it is:
+"user:<id>" (one user's), "team:<id>", "tenant" (shared by everyone on this key's tenant).
+Call `context` or `recall` before answering about a user; call `remember` after a session
+with a ~3 sentence summary and the facts it established (subject, predicate, object).
+`history` shows how a fact changed over time; `forget` erases a user (admin keys only)."""
+
+
+class FactIn(BaseModel):
+    """A fact the episode established; it cites the episode as its evidence."""
+
+    subject: str = Field(description="who or what the fact is about, e.g. 'alice'")
+    predicate: str = Field(description="snake_case relation, e.g. 'lives_in', 'works_at'")
+    object: str = Field(description="the value, e.g. 'Berlin'")
+    valid_from: datetime | None = Field(
+        None, description="when it became true in the world (default: when the episode began)"
+    )
+    valid_to: datetime | None = Field(None, description="when it stopped being true")
+    scope: str | None = Field(None, description="default: the episode's scope (user:<id>)")
+    cardinality: Literal["ONE", "MANY"] | None = Field(
+        None, description="for a new predicate: ONE (a new object supersedes) or MANY"
+    )
+    source: str | None = Field(None, description="default: the episode's source")
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    url: str
+    api_key: str | None
+    # The session facts are counted in when the caller names none: one per server process,
+    # so repeated `remember` calls of one conversation do not corroborate each other.
+    session_id: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8001
+    path: str = "/mcp"
+
+
+def _bearer_of(ctx: Context[Any, Any, Any] | None) -> str | None:
+    request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return None
+    header = str(headers.get("authorization", ""))
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None
+    return None
+
+
+def _tool_error(e: GraphMemoryClientError, what: str) -> ToolError:
+    return ToolError(f"{what} failed: {e}")
+
+
+def _default_scopes(user_id: str | None, scopes: list[str] | None) -> list[str]:
+    if scopes:
+        return scopes
+    return [f"user:{user_id}", "tenant"] if user_id else ["tenant"]
+
+
+def _fact_payload(f: FactIn, episode_id: str, source: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "subject": f.subject,
+        "predicate": f.predicate,
+        "object": f.object,
+        "episodes": [{"episodeId": episode_id}],
+        "source": f.source or source,
+    }
+    for key, value in (
+        ("validFrom", f.valid_from),
+        ("validTo", f.valid_to),
+        ("scope", f.scope),
+        ("cardinality", f.cardinality),
+    ):
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _recall_items(result: dict[str, Any]) -> list[dict[str, Any]]:
+    items = []
+    for it in result["items"]:
+        fact = it.get("fact") or {}
+        items.append(
+            {
+                "id": it["id"],
+                "kind": it["kind"],
+                "text": it["text"],
+                "score": it["score"]["total"],
+                "confidence": fact.get("confidence"),
+                "validFrom": fact.get("validFrom"),
+                "episodes": [e["episodeId"] for e in it["provenance"]["episodes"]],
+            }
+        )
+    return items
+
+
+def build_server(config: McpConfig) -> FastMCP:
+    """The MCP server with its five tools, bound to ``config``'s service and credential."""
+    default_session = config.session_id or f"mcp-{uuid.uuid4().hex[:12]}"
+    mcp = FastMCP(
+        "graph-memory",
+        instructions=_INSTRUCTIONS,
+        host=config.host,
+        port=config.port,
+        streamable_http_path=config.path,
+    )
+
+    @asynccontextmanager
+    async def client_for(ctx: Context[Any, Any, Any] | None) -> AsyncIterator[Any]:
+        # A client per call: the HTTP transport runs each MCP session in its own task group,
+        # and a shared connection pool would outlive the session that opened it.
+        key = _bearer_of(ctx) or config.api_key
+        if key is None:
+            raise ToolError(
+                "no credential: start `graph-memory mcp` with --api-key (or "
+                "GRAPH_MEMORY_API_KEY), or send 'Authorization: Bearer <key>'"
+            )
+        async with AsyncGraphMemoryClient(config.url, key) as c:
+            yield c
+
+    @mcp.tool()
+    async def remember(
+        user_id: str,
+        summary: str,
+        facts: list[FactIn] | None = None,
+        session_id: str | None = None,
+        outcome: Literal["SUCCESS", "ESCALATED", "ABANDONED"] = "SUCCESS",
+        source: str = "user",
+        topics: list[str] | None = None,
+        started_at: datetime | None = None,
+        ended_at: datetime | None = None,
+        scope: str | None = None,
+        ctx: Context[Any, Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Remember what happened in a session: records the episode (summary of ~3 sentences,
+        scope default user:<user_id>) and the facts it established, each citing it. A fact
+        with a new object for a single-valued predicate supersedes the old one (history keeps
+        it); confidence is derived from the evidence. Each fact reports its own result: a bad
+        one is refused with its error code and the others land."""
+        episode: dict[str, Any] = {
+            "userId": user_id,
+            "sessionId": session_id or default_session,
+            "summary": summary,
+            "outcome": outcome,
+            "source": source,
+            "topics": topics or [],
+        }
+        for key, value in (("startedAt", started_at), ("endedAt", ended_at), ("scope", scope)):
+            if value is not None:
+                episode[key] = value
+        async with client_for(ctx) as c:
+            try:
+                episode_id = await c.record_episode(**episode)
+                if not facts:
+                    return {"episodeId": episode_id, "accepted": 0, "rejected": 0, "facts": []}
+                out = await c.assert_facts([_fact_payload(f, episode_id, source) for f in facts])
+            except GraphMemoryClientError as e:
+                raise _tool_error(e, "remember") from e
+        return {
+            "episodeId": episode_id,
+            "accepted": out["accepted"],
+            "rejected": out["rejected"],
+            "facts": out["results"],
+        }
+
+    @mcp.tool()
+    async def recall(
+        query: str,
+        user_id: str | None = None,
+        scopes: list[str] | None = None,
+        k: int = 5,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        ctx: Context[Any, Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Memories (facts, episodes, procedures) relevant to the query, best first, each
+        with its score and the episodes behind it. Scopes default to user:<user_id> and
+        tenant. as_of: what the memory believed then; valid_at: what was true then. An empty
+        list means nothing relevant is known."""
+        async with client_for(ctx) as c:
+            try:
+                result = await c.recall(
+                    query, _default_scopes(user_id, scopes), k=k, as_of=as_of, valid_at=valid_at
+                )
+            except GraphMemoryClientError as e:
+                raise _tool_error(e, "recall") from e
+        return {"items": _recall_items(result), "considered": result["considered"]}
+
+    @mcp.tool()
+    async def context(
+        query: str,
+        token_budget: int = 400,
+        user_id: str | None = None,
+        scopes: list[str] | None = None,
+        ctx: Context[Any, Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A block of memory text to put in the prompt: facts, then episodes, then
+        procedures relevant to the query, at most token_budget tokens; what did not fit is
+        listed in `dropped`. Scopes default to user:<user_id> and tenant."""
+        async with client_for(ctx) as c:
+            try:
+                result = await c.context(query, token_budget, _default_scopes(user_id, scopes))
+            except GraphMemoryClientError as e:
+                raise _tool_error(e, "context") from e
+        return {
+            "text": result["text"],
+            "tokens": result["tokens"],
+            "dropped": [d["id"] for d in result["dropped"]],
+        }
+
+    @mcp.tool()
+    async def history(
+        subject: str,
+        predicate: str,
+        user_id: str | None = None,
+        scopes: list[str] | None = None,
+        as_of: datetime | None = None,
+        ctx: Context[Any, Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Every version of (subject, predicate), oldest first: its object, status, when the
+        memory held it (recordedAt..supersededAt) and when it was true (validFrom..validTo)."""
+        async with client_for(ctx) as c:
+            try:
+                result = await c.history(
+                    subject, predicate, _default_scopes(user_id, scopes), as_of=as_of
+                )
+            except GraphMemoryClientError as e:
+                raise _tool_error(e, "history") from e
+        keep: tuple[str, ...] = ("id", "object", "version", "status", "confidence")
+        keep += ("recordedAt", "supersededAt", "retractedAt", "validFrom", "validTo")
+        return {
+            "subject": result["subject"],
+            "predicate": result["predicate"],
+            "versions": [{k: v[k] for k in keep} for v in result["versions"]],
+        }
+
+    @mcp.tool()
+    async def forget(user_id: str, ctx: Context[Any, Any, Any] | None = None) -> dict[str, Any]:
+        """Erase a user from this tenant's memory for good (admin keys only): their
+        episodes, the facts only they supported (every version), their words in the audit
+        log; facts others also support are kept with recomputed confidence."""
+        async with client_for(ctx) as c:
+            try:
+                receipt = await c.forget_contributor(user_id)
+            except GraphMemoryClientError as e:
+                if e.code == "FORBIDDEN":
+                    raise ToolError(
+                        "forget is refused: it needs an admin key, and this server's key is "
+                        f"not one ({e})"
+                    ) from e
+                raise _tool_error(e, "forget") from e
+        return {k: v for k, v in receipt.items() if k != "factsDeletedByTier"} | {
+            "factsDeletedByTier": {r["tier"]: r["count"] for r in receipt["factsDeletedByTier"]}
+        }
+
+    return mcp
+
+
+def run(config: McpConfig, transport: Literal["stdio", "http"]) -> None:
+    server = build_server(config)
+    server.run("stdio" if transport == "stdio" else "streamable-http")

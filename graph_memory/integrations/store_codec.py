@@ -1,0 +1,188 @@
+"""How a LangGraph store item is written as a graph_memory fact, and read back. Pure: no I/O.
+
+A namespace names a scope and a path inside it: ``("user", "alice", "prefs")`` is scope
+``user:alice``, path ``("prefs",)``; ``("team", "support", ...)`` is ``team:support``;
+``("tenant", ...)`` is ``tenant``. An item is one single-valued fact in that scope:
+
+* subject ``store:<path>/<key>``, every segment percent-encoded with upper-case letters
+  escaped too, because the memory matches subjects case-insensitively and a store's keys are
+  exact;
+* predicate ``store.item`` (cardinality ONE), so a new value is a new version that supersedes
+  the old one and `history` keeps every value the item had;
+* object: the value as JSON, then ``#`` and a digest of that JSON, because objects are also
+  matched case-insensitively and ``{"a": "X"}`` -> ``{"a": "x"}`` must be a change;
+* text: the value's words (the ``index`` fields, or every string in it), what recall embeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import string
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from langgraph.store.base import InvalidNamespaceError
+
+__all__ = [
+    "PREDICATE",
+    "SUBJECT_PREFIX",
+    "Address",
+    "address",
+    "decode_object",
+    "decode_subject",
+    "encode_object",
+    "index_text",
+    "matches_filter",
+    "namespace_matches",
+    "scope_of",
+]
+
+PREDICATE = "store.item"
+SUBJECT_PREFIX = "store:"
+_SAFE = frozenset(string.ascii_lowercase + string.digits + "-_.")
+_SCOPE_KINDS = ("user", "team")
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where an item lives: its scope, the namespace path inside the scope, and its key."""
+
+    scope: str
+    root: tuple[str, ...]  # the namespace labels that name the scope
+    path: tuple[str, ...]
+    key: str
+
+    @property
+    def namespace(self) -> tuple[str, ...]:
+        return (*self.root, *self.path)
+
+    @property
+    def subject(self) -> str:
+        return SUBJECT_PREFIX + "/".join(_escape(s) for s in (*self.path, self.key))
+
+
+def scope_of(namespace: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """(scope, the labels naming it); refuses a namespace that names no scope."""
+    ns = tuple(namespace)
+    if ns[:1] == ("tenant",):
+        return "tenant", ns[:1]
+    if len(ns) >= 2 and ns[0] in _SCOPE_KINDS:
+        return f"{ns[0]}:{ns[1]}", ns[:2]
+    raise InvalidNamespaceError(
+        f"namespace {ns} names no graph_memory scope: start it with ('user', <id>), "
+        "('team', <id>) or ('tenant',)"
+    )
+
+
+def address(namespace: Sequence[str], key: str) -> Address:
+    scope, root = scope_of(namespace)
+    if not key:
+        raise InvalidNamespaceError("an item key cannot be empty")
+    return Address(scope, root, tuple(namespace)[len(root) :], key)
+
+
+def decode_subject(scope: str, subject: str) -> Address | None:
+    """The address a stored subject encodes, or None for a fact that is not a store item."""
+    if not subject.startswith(SUBJECT_PREFIX):
+        return None
+    *path, key = (unquote(s) for s in subject[len(SUBJECT_PREFIX) :].split("/"))
+    kind, _, ident = scope.partition(":")
+    root = ("tenant",) if scope == "tenant" else (kind, ident)
+    return Address(scope, root, tuple(path), key)
+
+
+def _escape(segment: str) -> str:
+    return "".join(c if c in _SAFE else _pct(c) for c in segment)
+
+
+def _pct(char: str) -> str:
+    return "".join(f"%{b:02x}" for b in char.encode())
+
+
+def encode_object(value: Mapping[str, Any]) -> str:
+    body = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"{body} #{hashlib.sha256(body.encode()).hexdigest()[:16]}"
+
+
+def decode_object(obj: str) -> dict[str, Any]:
+    body = obj.rsplit(" #", 1)[0]
+    value: dict[str, Any] = json.loads(body)
+    return value
+
+
+def _at_path(value: Any, path: str) -> list[Any]:
+    """The values a LangGraph index path names ("a.b", "list[*].text", "list[0]")."""
+    found = [value]
+    for part in path.split("."):
+        name, _, index = part.partition("[")
+        nxt: list[Any] = []
+        for v in found:
+            v = v.get(name) if isinstance(v, Mapping) and name else v
+            if index and isinstance(v, list):
+                idx = index.rstrip("]")
+                nxt.extend(v if idx == "*" else v[int(idx) : int(idx) + 1 or None])
+            elif v is not None and not index:
+                nxt.append(v)
+        found = nxt
+    return found
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
+
+
+def index_text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
+    """The words recall should find the item by: the index fields, or every string in it."""
+    parts = [s for f in fields for v in _at_path(value, f) for s in _strings(v)] if fields else []
+    return " ".join(parts if fields else _strings(value)).strip()
+
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": lambda a, b: a == b,
+    "$ne": lambda a, b: a != b,
+    "$gt": lambda a, b: a is not None and a > b,
+    "$gte": lambda a, b: a is not None and a >= b,
+    "$lt": lambda a, b: a is not None and a < b,
+    "$lte": lambda a, b: a is not None and a <= b,
+}
+
+
+def matches_filter(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
+    """LangGraph's search filter: exact matches, or {"$gt": 3}-style comparisons per key."""
+    for key, want in (flt or {}).items():
+        have = _at_path(value, key)
+        got = have[0] if have else None
+        if isinstance(want, Mapping) and want and all(k in _OPS for k in want):
+            try:
+                if not all(_OPS[op](got, arg) for op, arg in want.items()):
+                    return False
+            except TypeError:
+                return False
+        elif got != want:
+            return False
+    return True
+
+
+def namespace_matches(namespace: tuple[str, ...], conditions: Sequence[Any] | None) -> bool:
+    """LangGraph's MatchCondition: a prefix or suffix path, '*' matching any one label."""
+    for cond in conditions or ():
+        path = tuple(cond.path)
+        if len(namespace) < len(path):
+            return False
+        pairs = (
+            zip(namespace, path, strict=False)
+            if cond.match_type == "prefix"
+            else zip(reversed(namespace), reversed(path), strict=False)
+        )
+        if any(p != "*" and n != p for n, p in pairs):
+            return False
+    return True

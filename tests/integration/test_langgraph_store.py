@@ -1,0 +1,204 @@
+"""`GraphMemoryStore` as a LangGraph `BaseStore` against the real service: the contract its
+documentation states (get/put/delete/search/list_namespaces, sync and async, batch), and a real
+compiled LangGraph graph whose nodes write and search through the store (no LLM)."""
+
+from __future__ import annotations
+
+import operator
+import uuid
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
+from typing_extensions import TypedDict
+
+from graph_memory.client import GraphMemoryClient
+from graph_memory.integrations.langgraph import GraphMemoryStore, StoreWriteError
+from graph_memory.integrations.store_codec import PREDICATE
+
+KeyFactory = Callable[..., str]
+
+
+@pytest.fixture
+def key(make_key: KeyFactory, tenant: str) -> str:
+    return make_key(tenant, "agent")
+
+
+@pytest.fixture
+def store(server: str, key: str) -> GraphMemoryStore:
+    return GraphMemoryStore(server, key)
+
+
+PREFS = ("user", "alice", "prefs")
+
+
+def test_put_get_update_delete(store: GraphMemoryStore) -> None:
+    assert store.get(PREFS, "food") is None
+    store.put(PREFS, "food", {"text": "Alice is vegetarian", "since": 2019})
+    first = store.get(PREFS, "food")
+    assert first is not None
+    assert (first.namespace, first.key) == (PREFS, "food")
+    assert first.value == {"text": "Alice is vegetarian", "since": 2019}
+    # A change of case only is a change of value (the memory itself matches case-insensitively).
+    store.put(PREFS, "food", {"text": "Alice is Vegetarian", "since": 2019})
+    second = store.get(PREFS, "food")
+    assert second is not None and second.value["text"] == "Alice is Vegetarian"
+    assert second.created_at == first.created_at and second.updated_at > first.updated_at
+    # Keys are exact: "Food" is another item.
+    assert store.get(PREFS, "Food") is None
+    store.delete(PREFS, "food")
+    assert store.get(PREFS, "food") is None
+    store.delete(PREFS, "food")  # deleting what is not there is fine
+
+
+def test_values_are_versioned_facts_in_the_users_scope(
+    store: GraphMemoryStore, client: GraphMemoryClient
+) -> None:
+    store.put(PREFS, "city", {"text": "Alice lives in Paris"})
+    store.put(PREFS, "city", {"text": "Alice moved to Berlin"})
+    item = store.get(PREFS, "city")
+    assert item is not None
+    subject = "store:prefs/city"
+    hist = client.history(subject, PREDICATE, ["user:alice"])
+    assert [v["status"] for v in hist["versions"]] == ["SUPERSEDED", "ACTIVE"]
+    assert [v["text"] for v in hist["versions"]] == [
+        "Alice lives in Paris",
+        "Alice moved to Berlin",
+    ]
+    assert {p["userId"] for v in hist["versions"] for p in v["provenance"]} == {"alice"}
+
+
+def test_search_by_query_filter_and_listing(store: GraphMemoryStore) -> None:
+    store.put(PREFS, "food", {"text": "Alice is vegetarian and loves Thai curry", "kind": "diet"})
+    store.put(PREFS, "music", {"text": "Alice listens to jazz while she works", "kind": "taste"})
+    store.put(("user", "alice", "trips"), "2026", {"text": "Alice flies to Lisbon in June"})
+    store.put(("user", "bob", "prefs"), "food", {"text": "Bob is vegetarian too"})
+
+    hits = store.search(("user", "alice"), query="what food does alice eat? vegetarian curry")
+    assert hits and hits[0].key == "food" and hits[0].namespace == PREFS
+    assert hits[0].score is not None and all(h.namespace[:2] == ("user", "alice") for h in hits)
+
+    listed = store.search(("user", "alice", "prefs"), limit=10)
+    assert {h.key for h in listed} == {"food", "music"} and all(h.score is None for h in listed)
+    assert [h.key for h in store.search(PREFS, filter={"kind": "taste"})] == ["music"]
+    assert [h.key for h in store.search(PREFS, filter={"kind": {"$ne": "taste"}})] == ["food"]
+    assert len(store.search(("user", "alice"), limit=1, offset=1)) == 1
+
+    assert store.list_namespaces(prefix=("user", "alice")) == [
+        ("user", "alice", "prefs"),
+        ("user", "alice", "trips"),
+    ]
+    assert store.list_namespaces(prefix=("user", "alice"), max_depth=2) == [("user", "alice")]
+    assert store.list_namespaces(prefix=("user", "alice"), suffix=("trips",)) == [
+        ("user", "alice", "trips")
+    ]
+
+
+def test_recall_floors_apply_when_asked(server: str, key: str) -> None:
+    ranked = GraphMemoryStore(server, key)
+    ranked.put(PREFS, "pet", {"text": "Alice adopted a grey cat called Miso"})
+    assert ranked.search(("user", "alice"), query="which pet does the user own?")
+    precise = GraphMemoryStore(server, key, recall_options={"min_score": 0.9})
+    assert precise.search(("user", "alice"), query="which pet does the user own?") == []
+
+
+def test_namespaces_must_name_a_scope(store: GraphMemoryStore) -> None:
+    with pytest.raises(InvalidNamespaceError, match="names no graph_memory scope"):
+        store.put(("memories", "alice"), "k", {"text": "a value with enough words"})
+    with pytest.raises(ValueError, match="prefix naming a scope"):
+        store.list_namespaces()
+
+
+def test_a_refused_item_is_reported_and_its_siblings_land(store: GraphMemoryStore) -> None:
+    ok = PutOp(PREFS, "tea", {"text": "Alice drinks green tea every morning"})
+    big = PutOp(PREFS, "huge", {"text": "x" * 5000})
+    with pytest.raises(StoreWriteError) as err:
+        store.batch([ok, big])
+    assert err.value.code == "VALIDATION"
+    assert err.value.errors[0]["extensions"]["key"] == "huge"
+    assert store.get(PREFS, "tea") is not None
+
+
+def test_another_tenant_sees_nothing(
+    store: GraphMemoryStore, server: str, make_key: KeyFactory
+) -> None:
+    store.put(PREFS, "food", {"text": "Alice is vegetarian"})
+    other = GraphMemoryStore(server, make_key(f"t-{uuid.uuid4().hex[:10]}", "agent"))
+    assert other.get(PREFS, "food") is None
+    assert other.search(("user", "alice"), query="vegetarian") == []
+
+
+async def test_async_forms_and_batch(store: GraphMemoryStore) -> None:
+    await store.aput(("team", "support"), "runbook", {"text": "Escalate refunds above 500 EUR"})
+    got = await store.aget(("team", "support"), "runbook")
+    assert got is not None and got.value["text"].startswith("Escalate")
+    res = await store.abatch(
+        [
+            GetOp(("team", "support"), "runbook"),
+            SearchOp(("team", "support"), query="refund escalation"),
+            PutOp(("tenant",), "faq", {"text": "Support hours are 9 to 17 CET on weekdays"}),
+            GetOp(("tenant",), "faq"),
+        ]
+    )
+    assert res[0] is not None and res[1] and res[1][0].key == "runbook"  # type: ignore[index]
+    assert res[2] is None and res[3] is not None
+    assert await store.alist_namespaces(prefix=("team", "support")) == [("team", "support")]
+    await store.adelete(("team", "support"), "runbook")
+    assert await store.aget(("team", "support"), "runbook") is None
+    assert await store.asearch(("team", "support"), query="refund escalation") == []
+
+
+class State(TypedDict):
+    user: str
+    said: Annotated[list[str], operator.add]
+    recalled: list[str]
+
+
+def _graph(store: GraphMemoryStore) -> Any:
+    """A memory agent without an LLM: remember what the user said, then recall for a question."""
+
+    def remember(state: State, runtime: Runtime[None]) -> dict[str, Any]:
+        assert runtime.store is not None
+        for i, text in enumerate(state["said"]):
+            runtime.store.put(("user", state["user"], "memories"), f"m{i}", {"text": text})
+        return {}
+
+    def recall(state: State, runtime: Runtime[None]) -> dict[str, Any]:
+        assert runtime.store is not None
+        hits = runtime.store.search(("user", state["user"]), query="which pet does the user own?")
+        return {"recalled": [h.value["text"] for h in hits]}
+
+    g = StateGraph(State)
+    g.add_node("remember", remember)
+    g.add_node("recall", recall)
+    g.add_edge(START, "remember")
+    g.add_edge("remember", "recall")
+    g.add_edge("recall", END)
+    return g.compile(store=store)
+
+
+def test_a_langgraph_graph_remembers_and_recalls_through_the_store(
+    store: GraphMemoryStore,
+) -> None:
+    said = ["Carol adopted a grey cat called Miso", "Carol works night shifts at the hospital"]
+    out = _graph(store).invoke({"user": "carol", "said": said, "recalled": []})
+    assert out["recalled"][0] == "Carol adopted a grey cat called Miso"
+    # A second run (a later conversation) sees what the first one stored.
+    again = _graph(store).invoke({"user": "carol", "said": [], "recalled": []})
+    assert again["recalled"][0] == "Carol adopted a grey cat called Miso"
+
+
+async def test_the_graph_runs_async_through_the_store(store: GraphMemoryStore) -> None:
+    said = ["Dan keeps two parrots named Kiwi and Mango"]
+    out = await _graph(store).ainvoke({"user": "dan", "said": said, "recalled": []})
+    assert out["recalled"] == ["Dan keeps two parrots named Kiwi and Mango"]
+
+
+async def test_the_sync_api_works_inside_a_running_event_loop(store: GraphMemoryStore) -> None:
+    # A sync call from async code (a sync tool called by an async agent) must not deadlock.
+    store.put(PREFS, "lang", {"text": "Alice prefers answers in German"})
+    got = store.get(PREFS, "lang")
+    assert got is not None and got.value["text"].endswith("German")

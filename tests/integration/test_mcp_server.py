@@ -1,0 +1,285 @@
+"""`graph-memory mcp` end to end: the SDK's own client (mcp.ClientSession) over stdio and over
+streamable HTTP, against `graph-memory mcp` run as a real process in front of the real
+service. What an agent sees: the tools, their results, and the service's rules (tenant from the
+key, forget for admins only) coming back as tool errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
+
+KeyFactory = Callable[..., str]
+TOOLS = {"remember", "recall", "context", "history", "forget"}
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "graph_memory.cli", "mcp", *args]
+
+
+@asynccontextmanager
+async def stdio_session(url: str, key: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=_cli("--url", url, "--api-key", key)[1:],
+        env={"PATH": os.environ.get("PATH", ""), "GRAPH_MEMORY_API_KEY": ""},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def mcp_http(server: str, make_key: KeyFactory, tenant: str) -> Iterator[str]:
+    """`graph-memory mcp --transport http`, bound to an agent key of the test's tenant."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        _cli(
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--url",
+            server,
+            "--api-key",
+            make_key(tenant, "agent"),
+        ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(url, timeout=1)
+            break
+        except httpx.TransportError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"mcp http did not start: {proc.stderr.read()!r}") from None
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@asynccontextmanager
+async def http_session(url: str, key: str | None = None) -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {key}"} if key else None
+    async with (
+        httpx.AsyncClient(headers=headers, timeout=30) as http,
+        streamable_http_client(url, http_client=http) as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def data(result: CallToolResult) -> Any:
+    assert not result.isError, result.content
+    assert result.structuredContent is not None
+    return result.structuredContent
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.isError
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+MOVE = {
+    "user_id": "alice",
+    "summary": "Alice said she moved from Paris to Berlin in January and now works at Acme.",
+    "started_at": "2026-03-01T10:00:00Z",
+    "facts": [
+        {
+            "subject": "alice",
+            "predicate": "lives_in",
+            "object": "Berlin",
+            "valid_from": "2026-01-01T00:00:00Z",
+        },
+        {"subject": "alice", "predicate": "works_at", "object": "Acme"},
+    ],
+}
+
+
+async def test_stdio_agent_remembers_recalls_and_reads_history(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    async with stdio_session(server, make_key(tenant, "agent")) as s:
+        assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+        first = data(await s.call_tool("remember", MOVE))
+        assert (first["accepted"], first["rejected"]) == (2, 0)
+        assert all(f["ok"] for f in first["facts"])
+
+        found = data(
+            await s.call_tool("recall", {"query": "where does alice live?", "user_id": "alice"})
+        )
+        assert "Berlin" in found["items"][0]["text"]
+        assert first["episodeId"] in found["items"][0]["episodes"]
+
+        ctx = data(
+            await s.call_tool(
+                "context", {"query": "plan alice's trip", "user_id": "alice", "token_budget": 200}
+            )
+        )
+        assert "Berlin" in ctx["text"] and ctx["tokens"] <= 200
+
+        await s.call_tool(
+            "remember",
+            {
+                "user_id": "alice",
+                "summary": "Alice told us she has moved on to Munich in May.",
+                "started_at": "2026-05-10T09:00:00Z",
+                "facts": [
+                    {
+                        "subject": "alice",
+                        "predicate": "lives_in",
+                        "object": "Munich",
+                        "valid_from": "2026-05-01T00:00:00Z",
+                    }
+                ],
+            },
+        )
+        hist = data(
+            await s.call_tool(
+                "history", {"subject": "alice", "predicate": "lives_in", "user_id": "alice"}
+            )
+        )
+        assert [v["object"] for v in hist["versions"]] == ["Berlin", "Munich"]
+        then = data(
+            await s.call_tool(
+                "recall",
+                {
+                    "query": "where does alice live?",
+                    "user_id": "alice",
+                    "valid_at": "2026-02-01T00:00:00Z",
+                },
+            )
+        )
+        assert "Berlin" in then["items"][0]["text"]
+
+
+async def test_stdio_a_bad_fact_is_reported_and_its_siblings_land(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    facts = [
+        {"subject": "bob", "predicate": "likes", "object": "tea"},
+        {
+            "subject": "bob",
+            "predicate": "lives_in",
+            "object": "Oslo",
+            "valid_from": "2026-02-01T00:00:00Z",
+            "valid_to": "2025-01-01T00:00:00Z",
+        },
+    ]
+    async with stdio_session(server, make_key(tenant, "agent")) as s:
+        out = data(
+            await s.call_tool(
+                "remember",
+                {
+                    "user_id": "bob",
+                    "summary": "Bob said he likes tea and mentioned Oslo.",
+                    "facts": facts,
+                },
+            )
+        )
+        assert (out["accepted"], out["rejected"]) == (1, 1)
+        bad = out["facts"][1]
+        assert not bad["ok"] and bad["error"]["code"] == "VALIDATION"
+
+
+async def test_stdio_forget_is_refused_for_an_agent_key(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    async with stdio_session(server, make_key(tenant, "agent")) as s:
+        data(await s.call_tool("remember", MOVE))
+        refused = error_text(await s.call_tool("forget", {"user_id": "alice"}))
+        assert "admin" in refused and "FORBIDDEN" in refused
+        still = data(
+            await s.call_tool("recall", {"query": "where does alice live?", "user_id": "alice"})
+        )
+        assert still["items"]
+
+
+async def test_stdio_a_wrong_key_is_a_clear_tool_error(server: str) -> None:
+    async with stdio_session(server, "gm_not_a_key") as s:
+        assert "UNAUTHENTICATED" in error_text(await s.call_tool("recall", {"query": "anything"}))
+
+
+def test_stdio_without_a_key_exits_with_a_hint(server: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GRAPH_MEMORY_API_KEY"}
+    out = subprocess.run(
+        _cli("--url", server), capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    assert out.returncode == 2 and "--api-key" in out.stderr and out.stdout == ""
+
+
+async def test_http_agent_remembers_and_recalls(mcp_http: str) -> None:
+    async with http_session(mcp_http) as s:
+        assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+        out = data(await s.call_tool("remember", MOVE))
+        assert out["accepted"] == 2
+        found = data(
+            await s.call_tool("recall", {"query": "where does alice work?", "user_id": "alice"})
+        )
+        assert any("Acme" in i["text"] for i in found["items"])
+
+
+async def test_http_a_request_key_replaces_the_bound_one(
+    mcp_http: str, make_key: KeyFactory, tenant: str
+) -> None:
+    async with http_session(mcp_http) as s:
+        data(await s.call_tool("remember", MOVE))
+    # Another tenant's key sees nothing of this tenant's memory through the same endpoint.
+    other = f"t-{uuid.uuid4().hex[:10]}"
+    async with http_session(mcp_http, make_key(other, "agent")) as s:
+        found = data(
+            await s.call_tool("recall", {"query": "where does alice live?", "user_id": "alice"})
+        )
+        assert found["items"] == []
+    # An admin key of the tenant may forget; the bound agent key then recalls nothing.
+    async with http_session(mcp_http, make_key(tenant, "admin")) as s:
+        receipt = data(await s.call_tool("forget", {"user_id": "alice"}))
+        assert receipt["episodesDeleted"] == 1 and receipt["factVersionsDeleted"] == 2
+    async with http_session(mcp_http) as s:
+        gone = data(
+            await s.call_tool("recall", {"query": "where does alice live?", "user_id": "alice"})
+        )
+        assert gone["items"] == []
+        assert "FORBIDDEN" in error_text(await s.call_tool("forget", {"user_id": "alice"}))
+
+
+def test_tools_describe_their_arguments() -> None:
+    from graph_memory.integrations.mcp_server import McpConfig, build_server
+
+    server = build_server(McpConfig(url="http://127.0.0.1:1/graphql", api_key="gm_x"))
+    tools = {t.name: t for t in server._tool_manager.list_tools()}
+    remember = tools["remember"].parameters
+    assert remember["required"] == ["user_id", "summary"]
+    assert "ctx" not in remember["properties"]
+    fact = json.dumps(remember)
+    assert "valid_from" in fact and "predicate" in fact

@@ -1,0 +1,85 @@
+"""How LangGraph store items become facts and come back: exact keys and values through a
+memory that matches subjects and objects case-insensitively."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.store.base import InvalidNamespaceError, MatchCondition
+
+from graph_memory.domain import entity_key
+from graph_memory.integrations.store_codec import (
+    address,
+    decode_object,
+    decode_subject,
+    encode_object,
+    index_text,
+    matches_filter,
+    namespace_matches,
+)
+
+
+@pytest.mark.parametrize(
+    ("namespace", "scope", "path"),
+    [
+        (("user", "alice"), "user:alice", ()),
+        (("user", "alice", "prefs", "food"), "user:alice", ("prefs", "food")),
+        (("team", "support", "runbooks"), "team:support", ("runbooks",)),
+        (("tenant",), "tenant", ()),
+        (("tenant", "faq"), "tenant", ("faq",)),
+    ],
+)
+def test_namespaces_name_scopes(
+    namespace: tuple[str, ...], scope: str, path: tuple[str, ...]
+) -> None:
+    a = address(namespace, "k")
+    assert (a.scope, a.path, a.namespace) == (scope, path, namespace)
+
+
+@pytest.mark.parametrize("namespace", [("memories", "alice"), ("user",), ("team",)])
+def test_a_namespace_without_a_scope_is_refused(namespace: tuple[str, ...]) -> None:
+    with pytest.raises(InvalidNamespaceError):
+        address(namespace, "k")
+
+
+def test_subjects_round_trip_and_survive_case_folding() -> None:
+    keys = ["Food", "food", "a/b", "with space", "ünï", "%41"]
+    subjects = {address(("user", "u", "Prefs"), k).subject for k in keys}
+    assert len({entity_key(s) for s in subjects}) == len(keys)  # no two collide once folded
+    for k in keys:
+        a = address(("user", "u", "Prefs"), k)
+        assert decode_subject("user:u", entity_key(a.subject)) == a
+    assert decode_subject("user:u", "alice") is None
+
+
+def test_objects_round_trip_and_a_change_of_case_is_a_change() -> None:
+    value = {"text": "Alice is Vegetarian", "n": [1, 2], "nested": {"ok": True}}
+    assert decode_object(encode_object(value)) == value
+    lower = {**value, "text": "alice is vegetarian"}
+    assert entity_key(encode_object(value)) != entity_key(encode_object(lower))
+
+
+def test_index_text_takes_the_named_fields_or_every_string() -> None:
+    value = {"text": "likes tea", "tags": ["green", "hot"], "meta": {"n": 3}, "flag": True}
+    assert index_text(value, None) == "likes tea green hot 3"
+    assert index_text(value, ["text"]) == "likes tea"
+    assert index_text(value, ["tags[*]"]) == "green hot"
+    assert index_text(value, ["tags[1]", "meta.n"]) == "hot 3"
+
+
+def test_filters_match_exactly_or_by_operator() -> None:
+    v = {"kind": "diet", "score": 4, "meta": {"lang": "en"}}
+    assert matches_filter(v, None) and matches_filter(v, {"kind": "diet"})
+    assert not matches_filter(v, {"kind": "taste"})
+    assert matches_filter(v, {"score": {"$gte": 4, "$lt": 5}})
+    assert not matches_filter(v, {"score": {"$gt": 4}})
+    assert matches_filter(v, {"meta.lang": "en", "kind": {"$ne": "x"}})
+    assert not matches_filter(v, {"missing": {"$gt": 1}})
+    assert not matches_filter(v, {"kind": {"$gt": 1}})  # incomparable: no match, no crash
+
+
+def test_namespace_conditions_with_wildcards() -> None:
+    ns = ("user", "alice", "prefs")
+    assert namespace_matches(ns, [MatchCondition("prefix", ("user", "*"))])
+    assert namespace_matches(ns, [MatchCondition("suffix", ("prefs",))])
+    assert not namespace_matches(ns, [MatchCondition("prefix", ("team",))])
+    assert not namespace_matches(ns, [MatchCondition("suffix", ("a", "b", "c", "d"))])
