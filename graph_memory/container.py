@@ -11,6 +11,7 @@ from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.repositories.recall import RecallRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit_log import AuditLogService
@@ -21,6 +22,8 @@ from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.expiry import ExpiryService
 from graph_memory.services.facts import FactService
 from graph_memory.services.forget import ForgetService
+from graph_memory.services.ingest import IngestService
+from graph_memory.services.memos import MemoService
 from graph_memory.services.procedures import ProcedureService
 from graph_memory.services.reads import ReadService
 from graph_memory.services.recall import RecallService
@@ -58,6 +61,9 @@ class Services:
     recall: RecallService | None = None
     context: ContextService | None = None
     procedures: ProcedureService | None = None
+    # Session ingestion (jobs; extraction runs in a worker) and the events/todos it writes.
+    ingest: IngestService | None = None
+    memos: MemoService | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -94,4 +100,6 @@ def build_services(
         recall=recall,
         context=ContextService(recall),
         procedures=ProcedureService(db, embedder, bookkeeper),
+        ingest=IngestService(IngestRepository(db), settings),
+        memos=MemoService(db, embedder),
     )

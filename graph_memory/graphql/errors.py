@@ -76,9 +76,12 @@ class ErrorCodes(SchemaExtension):
                 error.message, error.nodes, error.source, error.positions, error.path, None, ext
             )
         if isinstance(original, GraphMemoryError):
-            ext = {"code": original.code}
+            coded_ext: dict[str, Any] = {"code": original.code}
             if original.field:
-                ext["field"] = original.field
+                coded_ext["field"] = original.field
+            problems = getattr(original, "problems", None)
+            if problems:
+                coded_ext["problems"] = [{"field": f, "message": m} for f, m in problems]
             return GraphQLError(
                 original.message,
                 error.nodes,
@@ -86,7 +89,7 @@ class ErrorCodes(SchemaExtension):
                 error.positions,
                 error.path,
                 original,
-                ext,
+                coded_ext,
             )
         if isinstance(original, GraphQLError) or (
             isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower()

@@ -7,6 +7,7 @@ from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
 from graph_memory.graphql.errors import ErrorCodes, OneOperation
+from graph_memory.graphql.ingest import IngestMutation, IngestQuery
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
@@ -19,12 +20,14 @@ QUERIES: tuple[type, ...] = (
     MemoryQuery,
     RecallQuery,
     TrustQuery,
+    IngestQuery,
 )
 MUTATIONS: tuple[type, ...] = (
     MemoryMutation,
     PredicateMutation,
     ProcedureMutation,
     TrustMutation,
+    IngestMutation,
 )
 
 Query = merge_types("Query", QUERIES)
