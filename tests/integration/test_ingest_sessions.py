@@ -322,3 +322,118 @@ def test_a_poisoning_attempt_is_refused_by_the_trust_rules(
         FACTS_QUERY, {"scopes": ["tenant"], "s": "refunds", "p": "policy.refund_multiplier"}
     )
     assert [e["node"]["object"] for e in rows["facts"]["edges"]] == ["1x"]
+
+
+MEMOS = """
+query($q: String, $kinds: [String!], $statuses: [String!]) {
+  memos(scopes: ["user:alice"], query: $q, kinds: $kinds, statuses: $statuses) {
+    id kind text status at extractor score closedBy provenance
+  }
+}"""
+
+
+def test_events_and_todos_are_memories_of_their_own_kind_and_todos_close(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice moved to Berlin last month and asked to renew her passport soon.",
+            events=[{"text": "Alice moved to Berlin", "at": "2026-02-01T00:00:00Z", "turns": [0]}],
+            todos=[
+                {
+                    "text": "Renew Alice's passport before June",
+                    "due": "2026-06-01T00:00:00Z",
+                    "turns": [2],
+                },
+                {"text": "ok", "turns": [2]},
+            ],
+        ),
+    )
+    j = run(c, llm, embedder, s)
+    assert j["counts"]["events"] == 1 and j["counts"]["todos"] == 1
+    refused = [i for i in j["items"] if not i["ok"]]
+    assert [(i["kind"], i["error"]["field"]) for i in refused] == [("todo", "text")]
+    found = c.execute(MEMOS, {"q": "when is the passport due?"})["memos"]
+    assert found[0]["kind"] == "todo" and found[0]["status"] == "open"
+    assert found[0]["extractor"] == "session-extract/v1"
+    assert found[0]["at"].startswith("2026-06-01")
+    (prov,) = found[0]["provenance"]
+    assert prov["episode_id"] == j["episodeId"] and prov["turns"] == [2]
+    assert prov["session_id"] == s["sessionId"]
+    events = c.execute(MEMOS, {"kinds": ["event"]})["memos"]
+    assert [e["text"] for e in events] == ["Alice moved to Berlin"]
+
+    closed = c.execute(
+        'mutation($id: ID!) { closeTodo(id: $id, reason: "renewed") { status closedBy } }',
+        {"id": found[0]["id"]},
+    )["closeTodo"]
+    assert closed["status"] == "done" and closed["closedBy"].startswith("agent:")
+    assert c.execute(MEMOS, {"kinds": ["todo"]})["memos"] == []  # open ones by default
+    done = c.execute(MEMOS, {"kinds": ["todo"], "statuses": ["done"]})["memos"]
+    assert [d["id"] for d in done] == [found[0]["id"]]
+    with pytest.raises(GraphMemoryClientError) as e:
+        c.execute("mutation($id: ID!) { closeTodo(id: $id) { id } }", {"id": found[0]["id"]})
+    assert e.value.code == "CONFLICT"
+    with pytest.raises(GraphMemoryClientError) as e:
+        c.execute("mutation($id: ID!) { closeTodo(id: $id) { id } }", {"id": events[0]["id"]})
+    assert e.value.code == "NOT_FOUND"
+
+
+PROCS = """
+query { procedures(intent: "reset_password", scopes: ["tenant"], includeCandidates: true) {
+  id status steps successCount failureCount } }"""
+
+TOOL_TURNS = [
+    ("user", "I forgot my password, please reset it."),
+    ("assistant", "Looking up your account and sending a reset link."),
+    ("user", "Got the link, it worked, thank you!"),
+]
+
+
+def _tool_session(ok: bool) -> dict[str, Any]:
+    s = session(turns=TOOL_TURNS)
+    s["turns"][1]["toolCalls"] = [
+        {"name": "lookup_account", "arguments": '{"email": "a@x.io"}', "ok": True},
+        {"name": "send_reset_link", "ok": ok},
+    ]
+    return s
+
+
+def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures_demote(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    for n in range(3):
+        s = _tool_session(ok=True)
+        fake.script(
+            s["sessionId"],
+            extraction(
+                summary=f"The agent reset Alice's password, attempt {n}.", intent="reset_password"
+            ),
+        )
+        j = run(c, llm, embedder, s)
+        (p,) = [i for i in j["items"] if i["kind"] == "procedure"]
+        assert p["ok"] and p["action"] == "success_recorded"
+        if n < 2:
+            assert p["status"] == "candidate"
+    (proc,) = c.execute(PROCS)["procedures"]
+    assert proc["status"] == "active"
+    assert proc["steps"] == ["lookup_account", "send_reset_link"] and proc["successCount"] == 3
+    # The prompt showed the model the tool calls it was asked to name an intent for.
+    req = fake.requests_for(s["sessionId"])[0]
+    assert "tool call send_reset_link() -> ok" in req["messages"][1]["content"]
+    for n in range(6):
+        s = _tool_session(ok=False)
+        fake.script(
+            s["sessionId"],
+            extraction(
+                summary=f"Resetting Alice's password failed again, try {n}.",
+                outcome="escalated",
+                intent="reset_password",
+            ),
+        )
+        run(c, llm, embedder, s)
+    assert c.execute(PROCS)["procedures"] == []  # demoted procedures are never served
