@@ -437,3 +437,21 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
         )
         run(c, llm, embedder, s)
     assert c.execute(PROCS)["procedures"] == []  # demoted procedures are never served
+
+
+def test_raw_turns_are_kept_only_when_the_tenant_policy_says_so(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    admin, c = make(tenant, "admin"), make(tenant)
+    answer = extraction(
+        summary="Alice said she loves jazz, and the agent noted it for later.",
+        facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+    )
+    s = session()
+    fake.script(s["sessionId"], answer)
+    assert run(c, llm, embedder, s)["turnsKept"] is False
+    admin.execute("mutation { configureTenant(policy: {keepRawTurns: true}) { keepRawTurns } }")
+    s = session()
+    fake.script(s["sessionId"], answer)
+    j = run(c, llm, embedder, s)
+    assert j["turnsKept"] is True and j["turnCount"] == 3
