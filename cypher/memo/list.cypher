@@ -6,6 +6,8 @@ MATCH (m:Memo)
 WHERE m.tenant = $tenant AND m.scope IN $scopes AND m.kind IN $kinds
   AND (m.status IS NULL OR m.status IN $statuses)
   AND (m.expires_at IS NULL OR m.expires_at > $now)
+  // A memo whose episode is gone (its contributor forgotten) is never served.
+  AND EXISTS { (m)-[:DERIVED_FROM]->(:Episode) }
 WITH m ORDER BY m.recorded_at DESC, m.id LIMIT $limit
 OPTIONAL MATCH (m)-[d:DERIVED_FROM]->(e:Episode)
 WITH m, collect(CASE WHEN e IS NULL THEN null ELSE {

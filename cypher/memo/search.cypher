@@ -21,6 +21,8 @@ CALL () {
 WITH m, max(vscore) AS vscore, max(kscore) AS kscore
 WHERE m.kind IN $kinds AND (m.status IS NULL OR m.status IN $statuses)
   AND (m.expires_at IS NULL OR m.expires_at > $now)
+  // A memo whose episode is gone (its contributor forgotten) is never served.
+  AND EXISTS { (m)-[:DERIVED_FROM]->(:Episode) }
 OPTIONAL MATCH (m)-[d:DERIVED_FROM]->(e:Episode)
 WITH m, vscore, kscore, collect(CASE WHEN e IS NULL THEN null ELSE {
        episode_id: e.id, user_id: e.user_id, session_id: e.session_id, turns: d.turns

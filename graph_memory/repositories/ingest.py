@@ -115,3 +115,9 @@ class IngestRepository:
         return await self.db.read(
             "ingest.fact_turns", {"tenant": require_tenant(tenant), "ids": ids}
         )
+
+    async def forget_user(self, tenant: str, user_id: str) -> tuple[int, int]:
+        rows = await self.db.write(
+            "ingest.forget_user", {"tenant": require_tenant(tenant), "user_id": user_id}
+        )
+        return int(rows[0]["jobs"]), int(rows[0]["memos"])

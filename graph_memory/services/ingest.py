@@ -89,6 +89,14 @@ class IngestService:
             raise NotFound(f"no ingest job {job_id}", field="id")
         return IngestJob.from_record(record)
 
+    async def forget_user(self, tenant: str, user_id: str) -> tuple[int, int]:
+        """Delete the user's ingest jobs and memos; returns (jobs, memos) deleted.
+
+        The hook forgetContributor needs: memos already stop being served once the user's
+        episodes are deleted (they are served only while their episode exists), but their
+        nodes and the jobs' item texts stay until this runs."""
+        return await self.repo.forget_user(tenant, user_id.strip())
+
 
 def principal_of(record: dict[str, object]) -> Principal:
     return Principal(

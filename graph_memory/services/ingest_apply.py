@@ -23,7 +23,7 @@ from graph_memory.domain import (
     FactInput,
     Outcome,
     Principal,
-    entity_key,
+    entity_id,
     normalise_predicate,
 )
 from graph_memory.errors import GraphMemoryError, ValidationError
@@ -94,12 +94,19 @@ def _grounded(turns: tuple[int, ...], count: int) -> None:
         )
 
 
-async def _resolve(services: Services, tenant: str, name: str) -> tuple[str, bool]:
-    """The tenant's own spelling of an entity it already knows (case and spacing aside)."""
-    found = await services.entity_repo.by_key(tenant, entity_key(name))
-    if found is not None and found.get("name"):
-        return str(found["name"]), True
-    return " ".join(name.split()), False
+async def _resolve(services: Services, tenant: str, names: set[str]) -> dict[str, tuple[str, bool]]:
+    """Per name: the tenant's own spelling of an entity it already knows (case and spacing
+    aside, the key facts are filed under) and whether it knew it; one round trip for all."""
+    ids = {entity_id(tenant, n): n for n in names}
+    found = await services.entity_repo.get(tenant, sorted(ids))
+    out: dict[str, tuple[str, bool]] = {}
+    for eid, name in ids.items():
+        known = found.get(eid)
+        if known is not None and known.get("name"):
+            out[name] = (str(known["name"]), True)
+        else:
+            out[name] = (" ".join(name.split()), False)
+    return out
 
 
 async def apply_extraction(
@@ -194,6 +201,7 @@ async def _facts(
     known = await PredicateService(services.db).list(job.principal, policy)
     inputs: list[FactInput] = []
     meta: list[tuple[int, FactOut, dict[str, Any]]] = []
+    valid: list[tuple[int, FactOut, datetime | None, datetime | None]] = []
     for i, raw in enumerate(extraction.facts):
         try:
             f = FactOut.model_validate(raw)
@@ -207,8 +215,13 @@ async def _facts(
         except ValidationError as e:
             out.add("fact", i, turns=list(raw.get("turns") or []), error=e)
             continue
-        subject, subject_known = await _resolve(services, tenant, f.subject)
-        obj, object_known = await _resolve(services, tenant, f.object)
+        valid.append((i, f, valid_from, valid_to))
+    names = await _resolve(
+        services, tenant, {n for _, f, _, _ in valid for n in (f.subject, f.object)}
+    )
+    for i, f, valid_from, valid_to in valid:
+        subject, subject_known = names[f.subject]
+        obj, object_known = names[f.object]
         predicate = normalise_predicate(f.predicate)
         # The registry decides a known predicate; the model's proposal only registers a new
         # one (through the same path as an explicit cardinality, audited).

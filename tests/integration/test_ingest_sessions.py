@@ -455,3 +455,59 @@ def test_raw_turns_are_kept_only_when_the_tenant_policy_says_so(
     fake.script(s["sessionId"], answer)
     j = run(c, llm, embedder, s)
     assert j["turnsKept"] is True and j["turnCount"] == 3
+
+
+def test_entities_resolve_to_the_tenants_own_spelling(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    ep = c.record_episode(**episode())
+    c.assert_facts([fact("Alice Smith", "works_at", "Acme Corp", [ep])])
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice Smith said she loves jazz and still works at Acme Corp.",
+            facts=[
+                {"subject": "alice   SMITH", "predicate": "likes", "object": "Jazz", "turns": [0]}
+            ],
+        ),
+    )
+    j = run(c, llm, embedder, s)
+    (item,) = [i for i in j["items"] if i["kind"] == "fact"]
+    assert item["text"] == "Alice Smith likes Jazz"
+    assert item["detail"]["subject_resolved"] is True
+    assert item["detail"]["object_resolved"] is False
+
+
+def test_a_forgotten_contributors_memos_stop_being_served_and_the_hook_removes_them(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    import asyncio
+
+    from graph_memory.db import Database
+    from graph_memory.repositories.ingest import IngestRepository
+    from graph_memory.services.ingest import IngestService
+
+    c, admin = make(tenant), make(tenant, "admin")
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice asked to be reminded to renew her passport before June.",
+            todos=[{"text": "Renew Alice's passport before June", "turns": [2]}],
+        ),
+    )
+    run(c, llm, embedder, s)
+    assert len(c.execute(MEMOS, {"kinds": ["todo"]})["memos"]) == 1
+    admin.forget_contributor("alice")
+    assert c.execute(MEMOS, {"kinds": ["todo"]})["memos"] == []
+
+    async def hook() -> tuple[int, int]:
+        db = Database.connect(llm.neo4j())
+        try:
+            return await IngestService(IngestRepository(db), llm).forget_user(tenant, "alice")
+        finally:
+            await db.close()
+
+    assert asyncio.run(hook()) == (1, 1)
