@@ -10,6 +10,7 @@ under an idempotency key per (job, episode), memos have ids derived from the job
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -97,10 +98,10 @@ def _grounded(turns: tuple[int, ...], count: int) -> None:
 async def _resolve(services: Services, tenant: str, names: set[str]) -> dict[str, tuple[str, bool]]:
     """Per name: the tenant's own spelling of an entity it already knows (case and spacing
     aside, the key facts are filed under) and whether it knew it; one round trip for all."""
-    ids = {entity_id(tenant, n): n for n in names}
-    found = await services.entity_repo.get(tenant, sorted(ids))
+    ids = {n: entity_id(tenant, n) for n in names}
+    found = await services.entity_repo.get(tenant, sorted(set(ids.values())))
     out: dict[str, tuple[str, bool]] = {}
-    for eid, name in ids.items():
+    for name, eid in ids.items():
         known = found.get(eid)
         if known is not None and known.get("name"):
             out[name] = (str(known["name"]), True)
@@ -161,31 +162,51 @@ async def apply_extraction(
     out.episode_id = episode_id
     out.add("episode", 0, action=action, id=episode_id, text=ep.summary)
 
-    await _facts(services, job, extraction, len(turns), episode_id, policy, out)
-    await _memos(services, job, session, extraction, len(turns), episode_id, policy, out)
-    if extraction.procedure is not None:
-        steps = tool_steps(turns)
-        if steps and services.procedures is not None:
-            res = await learn_from_session(
-                services.procedures,
-                principal,
-                intent=extraction.procedure.intent,
-                role=job.agent_role,
-                steps=steps,
-                success=ep.outcome == "success",
-                episode_id=episode_id,
-            )
-            out.add(
-                "procedure",
-                0,
-                action=res.action,
-                id=res.procedure_id,
-                status=res.status,
-                text=f"{extraction.procedure.intent}: {' -> '.join(steps)}",
-                reason=res.reason,
-                error=res.error,
-            )
+    # Facts, memos and the procedure each depend only on the episode: written concurrently,
+    # their embeddings (worker threads) and round trips overlap. Outcomes keep a fixed order.
+    facts, memos, practice = Applied(), Applied(), Applied()
+    await asyncio.gather(
+        _facts(services, job, extraction, len(turns), episode_id, policy, facts),
+        _memos(services, job, session, extraction, len(turns), episode_id, policy, memos),
+        _practice(services, job, extraction, turns, ep.outcome == "success", episode_id, practice),
+    )
+    out.items += facts.items + memos.items + practice.items
     return out
+
+
+async def _practice(
+    services: Services,
+    job: JobScope,
+    extraction: Extraction,
+    turns: tuple[Turn, ...],
+    success: bool,
+    episode_id: str,
+    out: Applied,
+) -> None:
+    if extraction.procedure is None or services.procedures is None:
+        return
+    steps = tool_steps(turns)
+    if not steps:
+        return
+    res = await learn_from_session(
+        services.procedures,
+        job.principal,
+        intent=extraction.procedure.intent,
+        role=job.agent_role,
+        steps=steps,
+        success=success,
+        episode_id=episode_id,
+    )
+    out.add(
+        "procedure",
+        0,
+        action=res.action,
+        id=res.procedure_id,
+        status=res.status,
+        text=f"{extraction.procedure.intent}: {' -> '.join(steps)}",
+        reason=res.reason,
+        error=res.error,
+    )
 
 
 async def _facts(
