@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import signal
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -31,14 +34,25 @@ from graph_memory.embeddings import build_embedder
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.auth import AuthService
 from graph_memory.settings import Settings
+from tests.integration.conftest import _free_port
 from tests.integration.fake_llm import Answer, extraction, running
 from tests.integration.ingest_helpers import (
     INGEST,
     _drain,
     llm_settings,
-    serve,
     session,
 )
+
+
+def _wait_up(url: str) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url.replace("/graphql", "/health"), timeout=2).raise_for_status()
+            return
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    raise RuntimeError("the service did not start")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -55,13 +69,16 @@ async def _key(settings: Settings, tenant: str) -> str:
         await db.close()
 
 
-async def _submit(url: str, key: str, sessions: list[dict[str, Any]], concurrency: int) -> float:
+async def _submit(
+    url: str, key: str, sessions: list[dict[str, Any]], concurrency: int, query: str = INGEST
+) -> float:
     sem = asyncio.Semaphore(concurrency)
     async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
 
         async def one(s: dict[str, Any]) -> None:
             async with sem:
-                r = await http.post(url, json={"query": INGEST, "variables": {"s": s}})
+                variables = {"s": s} if query == INGEST else {}
+                r = await http.post(url, json={"query": query, "variables": variables})
                 body = r.json()
                 if body.get("errors"):
                     raise RuntimeError(body["errors"])
@@ -84,12 +101,21 @@ async def _jobs(settings: Settings, tenant: str) -> list[dict[str, Any]]:
         await db.close()
 
 
+async def _discard(settings: Settings, tenant: str) -> None:
+    db = Database.connect(settings.neo4j())
+    try:
+        await db.run_raw("MATCH (j:IngestJob) WHERE j.tenant = $t DETACH DELETE j", {"t": tenant})
+    finally:
+        await db.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=400)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--facts", type=int, default=3)
     ap.add_argument("--model-delay", type=float, default=0.0)
+    ap.add_argument("--no-worker", action="store_true", help="measure the queue only")
     args = ap.parse_args()
 
     base = Settings.from_env()
@@ -97,8 +123,23 @@ def main() -> None:
     fakes = running()
     fake = next(fakes)
     settings = llm_settings(base, fake.url, ingest_worker=False, lease=60.0)
-    servers = serve(settings)
-    url = next(servers)
+    # The service in its own process, as deployed: sharing this one's GIL with the load
+    # generator would halve both.
+    port = _free_port()
+    env = {
+        **os.environ,
+        "GRAPH_MEMORY_LLM_MODEL": "scripted-model",
+        "GRAPH_MEMORY_LLM_BASE_URL": fake.url,
+        "GRAPH_MEMORY_INGEST_WORKER": "0",
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "graph_memory.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/graphql"
+    _wait_up(url)
     try:
         sessions = [session() for _ in range(args.sessions)]
         for n, s in enumerate(sessions):
@@ -118,11 +159,21 @@ def main() -> None:
             )
             fake.script(s["sessionId"], Answer(content=answer, delay=args.model_delay))
         key = asyncio.run(_key(settings, tenant))
+        # The floor on this machine: the same number of authenticated GraphQL round trips
+        # that do nothing.
+        floor = asyncio.run(_submit(url, key, sessions, args.concurrency, query="{ __typename }"))
+        print(
+            f"baseline {{ __typename }}: {args.sessions / floor:.0f} requests/s "
+            f"({args.concurrency} in flight)"
+        )
         took = asyncio.run(_submit(url, key, sessions, args.concurrency))
         print(
             f"ingestSession: {args.sessions} sessions in {took:.2f} s = "
             f"{args.sessions / took:.0f} sessions/s ({args.concurrency} in flight)"
         )
+        if args.no_worker:
+            asyncio.run(_discard(settings, tenant))  # queued jobs nobody will run
+            return
         embedder = build_embedder(settings)
         start = time.perf_counter()
         ran = asyncio.run(_drain(settings, embedder, "bench-worker", args.sessions + 10))
@@ -143,7 +194,8 @@ def main() -> None:
             f"p95 {_pct(ours, 0.95):.1f} ms, max {max(ours):.1f} ms"
         )
     finally:
-        servers.close()
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
         fakes.close()
 
 

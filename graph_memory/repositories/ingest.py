@@ -15,12 +15,15 @@ class IngestRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def create(self, tenant: str, row: dict[str, Any], now: datetime) -> tuple[Record, bool]:
-        """The job for the row's (user, session): the one just created, or the existing one."""
-        rows = await self.db.write(
-            "ingest.create_job", {"tenant": require_tenant(tenant), "row": row, "now": now}
-        )
-        return rows[0]["job"], bool(rows[0]["created"])
+    async def create_many(
+        self, rows: list[dict[str, Any]], now: datetime
+    ) -> dict[str, tuple[Record, bool]]:
+        """Per row id: the job for the row's (tenant, user, session), the one just created or
+        the existing one, and whether it was created. One transaction for all rows."""
+        for row in rows:
+            require_tenant(row.get("tenant"))
+        out = await self.db.write("ingest.create_jobs", {"rows": rows, "now": now})
+        return {str(r["row_id"]): (r["job"], bool(r["created"])) for r in out}
 
     async def get(self, tenant: str, job_id: str) -> Record | None:
         rows = await self.db.read(

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
+from graph_memory.db import Record
 from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.errors import Conflict, LlmNotConfigured, NotFound
 from graph_memory.ingestion import (
@@ -22,6 +24,7 @@ from graph_memory.ingestion import (
     turns_to_json,
 )
 from graph_memory.repositories.ingest import IngestRepository
+from graph_memory.services.group_commit import GroupCommit
 from graph_memory.settings import Settings
 
 __all__ = ["IngestService", "Submission"]
@@ -37,6 +40,11 @@ class IngestService:
     def __init__(self, repo: IngestRepository, settings: Settings) -> None:
         self.repo = repo
         self.settings = settings
+        self._commits: GroupCommit[dict[str, Any], tuple[Record, bool]] = GroupCommit(self._create)
+
+    async def _create(self, rows: list[dict[str, Any]]) -> list[tuple[Record, bool]]:
+        made = await self.repo.create_many(rows, utcnow())
+        return [made[r["id"]] for r in rows]
 
     async def submit(
         self, principal: Principal, session: SessionInput, options: IngestOptions
@@ -52,8 +60,9 @@ class IngestService:
             )
         scope = check_session(session, options)
         digest = request_hash(session, options)
-        row = {
+        row: dict[str, Any] = {
             "id": f"job_{uuid.uuid4().hex}",
+            "tenant": principal.tenant,
             "user_id": session.user_id.strip(),
             "session_id": session.session_id.strip(),
             "started_at": session.started_at,
@@ -73,7 +82,7 @@ class IngestService:
             "completion_tokens": 0,
             "model_ms": 0.0,
         }
-        record, created = await self.repo.create(principal.tenant, row, utcnow())
+        record, created = await self._commits.submit(row)
         if not created and record.get("request_hash") != digest:
             raise Conflict(
                 f"session {row['session_id']} of user {row['user_id']} was already submitted "

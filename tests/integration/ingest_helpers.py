@@ -112,7 +112,7 @@ async def _drain(settings: Settings, embedder: Embedder, owner: str, limit: int)
 
 
 def drain(
-    settings: Settings, embedder: Embedder, owner: str = "test-worker", limit: int = 100
+    settings: Settings, embedder: Embedder, owner: str = "test-worker", limit: int = 10_000
 ) -> list[str]:
     """Run an in-process worker until no job is free; returns the jobs it ran."""
     return asyncio.run(_drain(settings, embedder, f"{owner}-{uuid.uuid4().hex[:6]}", limit))
