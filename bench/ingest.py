@@ -29,16 +29,18 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from graph_memory.container import build_services
 from graph_memory.db import Database
 from graph_memory.embeddings import build_embedder
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.auth import AuthService
+from graph_memory.services.extraction import Extractor
+from graph_memory.services.ingest_worker import IngestWorker
 from graph_memory.settings import Settings
 from tests.integration.conftest import _free_port
 from tests.integration.fake_llm import Answer, extraction, running
 from tests.integration.ingest_helpers import (
     INGEST,
-    _drain,
     llm_settings,
     session,
 )
@@ -101,6 +103,26 @@ async def _jobs(settings: Settings, tenant: str) -> list[dict[str, Any]]:
         await db.close()
 
 
+async def _work(
+    settings: Settings, embedder: Any, tenant: str, expected: int, concurrency: int
+) -> None:
+    services = build_services(settings, db=Database.connect(settings.neo4j()), embedder=embedder)
+    extractor = Extractor(settings)
+    worker = IngestWorker(services, extractor, owner="bench-worker")
+    stop = asyncio.Event()
+
+    async def watch() -> None:
+        while len(await _jobs(settings, tenant)) < expected:
+            await asyncio.sleep(0.2)
+        stop.set()
+
+    try:
+        await asyncio.gather(worker.run(stop, concurrency), watch())
+    finally:
+        await extractor.close()
+        await services.db.close()
+
+
 async def _discard(settings: Settings, tenant: str) -> None:
     db = Database.connect(settings.neo4j())
     try:
@@ -115,6 +137,7 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--facts", type=int, default=3)
     ap.add_argument("--model-delay", type=float, default=0.0)
+    ap.add_argument("--worker-concurrency", type=int, default=4)
     ap.add_argument("--no-worker", action="store_true", help="measure the queue only")
     args = ap.parse_args()
 
@@ -176,13 +199,15 @@ def main() -> None:
             return
         embedder = build_embedder(settings)
         start = time.perf_counter()
-        ran = asyncio.run(_drain(settings, embedder, "bench-worker", args.sessions + 10))
+        asyncio.run(_work(settings, embedder, tenant, args.sessions, args.worker_concurrency))
         wall = time.perf_counter() - start
         jobs = asyncio.run(_jobs(settings, tenant))
+        ran = jobs
         model = [float(j["model_ms"] or 0) for j in jobs]
         ours = [float(j["overhead_ms"] or 0) for j in jobs]
         print(
-            f"worker: {len(ran)} jobs in {wall:.2f} s ({len(ran) / wall:.1f} jobs/s, one worker); "
+            f"worker: {len(ran)} jobs in {wall:.2f} s ({len(ran) / wall:.1f} jobs/s, one worker, "
+            f"{args.worker_concurrency} in flight); "
             f"{args.facts} facts + 1 event + 1 todo each"
         )
         print(

@@ -90,6 +90,9 @@ class Settings:
     ingest_lease_seconds: float = 60.0
     ingest_poll_seconds: float = 1.0
     ingest_max_attempts: int = 5
+    # Jobs one worker runs at once: extraction waits on the model, so one worker keeps
+    # several sessions in flight.
+    ingest_concurrency: int = 4
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -122,6 +125,7 @@ class Settings:
             ingest_lease_seconds=_float_env("GRAPH_MEMORY_INGEST_LEASE_SECONDS", 60.0),
             ingest_poll_seconds=_float_env("GRAPH_MEMORY_INGEST_POLL_SECONDS", 1.0),
             ingest_max_attempts=_int_env("GRAPH_MEMORY_INGEST_MAX_ATTEMPTS", 5),
+            ingest_concurrency=max(1, _int_env("GRAPH_MEMORY_INGEST_CONCURRENCY", 4)),
         )
 
     def neo4j(self) -> Neo4jConnection:

@@ -36,6 +36,8 @@ class IngestRepository:
 
         Jobs of every tenant share one queue: the worker serves them all and each job carries
         its own tenant, which every later step passes on."""
+        if not await self.db.read("ingest.any_due", {"now": now}):
+            return None
 
         async def work(tx: Tx) -> Record | None:
             await tx.run("ingest.lock_queue", {})

@@ -56,6 +56,7 @@ class JobScope:
     scope: str
     agent_role: str
     extractor: str
+    attempt: int = 1
 
 
 @dataclass
@@ -127,7 +128,12 @@ async def apply_extraction(
     policy = await services.facts.policy(tenant)
     repo = IngestRepository(services.db)
 
-    episode_id = await repo.find_episode(tenant, session.user_id, session.session_id, job.job_id)
+    # Only a resumed job can have recorded its episode already: a first attempt skips the read.
+    episode_id = (
+        await repo.find_episode(tenant, session.user_id, session.session_id, job.job_id)
+        if job.attempt > 1
+        else None
+    )
     action = "found" if episode_id else "recorded"
     if episode_id is None:
         ((episode_id, err),) = await services.episodes.record(

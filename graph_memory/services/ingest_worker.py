@@ -64,8 +64,13 @@ class IngestWorker:
         self.lease = lease_seconds or settings.ingest_lease_seconds
         self.poll = poll_seconds or settings.ingest_poll_seconds
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Claim and run jobs until ``stop`` is set; an idle worker polls every ``poll`` s."""
+    async def run(self, stop: asyncio.Event, concurrency: int | None = None) -> None:
+        """Claim and run jobs until ``stop`` is set, ``concurrency`` at a time (default from
+        settings); an idle loop polls every ``poll`` s."""
+        n = concurrency or self.services.settings.ingest_concurrency
+        await asyncio.gather(*(self._loop(stop) for _ in range(max(1, n))))
+
+    async def _loop(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 did = await self.run_once()
@@ -157,6 +162,7 @@ class IngestWorker:
                 scope=str(record["scope"]),
                 agent_role=str(record.get("agent_role") or "agent"),
                 extractor=str(record.get("extractor") or self.extractor_id),
+                attempt=attempts,
             )
             applied = await apply_extraction(self.services, scope, session, turns, extraction)
         except ModelOutputInvalid as e:
