@@ -125,7 +125,9 @@ class IngestJob:
     overhead_ms: float = strawberry.field(description="Our time for the run, model excluded.")
     counts: IngestCounts
     items: list[IngestItem]
-    error: ItemError | None
+    error: ItemError | None = strawberry.field(
+        description="Why it failed, or (queued again) why its last attempt failed."
+    )
 
 
 _DETAIL_KEYS = ("subject_resolved", "object_resolved", "cardinality_proposed", "reason")
@@ -187,7 +189,7 @@ def job_type(j: DJob) -> IngestJob:
         ),
         items=items,
         error=ItemError(code=j.error_code, message=j.error_message or "", field=None)
-        if j.error_code and j.status == "failed"
+        if j.error_code and j.status in ("failed", "queued")  # queued: its last attempt failed
         else None,
     )
 

@@ -12,7 +12,7 @@ from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, episode, fact
-from tests.integration.fake_llm import FakeLLM, extraction, running
+from tests.integration.fake_llm import Answer, FakeLLM, extraction, running
 from tests.integration.ingest_helpers import INGEST, JOB, drain, llm_settings, serve, session
 
 
@@ -200,6 +200,7 @@ def test_a_malformed_answer_is_retried_and_tokens_of_every_attempt_count(
     j = run(c, llm, embedder, s)
     assert j["status"] == "DONE" and j["counts"]["facts"] == 1
     assert len(fake.requests_for(s["sessionId"])) == 3
+    fake.script(s["sessionId"], good)  # the endpoint recovers: later workers finish the job
     assert j["tokens"]["total"] == 3 * 120
 
 
@@ -511,3 +512,48 @@ def test_a_forgotten_contributors_memos_stop_being_served_and_the_hook_removes_t
             await db.close()
 
     assert asyncio.run(hook()) == (1, 1)
+
+
+def test_an_endpoint_failure_is_retried_and_a_lasting_one_requeues_the_job(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    good = extraction(
+        summary="Alice said she loves jazz, and the agent noted it for later.",
+        facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+    )
+    s = session()
+    fake.script(s["sessionId"], Answer(status=503), good)
+    j = run(c, llm, embedder, s)
+    assert j["status"] == "DONE" and len(fake.requests_for(s["sessionId"])) == 2
+
+    s = session()
+    fake.script(s["sessionId"], Answer(status=500))
+    j = run(c, llm, embedder, s)
+    # Three tries inside the attempt, then the job goes back to the queue with a backoff.
+    assert j["status"] == "QUEUED" and j["attempts"] == 1
+    assert j["error"]["code"] == "MODEL_UNAVAILABLE"
+    assert len(fake.requests_for(s["sessionId"])) == 3
+    fake.script(s["sessionId"], good)  # the endpoint recovers: later workers finish the job
+
+
+def test_jobs_are_the_tenants_own_and_only_writers_submit(
+    make: Make, tenant: str, fake: FakeLLM
+) -> None:
+    c = make(tenant)
+    job_id = ingest(c, session())["job"]["id"]
+    other = make(f"{tenant}-other")
+    with pytest.raises(GraphMemoryClientError) as e:
+        job(other, job_id)
+    assert e.value.code == "NOT_FOUND"
+    analyst = make(tenant, "analyst")
+    assert job(analyst, job_id)["id"] == job_id  # analysts read
+    with pytest.raises(GraphMemoryClientError) as e:
+        ingest(analyst, session())
+    assert e.value.code == "FORBIDDEN"
+    s = session()
+    ingest(c, s)
+    s["turns"][0]["content"] = "Something else entirely was said in this turn."
+    with pytest.raises(GraphMemoryClientError) as e:
+        ingest(c, s)
+    assert e.value.code == "CONFLICT"
