@@ -66,7 +66,9 @@ def render_session(session: SessionInput, turns: tuple[Turn, ...]) -> str:
     ]
     for i, t in enumerate(turns):
         when = f" ({t.at.isoformat()})" if t.at else ""
-        lines.append(f"[{i}] {t.role}{when}: {t.content}")
+        # Continuation lines are indented: a turn cannot forge a "[n] role:" line of its own.
+        content = t.content.replace("\r", "").replace("\n", "\n    ")
+        lines.append(f"[{i}] {t.role}{when}: {content}")
         for c in t.tool_calls:
             verdict = "" if c.ok is None else (" -> ok" if c.ok else " -> failed")
             args = f"({c.arguments})" if c.arguments else "()"

@@ -108,9 +108,13 @@ class IngestWorker:
         while True:
             await asyncio.sleep(self.lease / 3)
             until = utcnow() + timedelta(seconds=self.lease)
-            kept = await self.repo.update(
-                str(record["tenant"]), str(record["id"]), self.owner, {"available_at": until}
-            )
+            try:
+                kept = await self.repo.update(
+                    str(record["tenant"]), str(record["id"]), self.owner, {"available_at": until}
+                )
+            except Exception:  # a blip of the store: the lease has two more beats to go
+                log.warning("ingest worker %s could not renew its lease", self.owner)
+                continue
             if not kept:
                 work.cancel()  # another worker owns it now: stop before writing more
                 return

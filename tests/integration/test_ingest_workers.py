@@ -224,3 +224,44 @@ def test_the_worker_inside_serve_runs_jobs_on_its_own(
         c.close()
     finally:
         gen.close()
+
+
+def test_a_worker_renews_its_lease_so_a_slow_model_is_not_taken_over(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    drain(llm, embedder)
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    s = session()
+    # The model takes twice the lease (2 s): only renewals keep other workers away.
+    fake.script(s["sessionId"], Answer(content=_answer(3), delay=4.0))
+    job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+
+    async def race() -> tuple[list[str], list[str]]:
+        slow = asyncio.ensure_future(_drain(llm, embedder, "slow", 1))
+        await asyncio.sleep(0.5)
+        others: list[str] = []
+        while not slow.done():
+            others += await _drain(llm, embedder, "eager", 5)
+            await asyncio.sleep(0.3)
+        return await slow, others
+
+    ran_slow, ran_others = asyncio.run(race())
+    assert ran_slow == [job_id] and job_id not in ran_others
+    j = c.execute(JOB, {"id": job_id})["ingestJob"]
+    assert j["status"] == "DONE" and j["attempts"] == 1
+    assert len(fake.requests_for(s["sessionId"])) == 1
+    c.close()
+
+
+def test_the_worker_command_without_a_model_says_so() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPH_MEMORY_LLM")}
+    env.pop("OPENAI_API_KEY", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "graph_memory.cli", "worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 1
+    assert "GRAPH_MEMORY_LLM_MODEL" in out.stderr
