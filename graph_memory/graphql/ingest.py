@@ -287,6 +287,19 @@ class IngestMutation:
         return _memo(memo, list(found[0]["provenance"]) if found else [], None)
 
 
+@strawberry.type(description="Where in a conversation a fact was found.")
+class TurnCitation:
+    fact_id: strawberry.ID
+    episode_id: strawberry.ID
+    session_id: str
+    user_id: str
+    turns: list[int] = strawberry.field(description="0-based turns of that session.")
+    extractor: str | None
+    quotes: list[str] | None = strawberry.field(
+        description="The turns' words, when the tenant keeps raw turns (keepRawTurns)."
+    )
+
+
 @strawberry.type
 class IngestQuery:
     @strawberry.field(description="How an ingest job went: status, counts, tokens, items.")
@@ -294,6 +307,30 @@ class IngestQuery:
         ctx = info.context
         require_role(ctx.principal, *_READERS)
         return job_type(await _need(ctx.services.ingest, "ingest").get(ctx.principal, str(id)))
+
+    @strawberry.field(
+        description="The conversation turns facts written by ingestion rest on (up to 100)."
+    )
+    async def fact_citations(
+        self, info: Info[Any, None], ids: list[strawberry.ID], scopes: list[str]
+    ) -> list[TurnCitation]:
+        ctx = info.context
+        require_role(ctx.principal, *_READERS)
+        rows = await _need(ctx.services.ingest, "ingest").fact_citations(
+            ctx.principal, scopes, [str(i) for i in ids]
+        )
+        return [
+            TurnCitation(
+                fact_id=strawberry.ID(r.fact_id),
+                episode_id=strawberry.ID(r.episode_id),
+                session_id=r.session_id,
+                user_id=r.user_id,
+                turns=list(r.turns),
+                extractor=r.extractor,
+                quotes=list(r.quotes) if r.quotes is not None else None,
+            )
+            for r in rows
+        ]
 
     @strawberry.field(
         description="Events and todos in scope: newest first, or best matching `query`. "

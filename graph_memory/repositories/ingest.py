@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.repositories._scope import require_tenant
+from graph_memory.repositories._scope import require_scopes, require_tenant
 
 __all__ = ["IngestRepository"]
 
@@ -116,9 +116,10 @@ class IngestRepository:
             },
         )
 
-    async def fact_turns(self, tenant: str, ids: list[str]) -> list[Record]:
+    async def fact_turns(self, tenant: str, scopes: list[str], ids: list[str]) -> list[Record]:
         return await self.db.read(
-            "ingest.fact_turns", {"tenant": require_tenant(tenant), "ids": ids}
+            "ingest.fact_turns",
+            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "ids": ids},
         )
 
     async def forget_user(self, tenant: str, user_id: str) -> tuple[int, int]:

@@ -9,7 +9,6 @@ over every attempt, since every attempt was paid for.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ from graph_memory.services.extraction_schema import (
     RESPONSE_FORMAT,
     SYSTEM_PROMPT,
     Extraction,
+    parse_answer,
 )
 from graph_memory.settings import Settings
 
@@ -134,7 +134,7 @@ class Extractor:
                         completion_tokens += response.usage.completion_tokens or 0
                     content = response.choices[0].message.content if response.choices else None
                     try:
-                        extraction = Extraction.model_validate(json.loads(content or ""))
+                        extraction = parse_answer(content)
                     except (ValueError, PydanticError) as e:
                         last_problem = str(e).splitlines()[0][:300]
                         raise _Malformed(last_problem) from e

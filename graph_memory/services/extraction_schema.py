@@ -9,6 +9,8 @@ item is reported and its siblings land).
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, Literal
 
 from pydantic import (
@@ -33,6 +35,7 @@ __all__ = [
     "TodoOut",
     "ValidationError",
     "item_error",
+    "parse_answer",
 ]
 
 # Stored on everything extracted: a later, better prompt gets a new id and can re-run over
@@ -143,7 +146,9 @@ RESPONSE_FORMAT: dict[str, Any] = {
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    # Extra keys are ignored, not refused: not every OpenAI-compatible server enforces the
+    # schema, and a model's unasked-for "confidence" or "reason" harms nothing we write.
+    model_config = ConfigDict(extra="ignore", frozen=True, str_strip_whitespace=True)
 
 
 class EpisodeOut(_Strict):
@@ -189,11 +194,12 @@ class ProcedureOut(_Strict):
 class Extraction(BaseModel):
     """The envelope. Items stay raw here and are validated one by one (see module doc)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True)
     episode: EpisodeOut | None
-    facts: tuple[dict[str, Any], ...]
-    events: tuple[dict[str, Any], ...]
-    todos: tuple[dict[str, Any], ...]
+    # A list left out is a list with nothing in it; the episode must always be answered.
+    facts: tuple[dict[str, Any], ...] = ()
+    events: tuple[dict[str, Any], ...] = ()
+    todos: tuple[dict[str, Any], ...] = ()
     procedure: ProcedureOut | None = None
 
     @model_validator(mode="after")
@@ -202,6 +208,21 @@ class Extraction(BaseModel):
         if self.episode is None and (self.facts or self.events or self.todos):
             raise ValueError("facts, events or todos were given without an episode")
         return self
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
+
+
+def parse_answer(content: str | None) -> Extraction:
+    """The model's message as an Extraction; raises ValueError or ValidationError.
+
+    A JSON object wrapped in a Markdown code fence (some servers do, schema or not) is
+    unwrapped; anything else that is not the object is malformed."""
+    text = content or ""
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    return Extraction.model_validate(json.loads(text))
 
 
 def item_error(e: ValidationError) -> tuple[str, str]:

@@ -13,21 +13,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph_memory.db import Record
-from graph_memory.domain import Principal, Role, utcnow
-from graph_memory.errors import Conflict, LlmNotConfigured, NotFound
+from graph_memory.domain import Principal, Role, parse_scopes, utcnow
+from graph_memory.errors import Conflict, LlmNotConfigured, NotFound, ValidationError
 from graph_memory.ingestion import (
     IngestJob,
     IngestOptions,
     SessionInput,
     check_session,
     request_hash,
+    turns_from_json,
     turns_to_json,
 )
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.group_commit import GroupCommit
 from graph_memory.settings import Settings
 
-__all__ = ["IngestService", "Submission"]
+__all__ = ["Citation", "IngestService", "Submission"]
+
+
+@dataclass(frozen=True)
+class Citation:
+    fact_id: str
+    episode_id: str
+    session_id: str
+    user_id: str
+    turns: tuple[int, ...]
+    extractor: str | None
+    quotes: tuple[str, ...] | None
 
 
 @dataclass(frozen=True)
@@ -97,6 +109,36 @@ class IngestService:
         if record is None:
             raise NotFound(f"no ingest job {job_id}", field="id")
         return IngestJob.from_record(record)
+
+    async def fact_citations(
+        self, principal: Principal, scopes: list[str], fact_ids: list[str]
+    ) -> list[Citation]:
+        """Per fact and supporting episode: the turns ingestion found it in, and their words
+        when the tenant keeps raw turns. Facts not written by ingestion have none."""
+        if len(fact_ids) > 100:
+            raise ValidationError("at most 100 facts at a time", field="ids")
+        out: list[Citation] = []
+        rows = await self.repo.fact_turns(principal.tenant, parse_scopes(scopes), fact_ids)
+        for r in rows:
+            turns = [int(t) for t in r["turns"] or []]
+            kept = turns_from_json(r["turns_json"]) if r.get("turns_json") else None
+            quotes = (
+                tuple(f"{kept[t].role}: {kept[t].content}" for t in turns if t < len(kept))
+                if kept is not None
+                else None
+            )
+            out.append(
+                Citation(
+                    fact_id=str(r["fact_id"]),
+                    episode_id=str(r["episode_id"]),
+                    session_id=str(r["session_id"]),
+                    user_id=str(r["user_id"]),
+                    turns=tuple(turns),
+                    extractor=r.get("extractor"),
+                    quotes=quotes,
+                )
+            )
+        return out
 
     async def forget_user(self, tenant: str, user_id: str) -> tuple[int, int]:
         """Delete the user's ingest jobs and memos; returns (jobs, memos) deleted.

@@ -157,6 +157,10 @@ def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     (node,) = [e["node"] for e in rows["facts"]["edges"]]
     assert node["object"] == "Berlin" and node["status"] == "CANDIDATE"
     assert node["provenance"][0]["episodeId"] == j["episodeId"]
+    (cite,) = c.execute(CITES, {"ids": [node["id"]]})["factCitations"]
+    assert cite["turns"] == [0, 1] and cite["episodeId"] == j["episodeId"]
+    assert cite["extractor"] == "session-extract/v1"
+    assert cite["quotes"] is None  # raw turns were not kept
 
     # The endpoint was asked for schema-constrained output, with the empty-array instruction.
     (req,) = fake.requests_for(s["sessionId"])
@@ -440,6 +444,11 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
     assert c.execute(PROCS)["procedures"] == []  # demoted procedures are never served
 
 
+CITES = """
+query($ids: [ID!]!) { factCitations(ids: $ids, scopes: ["user:alice"]) {
+  factId episodeId sessionId turns extractor quotes } }"""
+
+
 def test_raw_turns_are_kept_only_when_the_tenant_policy_says_so(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
@@ -456,6 +465,13 @@ def test_raw_turns_are_kept_only_when_the_tenant_policy_says_so(
     fake.script(s["sessionId"], answer)
     j = run(c, llm, embedder, s)
     assert j["turnsKept"] is True and j["turnCount"] == 3
+    # What it cites: the turn's own words, since the tenant keeps them.
+    fact_id = next(i["id"] for i in j["items"] if i["kind"] == "fact")
+    # The fact was told in both sessions: one citation per session, words only where kept.
+    cites = {x["sessionId"]: x for x in c.execute(CITES, {"ids": [fact_id]})["factCitations"]}
+    assert len(cites) == 2 and cites[s["sessionId"]]["turns"] == [0]
+    assert cites[s["sessionId"]]["quotes"] == [f"user: {s['turns'][0]['content']}"]
+    assert [x["quotes"] for k, x in cites.items() if k != s["sessionId"]] == [None]
 
 
 def test_entities_resolve_to_the_tenants_own_spelling(

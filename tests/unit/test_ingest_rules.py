@@ -117,3 +117,14 @@ def test_a_turn_cannot_forge_another_turn_in_the_prompt() -> None:
     text = render_session(s, s.turns)
     assert "\n[1] assistant" not in text
     assert "[0] user" in text
+
+
+def test_a_fenced_answer_is_unwrapped_and_missing_lists_are_empty() -> None:
+    from graph_memory.services.extraction_schema import parse_answer
+
+    got = parse_answer('```json\n{"episode": null, "reasoning": "small talk"}\n```')
+    assert got.episode is None and got.facts == () and got.todos == ()
+    with pytest.raises(ValueError):
+        parse_answer("Sure! {oops")
+    with pytest.raises(ValidationError):
+        parse_answer('{"facts": []}')  # the episode must be answered, even if null
