@@ -56,14 +56,28 @@ class ExtractionResult:
     attempts: int
 
 
-def render_session(session: SessionInput, turns: tuple[Turn, ...]) -> str:
-    """The conversation as the model reads it: numbered turns, tool calls and their result."""
+# The tenant's registry in the prompt, so the model reuses its predicate names ("lives_in",
+# not a new "resides_in"); bounded, since a large registry would crowd out the conversation.
+MAX_PROMPT_PREDICATES = 200
+
+
+def render_session(
+    session: SessionInput, turns: tuple[Turn, ...], predicates: dict[str, str] | None = None
+) -> str:
+    """The conversation as the model reads it: numbered turns, tool calls and their result,
+    after the predicates the tenant already uses (name and cardinality)."""
     lines = [
         f"Session {session.session_id} of user {session.user_id}",
         f"started {session.started_at.isoformat() if session.started_at else 'unknown'}, "
         f"ended {session.ended_at.isoformat() if session.ended_at else 'unknown'}",
-        "",
     ]
+    if predicates:
+        known = sorted(predicates.items())[:MAX_PROMPT_PREDICATES]
+        lines.append(
+            "Predicates already in use (prefer these names; cardinality in brackets): "
+            + ", ".join(f"{n} [{c}]" for n, c in known)
+        )
+    lines.append("")
     for i, t in enumerate(turns):
         when = f" ({t.at.isoformat()})" if t.at else ""
         # Continuation lines are indented: a turn cannot forge a "[n] role:" line of its own.
@@ -99,11 +113,16 @@ class Extractor:
     async def close(self) -> None:
         await self.client.close()
 
-    async def extract(self, session: SessionInput, turns: tuple[Turn, ...]) -> ExtractionResult:
+    async def extract(
+        self,
+        session: SessionInput,
+        turns: tuple[Turn, ...],
+        predicates: dict[str, str] | None = None,
+    ) -> ExtractionResult:
         """One validated extraction; raises ModelOutputInvalid or ModelUnavailable."""
         messages: list[dict[str, str]] = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": render_session(session, turns)},
+            {"role": "user", "content": render_session(session, turns, predicates)},
         ]
         prompt_tokens = completion_tokens = 0
         model_ms = 0.0

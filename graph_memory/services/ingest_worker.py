@@ -33,6 +33,7 @@ from graph_memory.services.extraction import Extractor
 from graph_memory.services.extraction_schema import Extraction
 from graph_memory.services.ingest import principal_of
 from graph_memory.services.ingest_apply import JobScope, apply_extraction
+from graph_memory.services.predicates import PredicateService
 
 if TYPE_CHECKING:
     from graph_memory.container import Services
@@ -145,7 +146,12 @@ class IngestWorker:
             if record.get("extraction_json"):
                 extraction = Extraction.model_validate_json(str(record["extraction_json"]))
             else:
-                result = await self.extractor.extract(session, turns)
+                known = await PredicateService(self.services.db).list(
+                    principal_of(record), await self.services.facts.policy(str(record["tenant"]))
+                )
+                result = await self.extractor.extract(
+                    session, turns, {n: c.value for n, c in known.items()}
+                )
                 model_ms = result.model_ms
                 extraction = result.extraction
                 # Checkpoint: a resumed job reuses the answer instead of paying for it again.

@@ -147,6 +147,7 @@ def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     facts = [i for i in j["items"] if i["kind"] == "fact"]
     assert [f["turns"] for f in facts] == [[0, 1], [0]]
     assert all(f["ok"] and f["action"] == "created" for f in facts)
+    assert [f["status"] for f in facts] == ["candidate", "candidate"]  # inferred: not yet true
     # A new predicate's cardinality came from the model and went through the registry.
     enjoys = next(f for f in facts if "enjoys_genre" in f["text"])
     assert enjoys["detail"]["cardinality_proposed"] == "many"
@@ -170,6 +171,8 @@ def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     assert set(schema["required"]) == {"episode", "facts", "events", "todos", "procedure"}
     assert "empty array" in req["messages"][0]["content"]
     assert "[2] user" in req["messages"][1]["content"]
+    # The tenant's registry is offered, so the model reuses its predicate names.
+    assert "lives_in [one]" in req["messages"][1]["content"]
 
 
 def test_a_chit_chat_session_writes_nothing_and_says_so(
