@@ -282,9 +282,9 @@ class IngestMutation:
     ) -> Memo:
         ctx = info.context
         require_role(ctx.principal, *_WRITERS)
-        memo = await _need(ctx.services.memos, "memo").close_todo(ctx.principal, str(id), reason)
-        found = await _need(ctx.services.memos, "memo").repo.get(ctx.principal.tenant, [memo["id"]])
-        return _memo(memo, list(found[0]["provenance"]) if found else [], None)
+        memos = _need(ctx.services.memos, "memo")
+        memo, provenance = await memos.close_todo(ctx.principal, str(id), reason)
+        return _memo(memo, provenance, None)
 
 
 @strawberry.type(description="Where in a conversation a fact was found.")

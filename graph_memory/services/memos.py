@@ -13,6 +13,7 @@ time when the conversation stated one.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -198,9 +199,12 @@ class MemoService:
         scored.sort(key=lambda x: -x[1])
         return [(r["memo"], list(r["provenance"]), s) for r, s in scored[:limit]]
 
-    async def close_todo(self, principal: Principal, memo_id: str, reason: str | None) -> Record:
+    async def close_todo(
+        self, principal: Principal, memo_id: str, reason: str | None
+    ) -> tuple[Record, Sequence[Record]]:
         """Mark a todo done (now, by the caller), audited. Raises NotFound (unknown id, not a
-        todo, another tenant's) and Conflict when it is already done."""
+        todo, another tenant's) and Conflict when it is already done. Returns the memo as
+        closed and its provenance."""
         found = await self.repo.get(principal.tenant, [memo_id])
         if not found or found[0]["memo"]["kind"] != "todo":
             raise NotFound(f"no todo {memo_id}", field="id")
@@ -226,4 +230,4 @@ class MemoService:
             ],
         )
         memo: Record = row["memo"]
-        return memo
+        return memo, [p for p in found[0]["provenance"] if p]
