@@ -16,6 +16,7 @@ from graph_memory.domain import as_datetime, parse_scope
 from graph_memory.errors import InvalidInput, ValidationError
 
 __all__ = [
+    "MAX_SESSION_CHARS",
     "MAX_TURNS",
     "MAX_TURN_CHARS",
     "ROLES",
@@ -34,6 +35,8 @@ ROLES = frozenset({"user", "assistant", "system", "tool"})
 MAX_TURNS = 500
 MAX_TURN_CHARS = 20_000
 MAX_TOOL_CALLS = 50
+# A whole session must fit a model's context with room for the answer (~100k tokens).
+MAX_SESSION_CHARS = 400_000
 _JOB_STATUSES = ("queued", "running", "done", "nothing", "failed")
 
 
@@ -149,6 +152,11 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
         problems.append(("turns", "a session needs at least one turn"))
     if len(session.turns) > MAX_TURNS:
         problems.append(("turns", f"{len(session.turns)} turns exceed the limit of {MAX_TURNS}"))
+    total = sum(len(t.content) for t in session.turns)
+    if total > MAX_SESSION_CHARS:
+        problems.append(
+            ("turns", f"{total} characters in all exceed the limit of {MAX_SESSION_CHARS}")
+        )
     previous: datetime | None = None
     for i, turn in enumerate(session.turns[:MAX_TURNS]):
         where = f"turns[{i}]"

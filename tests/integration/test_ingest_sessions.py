@@ -576,3 +576,23 @@ def test_jobs_are_the_tenants_own_and_only_writers_submit(
     with pytest.raises(GraphMemoryClientError) as e:
         ingest(c, s)
     assert e.value.code == "CONFLICT"
+
+
+def test_an_episode_refused_by_the_gate_takes_its_items_with_it(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="thanks",
+            facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+        ),
+    )
+    j = run(c, llm, embedder, s)
+    assert j["status"] == "NOTHING" and j["episodeId"] is None
+    episode_item, fact_item = j["items"]
+    assert episode_item["error"]["field"] == "summary"
+    assert fact_item["kind"] == "fact" and fact_item["error"]["code"] == "VALIDATION"
+    assert c.execute('query { episodes(scopes: ["user:alice"]) { id } }')["episodes"] == []

@@ -128,3 +128,14 @@ def test_a_fenced_answer_is_unwrapped_and_missing_lists_are_empty() -> None:
         parse_answer("Sure! {oops")
     with pytest.raises(ValidationError):
         parse_answer('{"facts": []}')  # the episode must be answered, even if null
+
+
+def test_a_session_too_long_for_a_model_is_refused() -> None:
+    from graph_memory.ingestion import MAX_SESSION_CHARS, MAX_TURN_CHARS
+
+    turn = Turn("user", "x" * MAX_TURN_CHARS, T0)
+    with pytest.raises(InvalidInput) as e:
+        check_session(
+            _session(*[turn] * (MAX_SESSION_CHARS // MAX_TURN_CHARS + 1)), IngestOptions()
+        )
+    assert [f for f, _ in e.value.problems] == ["turns"]
