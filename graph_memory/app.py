@@ -126,6 +126,28 @@ class _GraphQL(GraphQL[Context, None]):
         )
 
 
+def _start_worker(services: Services) -> tuple[asyncio.Event, asyncio.Task[None] | None]:
+    """The ingest worker inside `serve`: only with a model configured and not switched off
+    (extraction may run in separate `graph-memory worker` processes instead)."""
+    stop = asyncio.Event()
+    settings = services.settings
+    if not (settings.llm_configured and settings.ingest_worker):
+        return stop, None
+    from graph_memory.services.extraction import Extractor
+    from graph_memory.services.ingest_worker import IngestWorker
+
+    worker = IngestWorker(services, Extractor(settings))
+    log.info("ingest worker %s started", worker.owner)
+
+    async def run() -> None:
+        try:
+            await worker.run(stop)
+        finally:
+            await worker.extractor.close()
+
+    return stop, asyncio.create_task(run(), name="ingest-worker")
+
+
 def create_app(
     settings: Settings | None = None,
     services: Services | None = None,
@@ -141,9 +163,13 @@ def create_app(
         own = services is None
         holder["s"] = services or (services_factory or build_services)(settings)
         await holder["s"].db.driver.verify_connectivity()
+        stop, worker = _start_worker(holder["s"])
         try:
             yield
         finally:
+            if worker is not None:
+                stop.set()
+                await worker
             if own:
                 await holder["s"].close()
 

@@ -87,6 +87,40 @@ def _print_keys(rows: list[Any], *, as_json: bool) -> None:
         print(f"{k['id']}\t{k['tenant']}\t{k['role']}\t{k['name']}\t{k['state']}")
 
 
+def _worker(args: argparse.Namespace) -> int:
+    """Extraction in its own process: claims ingest jobs through the graph beside any number
+    of other workers and `serve` processes; SIGINT/SIGTERM finish the job in hand first."""
+    import signal
+
+    from graph_memory.container import build_services
+    from graph_memory.services.extraction import Extractor
+    from graph_memory.services.ingest_worker import IngestWorker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    async def go() -> int:
+        settings = Settings.from_env()
+        extractor = Extractor(settings)  # LlmNotConfigured: one clear line, exit 1
+        services = build_services(settings)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        worker = IngestWorker(services, extractor)
+        print(f"ingest worker {worker.owner} running", flush=True)
+        try:
+            if args.once:
+                await worker.run_once()
+            else:
+                await worker.run(stop)
+        finally:
+            await extractor.close()
+            await services.close()
+        return 0
+
+    return asyncio.run(go())
+
+
 def _keys(args: argparse.Namespace) -> int:
     from graph_memory.db import Database
     from graph_memory.repositories.apikeys import ApiKeyRepository
@@ -190,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.set_defaults(handler=_serve)
+    p = sub.add_parser("worker", help="run ingest jobs (session extraction) in this process")
+    p.add_argument("--once", action="store_true", help="claim and run at most one job")
+    p.set_defaults(handler=_worker)
     p = sub.add_parser("keys", help="manage API keys")
     ks = p.add_subparsers(dest="keys_cmd", required=True)
     c = ks.add_parser("create")

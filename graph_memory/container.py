@@ -11,6 +11,7 @@ from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.repositories.recall import RecallRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit_log import AuditLogService
@@ -22,6 +23,8 @@ from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.expiry import ExpiryService
 from graph_memory.services.facts import FactService
 from graph_memory.services.forget import ForgetService
+from graph_memory.services.ingest import IngestService
+from graph_memory.services.memos import MemoService
 from graph_memory.services.predicates import PredicateService
 from graph_memory.services.procedures import ProcedureService
 from graph_memory.services.reads import ReadService
@@ -63,6 +66,9 @@ class Services:
     procedures: ProcedureService | None = None
     # FORBIDDEN answers, audited at most once a minute per (key, field).
     denials: DenialAudit | None = None
+    # Session ingestion (jobs; extraction runs in a worker) and the events/todos it writes.
+    ingest: IngestService | None = None
+    memos: MemoService | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -101,4 +107,6 @@ def build_services(
         procedures=ProcedureService(db, embedder, bookkeeper),
         predicates=PredicateService(db),
         denials=DenialAudit(AuditRepository(db)),
+        ingest=IngestService(IngestRepository(db), settings),
+        memos=MemoService(db, embedder),
     )

@@ -3,6 +3,7 @@
     GraphMemoryError
     ├── ValidationError      bad input (code VALIDATION)
     │   └── LimitExceeded    one argument is over its size limit (code VALIDATION + limit)
+    │   └── InvalidInput     several problems at once, each with its field (extensions.problems)
     ├── NotFound             unknown id, or not visible to this tenant (code NOT_FOUND)
     ├── Forbidden            the credential's role may not do this (code FORBIDDEN)
     ├── Unauthenticated      no or bad credential (code UNAUTHENTICATED)
@@ -10,6 +11,12 @@
     │   └── TierConflict     a lower trust tier would override a higher one (code TIER_CONFLICT)
     ├── QueryTooComplex      the operation's shape is over a limit (code QUERY_TOO_COMPLEX)
     ├── PayloadTooLarge      the request's bytes are over a limit (code PAYLOAD_TOO_LARGE)
+    ├── LlmNotConfigured     ingestion asked for, no extraction model configured
+    │                        (code LLM_NOT_CONFIGURED)
+    ├── ModelOutputInvalid   the extraction model's answer failed validation after retries
+    │                        (code MODEL_OUTPUT_INVALID)
+    ├── ModelUnavailable     the extraction endpoint failed or timed out after retries
+    │                        (code MODEL_UNAVAILABLE)
     ├── ScopeMissing         a repository call without tenant/scope: a programming error
     ├── MigrationError       the database schema is newer than this code, or a migration failed
     └── StoreUnavailable     Neo4j cannot be reached after retries (code STORE_UNAVAILABLE)
@@ -24,8 +31,12 @@ __all__ = [
     "Conflict",
     "Forbidden",
     "GraphMemoryError",
+    "InvalidInput",
     "LimitExceeded",
+    "LlmNotConfigured",
     "MigrationError",
+    "ModelOutputInvalid",
+    "ModelUnavailable",
     "NotFound",
     "PayloadTooLarge",
     "QueryTooComplex",
@@ -68,6 +79,16 @@ class PayloadTooLarge(GraphMemoryError):
     code = "PAYLOAD_TOO_LARGE"
 
 
+class InvalidInput(ValidationError):
+    """Every problem of one input, not just the first: a client fixes them in one round."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        field, message = problems[0]
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        super().__init__(f"{field}: {message}{more}", field=field)
+        self.problems = problems
+
+
 class NotFound(GraphMemoryError):
     code = "NOT_FOUND"
 
@@ -86,6 +107,21 @@ class Conflict(GraphMemoryError):
 
 class TierConflict(Conflict):
     code = "TIER_CONFLICT"
+
+
+class LlmNotConfigured(GraphMemoryError):
+    code = "LLM_NOT_CONFIGURED"
+
+
+class ModelOutputInvalid(GraphMemoryError):
+    code = "MODEL_OUTPUT_INVALID"
+    # Tokens and model time the failed attempts spent (prompt, completion, ms): still paid for.
+    usage: tuple[int, int, float] = (0, 0, 0.0)
+
+
+class ModelUnavailable(GraphMemoryError):
+    code = "MODEL_UNAVAILABLE"
+    usage: tuple[int, int, float] = (0, 0, 0.0)
 
 
 class ScopeMissing(GraphMemoryError):

@@ -83,6 +83,9 @@ class TenantPolicy:
         }
     )
     user_capacity: int = 10_000
+    # Session ingestion: raw turns are dropped once extracted unless the tenant keeps them
+    # (to re-run a later extractor over them).
+    keep_raw_turns: bool = False
     default_cardinality: dict[str, Cardinality] = field(
         default_factory=lambda: {
             "name": Cardinality.ONE,

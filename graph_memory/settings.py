@@ -57,6 +57,19 @@ def _seconds_env(name: str, default: float) -> float:
     return value
 
 
+def _float_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as e:
+        raise SystemExit(f"{name}={raw!r} is not a number") from e
+    if not value > 0:
+        raise SystemExit(f"{name}={raw!r} must be positive")
+    return value
+
+
 @dataclass(frozen=True)
 class Neo4jConnection:
     uri: str
@@ -80,11 +93,30 @@ class Settings:
     openai_api_key: str | None = None
     openai_embedding_model: str = "text-embedding-3-small"
     openai_embedding_dimensions: int | None = None
+    # Extraction for ingestSession: any OpenAI-compatible chat endpoint. No model, no
+    # ingestion (the mutation says LLM_NOT_CONFIGURED); explicit writes never need one.
+    llm_base_url: str | None = None
+    llm_api_key: str | None = None
+    llm_model: str | None = None
+    llm_timeout_seconds: float = 60.0
+    # The ingest worker inside `serve` (off when no model is configured, or by choice when
+    # extraction runs in separate `graph-memory worker` processes).
+    ingest_worker: bool = True
+    ingest_lease_seconds: float = 60.0
+    ingest_poll_seconds: float = 1.0
+    ingest_max_attempts: int = 5
+    # Jobs one worker runs at once: extraction waits on the model, so one worker keeps
+    # several sessions in flight.
+    ingest_concurrency: int = 4
     extra: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     # How long a verified key is trusted without asking Neo4j: a revocation reaches other
     # processes within this delay (this process forgets at once). 0 asks on every request.
     auth_cache_seconds: float = 10.0
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_model)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -104,6 +136,17 @@ class Settings:
             openai_embedding_dimensions=int(dims) if dims else None,
             limits=Limits.from_env(),
             auth_cache_seconds=_seconds_env("GRAPH_MEMORY_AUTH_CACHE_SECONDS", 10.0),
+            llm_base_url=os.environ.get("GRAPH_MEMORY_LLM_BASE_URL") or None,
+            llm_api_key=os.environ.get("GRAPH_MEMORY_LLM_API_KEY")
+            or os.environ.get("OPENAI_API_KEY")
+            or None,
+            llm_model=os.environ.get("GRAPH_MEMORY_LLM_MODEL") or None,
+            llm_timeout_seconds=_float_env("GRAPH_MEMORY_LLM_TIMEOUT_SECONDS", 60.0),
+            ingest_worker=os.environ.get("GRAPH_MEMORY_INGEST_WORKER", "1") not in ("0", "false"),
+            ingest_lease_seconds=_float_env("GRAPH_MEMORY_INGEST_LEASE_SECONDS", 60.0),
+            ingest_poll_seconds=_float_env("GRAPH_MEMORY_INGEST_POLL_SECONDS", 1.0),
+            ingest_max_attempts=_int_env("GRAPH_MEMORY_INGEST_MAX_ATTEMPTS", 5),
+            ingest_concurrency=max(1, _int_env("GRAPH_MEMORY_INGEST_CONCURRENCY", 4)),
         )
 
     def neo4j(self) -> Neo4jConnection:

@@ -116,6 +116,9 @@ class ErrorCodes(SchemaExtension):
             if isinstance(original, LimitExceeded):
                 typed["limit"] = original.limit
                 typed["max"] = original.maximum
+            problems = getattr(original, "problems", None)
+            if problems:
+                typed["problems"] = [{"field": f, "message": m} for f, m in problems]
             return GraphQLError(
                 original.message,
                 error.nodes,

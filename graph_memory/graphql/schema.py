@@ -8,6 +8,7 @@ from strawberry.tools import merge_types
 
 from graph_memory.graphql.denials import AuditDenials
 from graph_memory.graphql.errors import ErrorCodes, OneOperation
+from graph_memory.graphql.ingest import IngestMutation, IngestQuery
 from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
@@ -22,12 +23,14 @@ QUERIES: tuple[type, ...] = (
     MemoryQuery,
     RecallQuery,
     TrustQuery,
+    IngestQuery,
 )
 MUTATIONS: tuple[type, ...] = (
     MemoryMutation,
     PredicateMutation,
     ProcedureMutation,
     TrustMutation,
+    IngestMutation,
 )
 
 Query = merge_types("Query", QUERIES)

@@ -21,7 +21,14 @@ from graph_memory.domain import (
 from graph_memory.errors import Forbidden, GraphMemoryError, ValidationError
 from graph_memory.policy import TenantPolicy, normalise_phrase
 
-__all__ = ["CheckedFact", "check_episode", "check_fact", "default_text", "tier_for"]
+__all__ = [
+    "CheckedFact",
+    "check_episode",
+    "check_fact",
+    "check_text",
+    "default_text",
+    "tier_for",
+]
 
 _PREDICATE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
 MAX_FIELD = 4_000
@@ -66,6 +73,12 @@ def _refuse_noise(text: str, field: str, min_chars: int, policy: TenantPolicy) -
         )
     if len(text) > MAX_FIELD:
         raise ValidationError(f"{field} is longer than {MAX_FIELD} characters", field=field)
+
+
+def check_text(text: str, field: str, policy: TenantPolicy) -> None:
+    """The gate's noise rules for a free-text memory (events, todos): service phrases, too
+    short, too long. Raises ValidationError naming ``field``."""
+    _refuse_noise(text, field, policy.min_text_chars, policy)
 
 
 def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> CheckedFact:

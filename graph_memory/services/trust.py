@@ -55,6 +55,7 @@ OVERRIDABLE = (
     "min_summary_chars",
     "service_phrases",
     "user_capacity",
+    "keep_raw_turns",
 )
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _SOURCE = re.compile(r"^[a-z][a-z0-9_\-]{0,31}$")
@@ -96,6 +97,10 @@ def validate_overrides(raw: dict[str, Any]) -> dict[str, Any]:
             continue
         if name in _BOUNDS:
             out[name] = _int(name, value)
+        elif name == "keep_raw_turns":
+            if not isinstance(value, bool):
+                raise ValidationError("keep_raw_turns must be true or false", field=name)
+            out[name] = value
         elif name in ("long_term_kinds", "short_term_kinds"):
             out[name] = _names(name, value, _KIND)
         elif name == "protected_prefixes":
@@ -139,6 +144,7 @@ def apply_overrides(base: TenantPolicy, overrides: dict[str, Any]) -> TenantPoli
         "min_text_chars",
         "min_summary_chars",
         "user_capacity",
+        "keep_raw_turns",
     ):
         if name in overrides:
             changes[name] = overrides[name]

@@ -155,6 +155,9 @@ class TenantPolicyGQL:
     min_summary_chars: int
     service_phrases: list[str]
     user_capacity: int
+    keep_raw_turns: bool = strawberry.field(
+        description="Keep a session's raw turns on its ingest job after extraction."
+    )
     version: int
     updated_at: datetime | None
     updated_by: str | None
@@ -178,6 +181,7 @@ def policy_view(v: PolicyView) -> TenantPolicyGQL:
         min_summary_chars=p.min_summary_chars,
         service_phrases=sorted(p.service_phrases),
         user_capacity=p.user_capacity,
+        keep_raw_turns=p.keep_raw_turns,
         version=v.version,
         updated_at=v.updated_at,
         updated_by=v.updated_by,
@@ -213,6 +217,7 @@ class TenantPolicyInput:
     min_summary_chars: int | None = None
     service_phrases: list[str] | None = None
     user_capacity: int | None = None
+    keep_raw_turns: bool | None = None
 
 
 def policy_changes(p: TenantPolicyInput | None) -> dict[str, Any]:

@@ -1,0 +1,11 @@
+// params: owner, now, lease_until
+// returns: job
+// The oldest job that is free: queued and due, or running under a lease that expired (its
+// worker crashed or lost the database). available_at is the due time of a queued job and the
+// lease expiry of a running one, so both are one indexed comparison.
+MATCH (j:IngestJob)
+WHERE j.status IN ['queued', 'running'] AND j.available_at <= $now
+WITH j ORDER BY j.available_at, j.id LIMIT 1
+SET j.status = 'running', j.lease_owner = $owner, j.available_at = $lease_until,
+    j.attempts = j.attempts + 1, j.claimed_at = $now
+RETURN j {.*} AS job

@@ -1,0 +1,12 @@
+// params: tenant, scopes, ids
+// returns: fact_id, episode_id, session_id, user_id, turns, extractor, turns_json
+// The turns each fact's evidence rests on, per episode, as ingestion recorded them, with the
+// session's raw turns when the tenant keeps them (null otherwise).
+UNWIND $ids AS id
+MATCH (f:Fact {id: id})-[d:DERIVED_FROM]->(e:Episode)
+WHERE f.tenant = $tenant AND f.scope IN $scopes AND d.turns IS NOT NULL
+OPTIONAL MATCH (j:IngestJob {id: d.ingest_job})
+WHERE j.tenant = $tenant AND j.status IN ['done', 'nothing']
+RETURN f.id AS fact_id, e.id AS episode_id, e.session_id AS session_id, e.user_id AS user_id,
+       d.turns AS turns, d.extractor AS extractor, j.turns_json AS turns_json
+ORDER BY fact_id, episode_id

@@ -1,0 +1,28 @@
+// params: tenant, rows, now
+// returns: id, created
+// Events and todos extracted from a session. Ids are derived from (job, kind, index), so a
+// resumed job finds what its first attempt wrote instead of writing it again.
+UNWIND $rows AS row
+MATCH (e:Episode {id: row.episode_id})
+WHERE e.tenant = $tenant
+MERGE (m:Memo {id: row.id})
+ON CREATE SET m.tenant = $tenant, m.scope = row.scope, m.ft_scope = row.ft_scope,
+              m.kind = row.kind, m.text = row.text, m.caption = row.caption, m.name = row.caption,
+              m.at = row.at, m.status = row.status, m.user_id = row.user_id,
+              m.session_id = row.session_id, m.source = row.source, m.tier = row.tier,
+              m.confidence = row.confidence, m.expires_at = row.expires_at,
+              m.extractor = row.extractor, m.ingest_job = row.job_id, m.recorded_at = $now,
+              m.fresh = true
+WITH row, e, m, coalesce(m.fresh, false) AS created
+REMOVE m.fresh
+MERGE (m)-[d:DERIVED_FROM]->(e)
+ON CREATE SET d.turns = row.turns, d.at = $now, d.weight = row.confidence
+// A label per kind for Neo4j Browser; the kind comes from our allow-list, never from input.
+FOREACH (_ IN CASE WHEN created AND row.kind = 'event' THEN [1] ELSE [] END | SET m:Event)
+FOREACH (_ IN CASE WHEN created AND row.kind = 'todo' THEN [1] ELSE [] END | SET m:Todo)
+WITH m, created, row
+CALL (m, row, created) {
+  WITH m, row, created WHERE created AND row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
+}
+RETURN m.id AS id, created

@@ -1,0 +1,240 @@
+"""Session ingestion, the pure part: what a session is, what a job is, and their checks.
+
+A session arrives as turns; a job is the unit of work a worker claims. Nothing here does I/O:
+the service stores jobs (services/ingest.py), the worker runs them (services/ingest_worker.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from graph_memory.domain import as_datetime, parse_scope
+from graph_memory.errors import InvalidInput, ValidationError
+
+__all__ = [
+    "MAX_SESSION_CHARS",
+    "MAX_TURNS",
+    "MAX_TURN_CHARS",
+    "ROLES",
+    "IngestJob",
+    "IngestOptions",
+    "SessionInput",
+    "ToolCall",
+    "Turn",
+    "check_session",
+    "request_hash",
+    "turns_from_json",
+    "turns_to_json",
+]
+
+ROLES = frozenset({"user", "assistant", "system", "tool"})
+MAX_TURNS = 500
+MAX_TURN_CHARS = 20_000
+MAX_TOOL_CALLS = 50
+# A whole session must fit a model's context with room for the answer (~100k tokens).
+MAX_SESSION_CHARS = 400_000
+_JOB_STATUSES = ("queued", "running", "done", "nothing", "failed")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: str | None = None
+    ok: bool | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: str
+    content: str
+    at: datetime | None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    # Where the session's memories go; defaults to the user's own scope.
+    scope: str | None = None
+    # The agent role procedures learned from this session's tool calls belong to.
+    agent_role: str = "agent"
+    # Keep the raw turns on the job after extraction (only if the tenant's policy allows).
+    keep_turns: bool = False
+
+
+@dataclass(frozen=True)
+class SessionInput:
+    user_id: str
+    session_id: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class IngestJob:
+    """A stored job as the API reports it (counts and items are filled as it runs)."""
+
+    id: str
+    tenant: str
+    user_id: str
+    session_id: str
+    status: str
+    attempts: int
+    created_at: datetime | None
+    finished_at: datetime | None
+    scope: str
+    turn_count: int
+    extractor: str | None
+    model: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    model_ms: float
+    overhead_ms: float
+    episode_id: str | None
+    error_code: str | None
+    error_message: str | None
+    turns_kept: bool
+    items: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_record(cls, r: dict[str, Any]) -> IngestJob:
+        return cls(
+            id=r["id"],
+            tenant=r["tenant"],
+            user_id=r["user_id"],
+            session_id=r["session_id"],
+            status=r["status"] if r.get("status") in _JOB_STATUSES else "queued",
+            attempts=int(r.get("attempts") or 0),
+            created_at=as_datetime(r.get("created_at")),
+            finished_at=as_datetime(r.get("finished_at")),
+            scope=r.get("scope") or f"user:{r['user_id']}",
+            turn_count=int(r.get("turn_count") or 0),
+            extractor=r.get("extractor"),
+            model=r.get("model"),
+            prompt_tokens=int(r.get("prompt_tokens") or 0),
+            completion_tokens=int(r.get("completion_tokens") or 0),
+            model_ms=float(r.get("model_ms") or 0.0),
+            overhead_ms=float(r.get("overhead_ms") or 0.0),
+            episode_id=r.get("episode_id"),
+            error_code=r.get("error_code"),
+            error_message=r.get("error_message"),
+            turns_kept=r.get("turns_json") is not None and r.get("status") in ("done", "nothing"),
+            items=tuple(json.loads(r["items_json"])) if r.get("items_json") else (),
+        )
+
+
+def _aware(value: datetime | None, name: str, problems: list[tuple[str, str]]) -> None:
+    if value is not None and (value.tzinfo is None or value.utcoffset() is None):
+        problems.append((name, f"must carry a timezone (UTC), got naive {value.isoformat()}"))
+
+
+def check_session(session: SessionInput, options: IngestOptions) -> str:
+    """Every problem of the session at once (InvalidInput, code VALIDATION); returns the scope.
+
+    Times must be timezone-aware; turns in order within [startedAt, endedAt]; roles known.
+    """
+    problems: list[tuple[str, str]] = []
+    if not session.user_id.strip():
+        problems.append(("userId", "is empty"))
+    if not session.session_id.strip():
+        problems.append(("sessionId", "is empty"))
+    for name, value in (("startedAt", session.started_at), ("endedAt", session.ended_at)):
+        _aware(value, name, problems)
+    started, ended = session.started_at, session.ended_at
+    aware = not problems or all(p[0] not in ("startedAt", "endedAt") for p in problems)
+    if aware and started is not None and ended is not None and ended < started:
+        problems.append(("endedAt", "is before startedAt"))
+    if not session.turns:
+        problems.append(("turns", "a session needs at least one turn"))
+    if len(session.turns) > MAX_TURNS:
+        problems.append(("turns", f"{len(session.turns)} turns exceed the limit of {MAX_TURNS}"))
+    total = sum(len(t.content) for t in session.turns)
+    if total > MAX_SESSION_CHARS:
+        problems.append(
+            ("turns", f"{total} characters in all exceed the limit of {MAX_SESSION_CHARS}")
+        )
+    previous: datetime | None = None
+    for i, turn in enumerate(session.turns[:MAX_TURNS]):
+        where = f"turns[{i}]"
+        if turn.role not in ROLES:
+            problems.append((f"{where}.role", f"unknown role {turn.role!r}; known {sorted(ROLES)}"))
+        if not turn.content.strip() and not turn.tool_calls:
+            problems.append((f"{where}.content", "is empty"))
+        if len(turn.content) > MAX_TURN_CHARS:
+            problems.append((f"{where}.content", f"is longer than {MAX_TURN_CHARS} characters"))
+        if len(turn.tool_calls) > MAX_TOOL_CALLS:
+            problems.append((f"{where}.toolCalls", f"more than {MAX_TOOL_CALLS} tool calls"))
+        for j, call in enumerate(turn.tool_calls):
+            if not call.name.strip():
+                problems.append((f"{where}.toolCalls[{j}].name", "is empty"))
+        if turn.at is None:
+            continue
+        before = len(problems)
+        _aware(turn.at, f"{where}.at", problems)
+        if len(problems) > before:
+            continue
+        if aware and started is not None and turn.at < started:
+            problems.append((f"{where}.at", "is before the session's startedAt"))
+        if aware and ended is not None and turn.at > ended:
+            problems.append((f"{where}.at", "is after the session's endedAt"))
+        if previous is not None and turn.at < previous:
+            problems.append((f"{where}.at", "is earlier than the turn before it"))
+        previous = turn.at
+    scope = options.scope or f"user:{session.user_id.strip()}"
+    try:
+        scope = parse_scope(scope)
+    except ValidationError as e:
+        problems.append(("options.scope", e.message))
+    if not options.agent_role.strip():
+        problems.append(("options.agentRole", "is empty"))
+    if problems:
+        raise InvalidInput(problems)
+    return scope
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.astimezone(UTC).isoformat() if value is not None else None
+
+
+def turns_to_json(turns: tuple[Turn, ...]) -> str:
+    return json.dumps(
+        [
+            {
+                "role": t.role,
+                "content": t.content,
+                "at": _iso(t.at),
+                "tool_calls": [asdict(c) for c in t.tool_calls],
+            }
+            for t in turns
+        ]
+    )
+
+
+def turns_from_json(text: str) -> tuple[Turn, ...]:
+    return tuple(
+        Turn(
+            role=t["role"],
+            content=t["content"],
+            at=datetime.fromisoformat(t["at"]) if t.get("at") else None,
+            tool_calls=tuple(ToolCall(**c) for c in t.get("tool_calls") or ()),
+        )
+        for t in json.loads(text)
+    )
+
+
+def request_hash(session: SessionInput, options: IngestOptions) -> str:
+    """What makes two submissions the same: a replay must match the first byte for byte."""
+    canonical = json.dumps(
+        {
+            "started_at": _iso(session.started_at),
+            "ended_at": _iso(session.ended_at),
+            "turns": json.loads(turns_to_json(session.turns)),
+            "options": asdict(options),
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()

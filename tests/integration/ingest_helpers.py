@@ -1,0 +1,129 @@
+"""Shared by the ingestion tests: an app with a scripted model configured, sessions to send,
+and workers driven in-process against the real Neo4j."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import uvicorn
+
+from graph_memory.app import create_app
+from graph_memory.container import build_services
+from graph_memory.db import Database
+from graph_memory.embeddings import Embedder
+from graph_memory.services.extraction import Extractor
+from graph_memory.services.ingest_worker import IngestWorker
+from graph_memory.settings import Settings
+from tests.integration.conftest import _free_port
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+INGEST = """
+mutation($s: SessionInputGQL!, $o: IngestOptionsInput) {
+  ingestSession(session: $s, options: $o) { created job { id status sessionId } }
+}"""
+
+JOB = """
+query($id: ID!) {
+  ingestJob(id: $id) {
+    id status attempts extractor model episodeId turnsKept turnCount
+    tokens { prompt completion total } modelMs overheadMs
+    counts { written refused facts events todos procedures }
+    items { kind index ok action id status text turns detail error { code message field } }
+    error { code message }
+  }
+}"""
+
+
+def llm_settings(settings: Settings, url: str, **kw: Any) -> Settings:
+    return replace(
+        settings,
+        llm_base_url=url,
+        llm_model="scripted-model",
+        llm_api_key="test-key",
+        ingest_poll_seconds=0.1,
+        ingest_lease_seconds=kw.pop("lease", 3.0),
+        **kw,
+    )
+
+
+def serve(settings: Settings) -> Iterator[str]:
+    """The real app on a free port (with the settings given); yields its /graphql URL."""
+    port = _free_port()
+    srv = uvicorn.Server(
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("ingest test server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/graphql"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=15)
+
+
+def session(
+    session_id: str | None = None, user: str = "alice", turns: list[tuple[str, str]] | None = None
+) -> dict[str, Any]:
+    turns = turns or [
+        ("user", "Hi! I moved to Berlin last month and I really love jazz."),
+        ("assistant", "Nice! Noted that you live in Berlin and enjoy jazz."),
+        ("user", "Also remind me to renew my passport before June."),
+    ]
+    return {
+        "userId": user,
+        "sessionId": session_id or f"s-{uuid.uuid4().hex[:10]}",
+        "startedAt": T0.isoformat(),
+        "endedAt": (T0 + timedelta(minutes=len(turns) + 1)).isoformat(),
+        "turns": [
+            {"role": r, "content": c, "at": (T0 + timedelta(minutes=i)).isoformat()}
+            for i, (r, c) in enumerate(turns)
+        ],
+    }
+
+
+async def _drain(settings: Settings, embedder: Embedder, owner: str, limit: int) -> list[str]:
+    services = build_services(settings, db=Database.connect(settings.neo4j()), embedder=embedder)
+    extractor = Extractor(settings)
+    worker = IngestWorker(services, extractor, owner=owner)
+    done: list[str] = []
+    try:
+        while len(done) < limit:
+            job = await worker.run_once()
+            if job is None:
+                break
+            done.append(job)
+    finally:
+        await extractor.close()
+        await services.db.close()
+    return done
+
+
+def drain(
+    settings: Settings, embedder: Embedder, owner: str = "test-worker", limit: int = 10_000
+) -> list[str]:
+    """Run an in-process worker until no job is free; returns the jobs it ran."""
+    return asyncio.run(_drain(settings, embedder, f"{owner}-{uuid.uuid4().hex[:6]}", limit))
+
+
+def wait_job(client: Any, job_id: str, statuses: tuple[str, ...], timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.execute(JOB, {"id": job_id})["ingestJob"]
+        if job["status"] in statuses:
+            return job
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"job {job_id} stayed {job['status']}")
+        time.sleep(0.1)

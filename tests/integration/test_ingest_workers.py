@@ -1,0 +1,267 @@
+"""Ingest workers share one queue in the graph: several at once never run a job twice; a
+worker killed mid-job leaves a lease that expires, and the next worker resumes the job once;
+the worker inside `serve` runs jobs without being asked."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from graph_memory.client import GraphMemoryClient
+from graph_memory.container import build_services
+from graph_memory.db import Database
+from graph_memory.embeddings import Embedder, build_embedder
+from graph_memory.settings import Settings
+from tests.integration.conftest import _create_key
+from tests.integration.fake_llm import Answer, FakeLLM, extraction, running
+from tests.integration.ingest_helpers import (
+    INGEST,
+    JOB,
+    _drain,
+    drain,
+    llm_settings,
+    serve,
+    session,
+    wait_job,
+)
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeLLM]:
+    yield from running()
+
+
+@pytest.fixture(scope="module")
+def embedder(settings: Settings) -> Embedder:
+    return build_embedder(settings)
+
+
+@pytest.fixture(scope="module")
+def llm(settings: Settings, fake: FakeLLM) -> Settings:
+    return llm_settings(settings, fake.url, ingest_worker=False, lease=2.0)
+
+
+@pytest.fixture(scope="module")
+def url(llm: Settings) -> Iterator[str]:
+    yield from serve(llm)
+
+
+class PowerCut(Exception):
+    pass
+
+
+def _answer(n: int) -> str:
+    return extraction(
+        summary=f"Alice mentioned that she likes the number {n} very much indeed.",
+        facts=[{"subject": "alice", "predicate": "likes", "object": f"number {n}", "turns": [0]}],
+    )
+
+
+def _episodes(settings: Settings, tenant: str) -> dict[str, int]:
+    async def go() -> dict[str, int]:
+        db = Database.connect(settings.neo4j())
+        try:
+            rows = await db.run_raw(
+                "MATCH (e:Episode) WHERE e.tenant = $t RETURN e.session_id AS s, count(*) AS n",
+                {"t": tenant},
+            )
+            return {r["s"]: r["n"] for r in rows}
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
+def test_two_workers_never_run_the_same_job_twice(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    drain(llm, embedder)  # leftovers of earlier runs are not this test's jobs
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    sessions = [session() for _ in range(12)]
+    ids = []
+    for n, s in enumerate(sessions):
+        # A slow model widens the window in which a second worker could grab the same job.
+        fake.script(s["sessionId"], Answer(content=_answer(n), delay=0.2))
+        ids.append(c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"])
+
+    async def both() -> list[list[str]]:
+        return list(
+            await asyncio.gather(
+                _drain(llm, embedder, "worker-a", 100), _drain(llm, embedder, "worker-b", 100)
+            )
+        )
+
+    ran_a, ran_b = asyncio.run(both())
+    assert not set(ran_a) & set(ran_b)
+    assert set(ids) <= set(ran_a) | set(ran_b)
+    assert ran_a and ran_b  # both took part
+    for s in sessions:
+        assert len(fake.requests_for(s["sessionId"])) == 1
+    assert _episodes(settings, tenant) == {s["sessionId"]: 1 for s in sessions}
+    for job_id in ids:
+        j = c.execute(JOB, {"id": job_id})["ingestJob"]
+        assert j["status"] == "DONE" and j["attempts"] == 1
+    c.close()
+
+
+def test_a_worker_killed_mid_job_is_resumed_once_after_its_lease_expires(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    drain(llm, embedder)
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    s = session()
+    # First attempt: the model takes forever and the worker process is killed while waiting.
+    fake.script(s["sessionId"], Answer(content=_answer(7), delay=60), _answer(7))
+    job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+    env = {
+        **os.environ,
+        "GRAPH_MEMORY_LLM_BASE_URL": fake.url,
+        "GRAPH_MEMORY_LLM_MODEL": "scripted-model",
+        "GRAPH_MEMORY_LLM_API_KEY": "test-key",
+        "GRAPH_MEMORY_INGEST_LEASE_SECONDS": "2",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graph_memory.cli", "worker"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        fake.wait_for_request(s["sessionId"], timeout=60)
+        assert c.execute(JOB, {"id": job_id})["ingestJob"]["status"] == "RUNNING"
+    finally:
+        proc.send_signal(signal.SIGKILL)  # a crash: no cleanup, the lease stays behind
+        proc.wait(timeout=10)
+    # While the dead worker's lease holds, nobody takes the job.
+    assert job_id not in drain(llm, embedder)
+    time.sleep(2.5)
+    assert drain(llm, embedder) == [job_id]
+    j = c.execute(JOB, {"id": job_id})["ingestJob"]
+    assert j["status"] == "DONE" and j["attempts"] == 2
+    assert j["counts"]["facts"] == 1
+    assert len(fake.requests_for(s["sessionId"])) == 2
+    assert _episodes(settings, tenant) == {s["sessionId"]: 1}
+    assert drain(llm, embedder) == []  # done is done
+    c.close()
+
+
+def test_a_job_interrupted_after_its_writes_is_resumed_without_doubling_them(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """A worker that dies between writing and marking the job done: the next one replays
+    every write (episode found by its job tag, facts under the job's idempotency key, memos by
+    derived ids) and the model answer from the job's checkpoint, not a second model call."""
+    drain(llm, embedder)
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice asked to be reminded about her passport renewal before June.",
+            facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+            todos=[{"text": "Renew Alice's passport before June", "turns": [2]}],
+        ),
+    )
+    job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+
+    async def die_before_finishing() -> None:
+        from graph_memory.services.extraction import Extractor
+        from graph_memory.services.ingest_worker import IngestWorker
+
+        services = build_services(llm, db=Database.connect(llm.neo4j()), embedder=embedder)
+        extractor = Extractor(llm)
+        worker = IngestWorker(services, extractor, owner="doomed")
+
+        async def crash(*args: object, **kw: object) -> None:
+            raise PowerCut  # after every write, before the job is marked done
+
+        worker._finish = crash  # type: ignore[method-assign]
+        try:
+            with pytest.raises(PowerCut):
+                await worker.run_once()
+        finally:
+            await extractor.close()
+            await services.db.close()
+
+    asyncio.run(die_before_finishing())
+    time.sleep(2.5)
+    assert drain(llm, embedder) == [job_id]
+    j = wait_job(c, job_id, ("DONE",))
+    assert j["attempts"] == 2
+    assert len(fake.requests_for(s["sessionId"])) == 1  # the answer was checkpointed
+    fact_item = next(i for i in j["items"] if i["kind"] == "fact")
+    todo_item = next(i for i in j["items"] if i["kind"] == "todo")
+    assert fact_item["action"] == "created"  # the idempotent replay of the first write
+    assert todo_item["action"] == "found"
+    assert _episodes(settings, tenant) == {s["sessionId"]: 1}
+    todos = c.execute('query { memos(scopes: ["user:alice"], kinds: ["todo"]) { id } }')["memos"]
+    assert len(todos) == 1
+    c.close()
+
+
+def test_the_worker_inside_serve_runs_jobs_on_its_own(
+    settings: Settings, tenant: str, fake: FakeLLM
+) -> None:
+    served = llm_settings(settings, fake.url, lease=2.0)
+    assert served.ingest_worker
+    gen = serve(replace(served, ingest_poll_seconds=0.1))
+    url = next(gen)
+    try:
+        c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+        s = session()
+        fake.script(s["sessionId"], _answer(42))
+        job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+        j = wait_job(c, job_id, ("DONE", "FAILED"))
+        assert j["status"] == "DONE" and j["counts"]["facts"] == 1
+        c.close()
+    finally:
+        gen.close()
+
+
+def test_a_worker_renews_its_lease_so_a_slow_model_is_not_taken_over(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    drain(llm, embedder)
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    s = session()
+    # The model takes twice the lease (2 s): only renewals keep other workers away.
+    fake.script(s["sessionId"], Answer(content=_answer(3), delay=4.0))
+    job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+
+    async def race() -> tuple[list[str], list[str]]:
+        slow = asyncio.ensure_future(_drain(llm, embedder, "slow", 1))
+        await asyncio.sleep(0.5)
+        others: list[str] = []
+        while not slow.done():
+            others += await _drain(llm, embedder, "eager", 5)
+            await asyncio.sleep(0.3)
+        return await slow, others
+
+    ran_slow, ran_others = asyncio.run(race())
+    assert ran_slow == [job_id] and job_id not in ran_others
+    j = c.execute(JOB, {"id": job_id})["ingestJob"]
+    assert j["status"] == "DONE" and j["attempts"] == 1
+    assert len(fake.requests_for(s["sessionId"])) == 1
+    c.close()
+
+
+def test_the_worker_command_without_a_model_says_so() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPH_MEMORY_LLM")}
+    env.pop("OPENAI_API_KEY", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "graph_memory.cli", "worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 1
+    assert "GRAPH_MEMORY_LLM_MODEL" in out.stderr
