@@ -232,7 +232,7 @@ _RECALL_ARGS = {
 }
 _RECALL_SELECTION = f"""
   items {{
-    id kind text via score {{ {_SCORE_FIELDS} }}
+    id kind text via viaText score {{ {_SCORE_FIELDS} }}
     provenance {{
       episodes {{ episodeId sessionId userId weight success startedAt summary source }}
       contributors

@@ -110,10 +110,14 @@ def render(s: Scored) -> str:
             extra += f", since {_day(r.get('valid_from'))}"
         return f"- {r.get('text') or r.get('caption')} ({extra})"
     if s.kind == "episode":
-        return (
+        line = (
             f"- {_day(r.get('started_at'))} [{r.get('outcome')}] "
             f"{' '.join(str(r.get('summary') or '').split())}"
         )
+        # A reply served in place of its question (services/neighbours.py) reads with it.
+        if s.via_text:
+            line += f" (in reply to: {' '.join(s.via_text.split())})"
+        return line
     steps = "\n".join(f"  {i}. {step}" for i, step in enumerate(r.get("steps") or [], 1))
     return (
         f"- {r.get('intent')} (role {r.get('role')}, v{r.get('version')}, "

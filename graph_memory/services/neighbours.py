@@ -60,7 +60,11 @@ def lift_replies(
         lifted = round(REPLY_SHARE * question.total, 6)
         if lifted > own.total:
             out[reply_id] = replace(
-                own, total=lifted, context=round(lifted - base, 6), via=question.id
+                own,
+                total=lifted,
+                context=round(lifted - base, 6),
+                via=question.id,
+                via_text=str(question.record.get("text") or ""),
             )
             answered.add(question_id)
     kept = [s for s in out.values() if s.id not in answered]

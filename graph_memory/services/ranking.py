@@ -251,6 +251,8 @@ class Scored:
     # Lift from a neighbouring episode (services/neighbours.py) and which one gave it.
     context: float = 0.0
     via: str | None = None
+    # The question's own words, so a reply read alone (context) says what it answers.
+    via_text: str | None = None
     # Relevance to the query without its entity names; None when it names none.
     content: float | None = None
     tier_rank: int = 0

@@ -157,7 +157,11 @@ def test_the_reply_after_a_matched_question_is_returned(client: GraphMemoryClien
     assert got[:1] == [reply] and question not in got, res["items"]
     item = res["items"][0]
     assert item["via"] == question and item["score"]["context"] > 0
+    assert item["viaText"].startswith("Sorry about your knee!")
     assert after not in got  # only the reply to the question is handed its score
+    packed = client.context("how does alice keep moving while her knee heals", 300, SCOPES,
+                            kinds=["EPISODE"])  # fmt: skip
+    assert "I swim twice a week. (in reply to: Sorry about your knee!" in packed["text"]
 
 
 def test_every_item_explains_its_score(client: GraphMemoryClient) -> None:

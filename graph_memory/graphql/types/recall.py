@@ -183,8 +183,9 @@ class RecallItem:
     episode: Episode | None
     procedure: Procedure | None
     via: strawberry.ID | None = strawberry.field(
-        description="For a reply served with the question it follows: the question's id."
+        description="For a reply served in place of the question it follows: the question's id."
     )
+    via_text: str | None = strawberry.field(description="That question's text.")
 
 
 @strawberry.type(
@@ -321,6 +322,7 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
         episode=episode_from_record(rec) if s.kind == "episode" else None,
         procedure=procedure_from_record(rec) if s.kind == "procedure" else None,
         via=strawberry.ID(s.via) if s.via else None,
+        via_text=s.via_text,
     )
 
 
