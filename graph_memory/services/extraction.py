@@ -9,10 +9,14 @@ over every attempt, since every attempt was paid for.
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import ValidationError as PydanticError
 from tenacity import (
     AsyncRetrying,
@@ -26,6 +30,7 @@ from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.services.extraction_schema import (
     EXTRACTOR_ID,
     RESPONSE_FORMAT,
+    SCHEMA,
     SYSTEM_PROMPT,
     Extraction,
     parse_answer,
@@ -39,6 +44,12 @@ _TRANSIENT = (
     openai.RateLimitError,
     openai.InternalServerError,
 )
+
+
+_SCHEMA_IN_PROMPT = "\n\nAnswer with one JSON object matching this JSON schema:\n" + json.dumps(
+    SCHEMA
+)
+log = logging.getLogger("graph_memory.ingest")
 
 
 class _Malformed(Exception):
@@ -101,6 +112,8 @@ class Extractor:
             )
         self.model = settings.llm_model
         self.attempts = attempts
+        # Learned per process: once the endpoint refuses json_schema, ask for json_object.
+        self.schema_supported = True
         # The endpoint's own retry would stack on ours; tenacity owns retry policy.
         self.client = openai.AsyncOpenAI(
             base_url=settings.llm_base_url,
@@ -112,6 +125,22 @@ class Extractor:
 
     async def close(self) -> None:
         await self.client.close()
+
+    async def _complete(self, messages: list[dict[str, str]]) -> ChatCompletion:
+        if self.schema_supported:
+            fmt: dict[str, Any] = RESPONSE_FORMAT
+            sent = messages
+        else:
+            fmt = {"type": "json_object"}
+            sent = [
+                {"role": "system", "content": SYSTEM_PROMPT + _SCHEMA_IN_PROMPT},
+                *messages[1:],
+            ]
+        # The typed overloads want TypedDicts; these dicts are that shape.
+        response: ChatCompletion = await self.client.chat.completions.create(  # type: ignore[call-overload]
+            model=self.model, messages=sent, response_format=fmt, temperature=0
+        )
+        return response
 
     async def extract(
         self,
@@ -139,13 +168,15 @@ class Extractor:
                     attempt_no += 1
                     began = time.perf_counter()
                     try:
-                        # The typed overloads want TypedDicts; these dicts are that shape.
-                        response = await self.client.chat.completions.create(  # type: ignore[call-overload]
-                            model=self.model,
-                            messages=messages,
-                            response_format=RESPONSE_FORMAT,
-                            temperature=0,
-                        )
+                        response = await self._complete(messages)
+                    except openai.BadRequestError as e:
+                        if not self.schema_supported:
+                            raise
+                        # A server without json_schema support: ask for a JSON object and
+                        # put the schema in the prompt; the answer is validated all the same.
+                        log.warning("endpoint refused json_schema output (%s): json_object", e)
+                        self.schema_supported = False
+                        raise _Malformed(f"json_schema refused: {e}") from e
                     finally:
                         model_ms += (time.perf_counter() - began) * 1000
                     if response.usage is not None:

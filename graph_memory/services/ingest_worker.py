@@ -193,6 +193,14 @@ class IngestWorker:
             usage = _usage(record, *e.usage) if isinstance(e, ModelUnavailable) else {}
             await self._retry_later(record, attempts, max_attempts, e.code, e.message, usage)
             return
+        except (_LeaseLost, asyncio.CancelledError):
+            raise
+        except Exception as e:  # a bug: logged in full, the job says only what kind of failure
+            log.exception("ingest job %s failed unexpectedly", record["id"])
+            await self._retry_later(
+                record, attempts, max_attempts, "INTERNAL", type(e).__name__, {}
+            )
+            return
         overhead = (time.perf_counter() - began) * 1000 - model_ms
         policy = await self.services.facts.policy(str(record["tenant"]))
         await self._finish(

@@ -596,3 +596,23 @@ def test_an_episode_refused_by_the_gate_takes_its_items_with_it(
     assert episode_item["error"]["field"] == "summary"
     assert fact_item["kind"] == "fact" and fact_item["error"]["code"] == "VALIDATION"
     assert c.execute('query { episodes(scopes: ["user:alice"]) { id } }')["episodes"] == []
+
+
+def test_an_endpoint_without_json_schema_support_is_asked_for_a_json_object(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    good = extraction(
+        summary="Alice said she loves jazz, and the agent noted it for later.",
+        facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+    )
+    fake.script(s["sessionId"], Answer(status=400), good)
+    j = run(c, llm, embedder, s)
+    assert j["status"] == "DONE" and j["counts"]["facts"] == 1
+    first, second = fake.requests_for(s["sessionId"])
+    assert first["response_format"]["type"] == "json_schema"
+    assert second["response_format"] == {"type": "json_object"}
+    assert '"required": ["episode", "facts", "events", "todos", "procedure"]' in (
+        second["messages"][0]["content"]
+    )
