@@ -54,7 +54,7 @@ from graph_memory.limits import Limits
 __all__ = ["QueryLimits", "Shape", "check_operation"]
 
 DEFAULT_LIST_SIZE = 10
-SEARCH_COST = 10_000
+SEARCH_COST = 100_000
 SEARCH_FIELDS = frozenset({"recall", "context"})
 SIZE_ARGS = ("first", "k")
 # No service accepts a page larger than this (facts, episodes and the audit log: 500; k: 100):
