@@ -85,6 +85,7 @@ def build_services(
     trust_repo = TrustRepository(db)
     policies = PolicyStore(trust_repo)
     bookkeeper = RetrievalBookkeeper(RecallRepository(db))
+    ingest = IngestService(IngestRepository(db), settings)
     recall = RecallService(RecallRepository(db), embedder, bookkeeper)
     return Services(
         settings=settings,
@@ -100,13 +101,13 @@ def build_services(
         review=ReviewService(trust_repo, policies.policy_for),
         expiry=ExpiryService(trust_repo),
         audit_log=AuditLogService(AuditRepository(db), trust_repo),
-        forget=ForgetService(db, policies.policy_for, embedder),
+        forget=ForgetService(db, policies.policy_for, embedder, residue=[ingest.forget_user]),
         bookkeeper=bookkeeper,
         recall=recall,
         context=ContextService(recall),
         procedures=ProcedureService(db, embedder, bookkeeper),
         predicates=PredicateService(db),
         denials=DenialAudit(AuditRepository(db)),
-        ingest=IngestService(IngestRepository(db), settings),
+        ingest=ingest,
         memos=MemoService(db, embedder),
     )

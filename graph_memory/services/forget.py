@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -128,10 +128,15 @@ class ForgetService:
         db: Database,
         policy_for: Callable[[str], Awaitable[TenantPolicy]],
         embedder: Embedder | None = None,
+        residue: Sequence[Callable[[str, str], Awaitable[object]]] = (),
     ) -> None:
         self.db = db
         self._policy_for = policy_for
         self.embedder = embedder
+        # Other capabilities' copies of the user's words (session ingestion's jobs and memos),
+        # removed once the excision has committed: each is idempotent, so a crash between the
+        # two is healed by forgetting the same user again.
+        self._residue = tuple(residue)
 
     async def forget(self, principal: Principal, user_id: str) -> ForgetReport:
         """Excise ``user_id`` from the caller's tenant (admins only). Idempotent: forgetting
@@ -149,6 +154,8 @@ class ForgetService:
             return await self._excise(tx, principal, user_id, policy)
 
         report: ForgetReport = await self.db.write_tx(work)
+        for purge in self._residue:
+            await purge(principal.tenant, user_id)
         report.took_ms = (time.perf_counter() - started) * 1000
         return report
 
