@@ -34,7 +34,7 @@ class Limits:
     max_depth: int = 12
     max_aliases: int = 30
     # Estimated values resolved (see graphql/limits.py for the model).
-    max_cost: int = 1_000_000
+    max_cost: int = 100_000
     # Arguments.
     max_batch: int = 1_000  # assertFacts / defineTenant-style batch arguments
     max_episode_batch: int = 200  # recordEpisodes: each item is embedded

@@ -54,7 +54,7 @@ from graph_memory.limits import Limits
 __all__ = ["QueryLimits", "Shape", "check_operation"]
 
 DEFAULT_LIST_SIZE = 10
-SEARCH_COST = 100_000
+SEARCH_COST = 10_000
 SEARCH_FIELDS = frozenset({"recall", "context"})
 SIZE_ARGS = ("first", "k")
 # No service accepts a page larger than this (facts, episodes and the audit log: 500; k: 100):
@@ -178,7 +178,10 @@ def _selections(
             inner_pending = None
         elif size is not None:
             inner_pending = size
-        walk.cost += inner * (1 + (SEARCH_COST if name in SEARCH_FIELDS else 0))
+        # Only the root recall/context fields search; a result's own `context` part (the
+        # score a neighbour lent it) is a number like any other.
+        search = name in SEARCH_FIELDS and parent is walk.schema.query_type
+        walk.cost += inner * (1 + (SEARCH_COST if search else 0))
         if walk.cost > limits.max_cost:
             raise QueryTooComplex(
                 f"the operation's estimated cost exceeds {limits.max_cost} (lists multiply "

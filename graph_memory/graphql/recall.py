@@ -89,8 +89,8 @@ class RecallQuery:
         "candidates' scale (share of the best normalised vector or keyword score); "
         "minScore on the normalised total. Superseded, expired, unverified and candidate "
         "memories are left out unless asked for or believed at asOf. An empty list is a "
-        "valid answer. Each recall weighs 100,000 in the query cost limit (QUERY_TOO_COMPLEX "
-        "past 1,000,000 by default)."
+        "valid answer. Each recall weighs 10,000 in the query cost limit (QUERY_TOO_COMPLEX "
+        "past 100,000 by default)."
     )
     async def recall(
         self,

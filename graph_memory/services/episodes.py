@@ -21,7 +21,7 @@ from graph_memory.errors import GraphMemoryError, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
-from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services import audit
 from graph_memory.services.gate import check_episode
 
@@ -99,7 +99,7 @@ class EpisodeService:
                 # Serialised with forgetContributor (and fact writes): an episode filed while
                 # its user is being forgotten waits, then lands attributed to a live user
                 # node instead of linking to one the forget just deleted.
-                await FactRepository.lock_tenant(tx, principal.tenant)
+                await WriteLocks.scopes(tx, principal.tenant, {r["scope"] for r in rows})
                 now = utcnow()  # under the lock: recordedAt follows commit order
                 events = [
                     audit.event(

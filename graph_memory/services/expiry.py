@@ -17,6 +17,7 @@ from graph_memory.db import Tx
 from graph_memory.domain import Principal, require_aware, utcnow
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services import audit
 
@@ -63,7 +64,7 @@ class ExpiryService:
     async def _batch(
         self, tx: Tx, tenant: str, principal: Principal | None, now: datetime
     ) -> tuple[int, int]:
-        await FactRepository.lock_tenant(tx, tenant)
+        await WriteLocks.everything(tx, tenant)
         rows = await TrustRepository.expire_due(tx, tenant, now, self.batch)
         if not rows:
             return 0, 0

@@ -18,6 +18,7 @@ from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, as_date
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.gate import CheckedFact
 
 __all__ = [
@@ -158,6 +159,34 @@ async def cardinalities(
         tx, tenant, [{"name": n, "cardinality": c.value} for n, c in new_defs.items()], now
     )
     return {**known, **new_defs}, failed, declared_defs
+
+
+async def lock_batch(
+    tx: Tx, tenant: str, checked: dict[int, CheckedFact], idempotency_key: str | None
+) -> None:
+    """Take the write locks a batch needs, before it reads what it decides on: the scope of
+    every fact and of every episode it cites (a forget of that episode's user holds it), the
+    idempotency key, and the tenant lock when it may register a predicate (registrations of
+    one tenant are decided one at a time)."""
+    cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
+    episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
+    scopes = {scope for cf in checked.values() if (scope := _scope_or_none(cf, episodes))}
+    scopes |= {str(e["scope"]) for e in episodes.values() if e.get("scope")}
+    if idempotency_key:
+        scopes.add(f"idempotency:{idempotency_key}")
+    names = sorted({cf.predicate for cf in checked.values()})
+    registered = await FactRepository.predicates(tx, tenant, names) if names else {}
+    if any(n not in registered for n in names):
+        await WriteLocks.tenant(tx, tenant)
+    await WriteLocks.scopes(tx, tenant, scopes)
+
+
+def _scope_or_none(cf: CheckedFact, episodes: dict[str, Record]) -> str | None:
+    # An item with a bad scope or citing an unknown episode is refused by its own checks.
+    try:
+        return scope_of(cf, episodes)
+    except (GraphMemoryError, KeyError, IndexError):
+        return None
 
 
 def scope_of(cf: CheckedFact, episodes: dict[str, Record]) -> str:

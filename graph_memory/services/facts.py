@@ -19,6 +19,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services import audit, fact_effects, fact_rows, fact_rules, predicates, validity
 from graph_memory.services.confidence_steps import Touch
@@ -102,8 +103,10 @@ class FactService:
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
 
         async def work(tx: Tx) -> list[ItemResult]:
-            await FactRepository.lock_tenant(tx, tenant)
-            # The clock is read under the lock, so recordedAt/supersededAt follow commit order.
+            # Per scope, not per tenant: batches of different users write in parallel.
+            await fact_rules.lock_batch(tx, tenant, checked, idempotency_key)
+            # The clock is read under the locks, so recordedAt/supersededAt follow commit
+            # order within each scope.
             now = utcnow()
             if idempotency_key:
                 # Checked again under the lock: of two concurrent replays only one writes.
@@ -317,7 +320,7 @@ class FactService:
         policy = await self.policy(tenant)
 
         async def work(tx: Tx) -> Record | TierConflict:
-            await FactRepository.lock_tenant(tx, tenant)
+            await WriteLocks.facts(tx, tenant, [fact_id])
             # Read under the lock: retractedAt and event times follow commit order.
             now = utcnow()
             found = await FactRepository.get_in_tx(tx, tenant, [fact_id])

@@ -52,6 +52,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.forget import ForgetRepository as Repo
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.procedures import ProcedureRepository
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services import audit, forget_trail
@@ -164,7 +165,8 @@ class ForgetService:
     ) -> ForgetReport:
         tenant = principal.tenant
         report = ForgetReport(receipt=receipt_for(tenant, user_id))
-        await FactRepository.lock_tenant(tx, tenant)
+        # Every scope: the user's words can be cited from any of them.
+        await WriteLocks.everything(tx, tenant)
         now = utcnow()  # under the lock: event times follow commit order
         # Plan first: every read happens before the bulk deletes, because reads later in the
         # same transaction pay for merging its (large) state into every index seek.

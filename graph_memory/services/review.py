@@ -17,6 +17,7 @@ from graph_memory.errors import Conflict, Forbidden, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services import audit
@@ -86,7 +87,7 @@ class ReviewService:
 
         async def work(tx: Tx) -> Record:
             # Serialised with writers: a corroborating write cannot promote it mid-decision.
-            await FactRepository.lock_tenant(tx, tenant)
+            await WriteLocks.facts(tx, tenant, [fact_id])
             # Read under the lock: event times follow commit order.
             now = utcnow()
             found = await FactRepository.get_in_tx(tx, tenant, [fact_id])

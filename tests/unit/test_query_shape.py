@@ -42,6 +42,18 @@ def test_recall_is_weighted_and_its_items_take_k() -> None:
     assert shape(q).cost == 1 + SEARCH_COST + 2 * 3
 
 
+def test_a_scores_context_part_is_not_a_search() -> None:
+    q = '{ recall(query: "q", scopes: ["s"], k: 3) { items { score { context } } } }'
+    assert shape(q).cost == 1 + SEARCH_COST + 3 * 3
+
+
+def test_the_clients_own_recall_fits_the_default_limits() -> None:
+    from graph_memory._client_ops import RecallCalls
+
+    op = RecallCalls.recall("where does alice live", ["user:alice"], {"k": 20})
+    assert shape(op.query, op.variables, Limits()).cost < Limits().max_cost
+
+
 def test_fragments_are_walked_and_counted_per_spread() -> None:
     q = """{ fact(id: "x") { ...F dependents { ...F } } }
            fragment F on Fact { id provenance { weight } }"""
