@@ -29,13 +29,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graph_memory.services.timeline_backfill import rebuild_tenant
 from graph_memory.db import Database
 from graph_memory.domain import Principal, Role, ft_token
 from graph_memory.embeddings import LocalEmbedder
 from graph_memory.migrations import migrate
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.forget import ForgetService
+from graph_memory.services.timeline_backfill import rebuild_tenant
 from graph_memory.services.trust import PolicyStore
 from graph_memory.settings import Settings
 
