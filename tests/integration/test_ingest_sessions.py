@@ -614,6 +614,7 @@ def test_an_endpoint_without_json_schema_support_is_asked_for_a_json_object(
     first, second = fake.requests_for(s["sessionId"])
     assert first["response_format"]["type"] == "json_schema"
     assert second["response_format"] == {"type": "json_object"}
-    assert '"required": ["episode", "facts", "events", "todos", "procedure"]' in (
-        second["messages"][0]["content"]
+    assert (
+        '"required": ["episode", "facts", "events", "todos", "procedure"]'
+        in (second["messages"][0]["content"])
     )
