@@ -368,9 +368,25 @@ async def writes(settings: Settings, url: str, batches: int, writers: list[int])
     )
     await services.close()
     write_floor(settings, tenant, batches)
-    # Over HTTP, with the served app's embedder switched off for the same comparison. With
-    # several writers each has its own tenant: writes within one tenant are serialised by its
-    # write lock (commit order is belief order), so parallelism comes from tenants.
+    # Over HTTP, with the served app's embedder switched off for the same comparison.
+    # One tenant, each writer another user: writes lock per scope (each user's facts land in
+    # user:<id>), so writers of one tenant run in parallel; the ratio is against one writer.
+    key = await _make_key(settings, f"bench-w-{uuid.uuid4().hex[:6]}")
+    alone = 0.0
+    for n in sorted({1, *writers}):
+        t = time.perf_counter()
+        totals = await asyncio.gather(
+            *(_http_writer(url, key, batches, f"w{n}-{i}") for i in range(n))
+        )
+        dt = time.perf_counter() - t
+        rate = sum(totals) / dt
+        alone = alone or rate
+        print(
+            f"assertFacts (GraphQL/HTTP, no embeddings, one tenant, {n} writer(s) of "
+            f"different users): {sum(totals)} facts in {dt:.2f} s = {rate:,.0f} facts/s "
+            f"({rate / alone:.2f}x one writer)"
+        )
+    # Each writer its own tenant, as before the per-scope locks.
     for n in writers:
         keys = [await _make_key(settings, f"bench-w-{uuid.uuid4().hex[:6]}") for _ in range(n)]
         t = time.perf_counter()
@@ -383,8 +399,8 @@ async def writes(settings: Settings, url: str, batches: int, writers: list[int])
 
 
 # The same graph straight over Bolt: fact nodes with the properties the service gave them,
-# their subject, evidence edge and audit event, one transaction per 1,000 facts. Times cross
-# as ISO text, as the service sends them.
+# their subject, evidence edge, audit event and timeline segment, one transaction per 1,000
+# facts. Times cross as ISO text, as the service sends them.
 FLOOR_SAMPLE = """
 MATCH (f:Fact {tenant: $t})
 WITH f LIMIT 1000
@@ -405,6 +421,12 @@ CREATE (f)-[:ABOUT]->(s)
 CREATE (f)-[:DERIVED_FROM {weight: r.w, at: datetime(r.times.recorded_at)}]->(e)
 CREATE (a:AuditEvent)
 SET a += r.a, a.at = datetime(r.times.recorded_at)
+CREATE (g:Segment {id: r.f.id + '-g', tenant: $t, scope: r.f.scope, subject: r.f.subject,
+                   predicate: r.f.predicate, fact_id: r.f.id, view: 'both',
+                   recorded_at: datetime(r.times.recorded_at),
+                   sys_from: datetime(r.times.recorded_at),
+                   valid_from: datetime(r.times.valid_from)})
+CREATE (g)-[:WINS]->(f)
 """
 _FLOOR_TIMES = ("recorded_at", "valid_from", "told_at", "activated_at")
 
@@ -445,13 +467,13 @@ def write_floor(settings: Settings, tenant: str, batches: int) -> None:
     )
 
 
-async def _http_writer(url: str, key: str, batches: int) -> int:
+async def _http_writer(url: str, key: str, batches: int, user: str = "u0") -> int:
     async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=120) as http:
         r = await http.post(
             url,
             json={
                 "query": "mutation($e:[EpisodeInput!]!){recordEpisodes(episodes:$e){id}}",
-                "variables": {"e": [_episode_gql()]},
+                "variables": {"e": [_episode_gql(user)]},
             },
         )
         episode = r.json()["data"]["recordEpisodes"][0]["id"]
@@ -459,7 +481,7 @@ async def _http_writer(url: str, key: str, batches: int) -> int:
         for b in range(batches):
             facts = [
                 {
-                    "subject": f"other {b}-{i}",
+                    "subject": f"other {user} {b}-{i}",
                     "predicate": "lives_in",
                     "object": f"place {i}",
                     "episodes": [{"episodeId": episode}],
@@ -504,10 +526,10 @@ def _episode() -> Any:
     )
 
 
-def _episode_gql() -> dict[str, Any]:
+def _episode_gql(user: str = "u0") -> dict[str, Any]:
     now = datetime.now(UTC).isoformat()
     return {
-        "userId": "u0",
+        "userId": user,
         "sessionId": "bench",
         "startedAt": now,
         "endedAt": now,
@@ -527,7 +549,8 @@ def main() -> None:
     ap.add_argument(
         "--writers",
         default="1,2",
-        help="concurrent HTTP writers to measure, one tenant each (comma-separated counts)",
+        help="concurrent HTTP writers to measure (comma-separated counts): on one tenant as "
+        "different users, then one tenant each",
     )
     ap.add_argument("--keep", action="store_true", help="keep the loaded tenant")
     ap.add_argument("--tenant", help="reuse a tenant loaded by an earlier --keep run")
