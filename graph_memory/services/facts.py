@@ -20,7 +20,7 @@ from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
 from graph_memory.repositories.locks import WriteLocks
-from graph_memory.repositories.timeline import TimelineRepository
+from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services import audit, fact_effects, fact_rows, fact_rules, predicates, validity
 from graph_memory.services.confidence_steps import Touch
 from graph_memory.services.gate import CheckedFact, check_fact
@@ -119,14 +119,12 @@ class FactService:
                     return [ItemResult(**r) for r in json.loads(stored["result"])]
             # A retried transaction starts from the gate's verdicts, not a half-decided batch.
             attempt = dict(results)
-            await self._decide_and_write(
+            touched = await self._decide_and_write(
                 tx, principal, policy, dict(checked), vectors, attempt, now
             )
             ordered = [attempt[i] for i in range(len(items))]
             # The timeline of every slot the batch touched, in the same transaction.
-            await TimelineRepository.settle_facts(
-                tx, tenant, [r.fact_id for r in ordered if r.ok and r.fact_id], now
-            )
+            await TimelineRepository.settle(tx, tenant, [SlotKey(*k) for k in touched], now)
             if idempotency_key:
                 # Recorded in the same transaction: a crash cannot land the facts without it.
                 await IdempotencyRepository.put_in_tx(
@@ -156,7 +154,9 @@ class FactService:
         vectors: dict[int, list[float]],
         results: dict[int, ItemResult],
         now: datetime,
-    ) -> list[dict[str, Any]]:
+    ) -> set[tuple[str, str, str]]:
+        """Decide and write the batch; returns the (scope, subject, predicate) slots it may
+        have changed."""
         tenant = principal.tenant
         # Protected-namespace refusals were raised by the gate; they are audited alerts too.
         events = [
@@ -308,7 +308,7 @@ class FactService:
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
-        return events
+        return slot_keys
 
     async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
         """Retract the fact: belief ends now, the version stays in history as retracted.
