@@ -1,8 +1,9 @@
 """What a new version supersedes, and whether it only corroborates, in valid time.
 
 A slot (scope, subject, predicate) can be told its history out of order: "Berlin since 2023"
-first, "Paris from 2018" later. Reads settle who answers at (asOf, validAt) with one rule
-(cypher/fact/in_force_*.cypher): among the versions believed at asOf and valid at validAt,
+first, "Paris from 2018" later. Who answers at (asOf, validAt) is one rule
+(graph_memory/temporal, stored as each slot's timeline): among the versions believed at asOf
+and valid at validAt,
 
 * a version whose start nobody stated (validFrom defaulted to when it was first said) is not a
   claim about the world, only about when we heard it: it yields to any version said no
@@ -23,7 +24,7 @@ first, "Paris from 2018" later. Reads settle who answers at (asOf, validAt) with
 Stored validity is always what the caller said (or the default), never trimmed: retracting or
 forgetting a later version therefore leaves the earlier ones exactly as they were told.
 
-For a new version N, ``place`` mirrors that rule at N's start:
+For a new version N, ``place`` applies that rule (``temporal.beats``) at N's start:
 
 * ``prior``: the newest current version N beats there (for a many-valued predicate: among
   versions of the same object), unless N only interrupts it (another object, and N ends
@@ -43,12 +44,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graph_memory.domain import Cardinality
+from graph_memory.temporal import Claim, beats
 
 __all__ = ["Placement", "from_micros", "held_claim", "micros", "place"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _NEVER = -(2**62)  # a version without a start sorts before every real instant
+_LATEST = datetime(9999, 12, 31, tzinfo=UTC)
+_FIRST = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def micros(value: datetime | None) -> int | None:
@@ -74,6 +78,21 @@ def _start(v: dict[str, Any]) -> int:
 def _told(v: dict[str, Any]) -> int:
     told: int | None = v.get("told_us")
     return _start(v) if told is None else told
+
+
+def _claim(v: dict[str, Any]) -> Claim:
+    start, end, told = v.get("valid_from_us"), v.get("valid_to_us"), v.get("told_us")
+    said: int | None = told if told is not None else start
+    return Claim(
+        id=str(v.get("id") or ""),
+        version=int(v["version"]),
+        object_key=str(v["object_key"]),
+        valid_from=None if start is None else from_micros(start),
+        valid_to=None if end is None else from_micros(end),
+        stated=bool(v.get("valid_from_stated")),
+        recorded_at=_FIRST,  # before N: only N's own ties with it are ever compared
+        said_at=_FIRST if said is None else from_micros(said),
+    )
 
 
 def _newest(versions: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
@@ -120,17 +139,21 @@ def place(
     if not agreeing and not explicit:
         agreeing = [v for v in same_object if v.get("valid_to_us") is None]
 
-    def holds(until: int | None, moment: int) -> bool:
-        return until is None or until > moment
+    # N, said now: recorded after every version it meets, so it wins their ties.
+    n_claim = Claim(
+        id="",
+        version=2**62,
+        object_key=object_key,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        stated=stated,
+        recorded_at=_LATEST,
+        said_at=told,
+    )
 
     def beaten(v: dict[str, Any]) -> bool:
-        said = _told(v)
-        v_end = v.get("valid_to_us")
-        if not v.get("valid_from_stated") and said <= heard and holds(end, said):
-            return True  # undated: yields to what is said no earlier (and held then)
-        if not stated and said > heard and holds(v_end, heard):
-            return False  # an undated N never beats what was said after it (and held then)
-        return _start(v) <= start
+        """N beats v at N's start: the read rule itself (graph_memory/temporal)."""
+        return beats(n_claim, _claim(v))
 
     def interrupted(v: dict[str, Any]) -> bool:
         # Another object that outlasts N: N is a stay inside it, not its end.
