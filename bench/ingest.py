@@ -108,7 +108,7 @@ async def _work(
 ) -> None:
     services = build_services(settings, db=Database.connect(settings.neo4j()), embedder=embedder)
     extractor = Extractor(settings)
-    worker = IngestWorker(services, extractor, owner="bench-worker")
+    worker = IngestWorker(services, extractor, owner="bench-worker", tenants=[tenant])
     stop = asyncio.Event()
 
     async def watch() -> None:

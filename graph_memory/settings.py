@@ -108,6 +108,9 @@ class Settings:
     # Jobs one worker runs at once: extraction waits on the model, so one worker keeps
     # several sessions in flight.
     ingest_concurrency: int = 4
+    # Workers of this process serve only these tenants (GRAPH_MEMORY_INGEST_TENANTS, comma
+    # separated); None: all of them.
+    ingest_tenants: tuple[str, ...] | None = None
     extra: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     # How long a verified key is trusted without asking Neo4j: a revocation reaches other
@@ -147,6 +150,11 @@ class Settings:
             ingest_poll_seconds=_float_env("GRAPH_MEMORY_INGEST_POLL_SECONDS", 1.0),
             ingest_max_attempts=_int_env("GRAPH_MEMORY_INGEST_MAX_ATTEMPTS", 5),
             ingest_concurrency=max(1, _int_env("GRAPH_MEMORY_INGEST_CONCURRENCY", 4)),
+            ingest_tenants=tuple(
+                t.strip() for t in os.environ.get("GRAPH_MEMORY_INGEST_TENANTS", "").split(",")
+            )
+            if os.environ.get("GRAPH_MEMORY_INGEST_TENANTS", "").strip()
+            else None,
         )
 
     def neo4j(self) -> Neo4jConnection:

@@ -31,18 +31,25 @@ class IngestRepository:
         )
         return rows[0]["job"] if rows else None
 
-    async def claim(self, owner: str, now: datetime, lease_until: datetime) -> Record | None:
+    async def claim(
+        self,
+        owner: str,
+        now: datetime,
+        lease_until: datetime,
+        tenants: list[str] | None = None,
+    ) -> Record | None:
         """Claim the oldest free job for ``owner`` until ``lease_until``, or None.
 
         Jobs of every tenant share one queue: the worker serves them all and each job carries
         its own tenant, which every later step passes on."""
-        if not await self.db.read("ingest.any_due", {"now": now}):
+        if not await self.db.read("ingest.any_due", {"now": now, "tenants": tenants}):
             return None
 
         async def work(tx: Tx) -> Record | None:
             await tx.run("ingest.lock_queue", {})
             rows = await tx.run(
-                "ingest.claim_job", {"owner": owner, "now": now, "lease_until": lease_until}
+                "ingest.claim_job",
+                {"owner": owner, "now": now, "lease_until": lease_until, "tenants": tenants},
             )
             return rows[0]["job"] if rows else None
 

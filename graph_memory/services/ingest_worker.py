@@ -56,6 +56,7 @@ class IngestWorker:
         owner: str | None = None,
         lease_seconds: float | None = None,
         poll_seconds: float | None = None,
+        tenants: list[str] | None = None,
     ) -> None:
         settings = services.settings
         self.services = services
@@ -64,6 +65,9 @@ class IngestWorker:
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.lease = lease_seconds or settings.ingest_lease_seconds
         self.poll = poll_seconds or settings.ingest_poll_seconds
+        # Only these tenants' jobs (a dedicated worker); None: every tenant's.
+        chosen = tenants if tenants is not None else settings.ingest_tenants
+        self.tenants = list(chosen) if chosen is not None else None
 
     async def run(self, stop: asyncio.Event, concurrency: int | None = None) -> None:
         """Claim and run jobs until ``stop`` is set, ``concurrency`` at a time (default from
@@ -85,7 +89,9 @@ class IngestWorker:
     async def run_once(self) -> str | None:
         """Claim one job and run it; returns its id, or None when no job was free."""
         now = utcnow()
-        record = await self.repo.claim(self.owner, now, now + timedelta(seconds=self.lease))
+        record = await self.repo.claim(
+            self.owner, now, now + timedelta(seconds=self.lease), self.tenants
+        )
         if record is None:
             return None
         job_id = str(record["id"])

@@ -94,10 +94,18 @@ def session(
     }
 
 
-async def _drain(settings: Settings, embedder: Embedder, owner: str, limit: int) -> list[str]:
+async def _drain(
+    settings: Settings,
+    embedder: Embedder,
+    owner: str,
+    limit: int,
+    tenants: list[str] | None = None,
+) -> list[str]:
     services = build_services(settings, db=Database.connect(settings.neo4j()), embedder=embedder)
     extractor = Extractor(settings)
-    worker = IngestWorker(services, extractor, owner=owner)
+    # A test's worker serves only the test's tenant: another process's tests (or a stale job
+    # of an earlier run) are none of its business.
+    worker = IngestWorker(services, extractor, owner=owner, tenants=tenants)
     done: list[str] = []
     try:
         while len(done) < limit:
@@ -112,10 +120,17 @@ async def _drain(settings: Settings, embedder: Embedder, owner: str, limit: int)
 
 
 def drain(
-    settings: Settings, embedder: Embedder, owner: str = "test-worker", limit: int = 10_000
+    settings: Settings,
+    embedder: Embedder,
+    owner: str = "test-worker",
+    limit: int = 10_000,
+    tenants: list[str] | None = None,
 ) -> list[str]:
-    """Run an in-process worker until no job is free; returns the jobs it ran."""
-    return asyncio.run(_drain(settings, embedder, f"{owner}-{uuid.uuid4().hex[:6]}", limit))
+    """Run an in-process worker until no job (of ``tenants``) is free; returns the jobs it
+    ran."""
+    return asyncio.run(
+        _drain(settings, embedder, f"{owner}-{uuid.uuid4().hex[:6]}", limit, tenants)
+    )
 
 
 def wait_job(client: Any, job_id: str, statuses: tuple[str, ...], timeout: float = 30.0) -> Any:

@@ -64,9 +64,11 @@ def job(client: GraphMemoryClient, job_id: str) -> dict[str, Any]:
     return out
 
 
-def run(client: GraphMemoryClient, llm: Settings, embedder: Embedder, s: dict[str, Any]) -> Any:
+def run(
+    client: GraphMemoryClient, llm: Settings, embedder: Embedder, s: dict[str, Any], tenant: str
+) -> Any:
     sub = ingest(client, s)
-    drain(llm, embedder)
+    drain(llm, embedder, tenants=[tenant])
     return job(client, sub["job"]["id"])
 
 
@@ -137,7 +139,7 @@ def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     # Submitting the same session again returns the same job: one job per session.
     again = ingest(c, s)
     assert again["created"] is False and again["job"]["id"] == sub["job"]["id"]
-    drain(llm, embedder)
+    drain(llm, embedder, tenants=[tenant])
     j = job(c, sub["job"]["id"])
     assert j["status"] == "DONE" and j["attempts"] == 1
     assert j["extractor"] == "session-extract/v1" and j["model"] == "scripted-model"
@@ -187,7 +189,7 @@ def test_a_chit_chat_session_writes_nothing_and_says_so(
         ]
     )
     fake.script(s["sessionId"], extraction())
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "NOTHING"
     assert j["items"] == [] and j["counts"]["written"] == 0 and j["episodeId"] is None
     eps = c.execute('query { episodes(scopes: ["user:alice"]) { id } }')["episodes"]
@@ -204,7 +206,7 @@ def test_a_malformed_answer_is_retried_and_tokens_of_every_attempt_count(
         facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
     )
     fake.script(s["sessionId"], "Sure! Here is the JSON: {oops", '{"episode": 3}', good)
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "DONE" and j["counts"]["facts"] == 1
     assert len(fake.requests_for(s["sessionId"])) == 3
     fake.script(s["sessionId"], good)  # the endpoint recovers: later workers finish the job
@@ -217,7 +219,7 @@ def test_an_answer_that_stays_malformed_fails_the_job_with_the_reason(
     c = make(tenant)
     s = session()
     fake.script(s["sessionId"], "not json at all")
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "FAILED"
     assert j["error"]["code"] == "MODEL_OUTPUT_INVALID"
     (item,) = j["items"]
@@ -248,7 +250,7 @@ def test_a_bad_item_is_reported_and_its_siblings_land(
             ],
         ),
     )
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     facts = {f["index"]: f for f in j["items"] if f["kind"] == "fact"}
     assert facts[0]["ok"] is True
     assert facts[1]["error"]["field"] == "turns"
@@ -277,7 +279,7 @@ def test_a_preference_told_in_three_sessions_becomes_active(
                 ],
             ),
         )
-        j = run(c, llm, embedder, s)
+        j = run(c, llm, embedder, s, tenant)
         statuses.append(next(i for i in j["items"] if i["kind"] == "fact")["action"])
     assert statuses == ["created", "corroborated", "corroborated"]
     rows = c.execute(FACTS_QUERY, {"scopes": ["user:alice"], "s": "alice", "p": "prefers"})
@@ -323,7 +325,7 @@ def test_a_poisoning_attempt_is_refused_by_the_trust_rules(
             ],
         ),
     )
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     (item,) = [i for i in j["items"] if i["kind"] == "fact"]
     assert item["ok"] is False and item["error"]["code"] == "TIER_CONFLICT"
     rows = admin.execute(
@@ -360,7 +362,7 @@ def test_events_and_todos_are_memories_of_their_own_kind_and_todos_close(
             ],
         ),
     )
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["counts"]["events"] == 1 and j["counts"]["todos"] == 1
     refused = [i for i in j["items"] if not i["ok"]]
     assert [(i["kind"], i["error"]["field"]) for i in refused] == [("todo", "text")]
@@ -422,7 +424,7 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
                 summary=f"The agent reset Alice's password, attempt {n}.", intent="reset_password"
             ),
         )
-        j = run(c, llm, embedder, s)
+        j = run(c, llm, embedder, s, tenant)
         (p,) = [i for i in j["items"] if i["kind"] == "procedure"]
         assert p["ok"] and p["action"] == "success_recorded"
         if n < 2:
@@ -443,7 +445,7 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
                 intent="reset_password",
             ),
         )
-        run(c, llm, embedder, s)
+        run(c, llm, embedder, s, tenant)
     assert c.execute(PROCS)["procedures"] == []  # demoted procedures are never served
 
 
@@ -462,11 +464,11 @@ def test_raw_turns_are_kept_only_when_the_tenant_policy_says_so(
     )
     s = session()
     fake.script(s["sessionId"], answer)
-    assert run(c, llm, embedder, s)["turnsKept"] is False
+    assert run(c, llm, embedder, s, tenant)["turnsKept"] is False
     admin.execute("mutation { configureTenant(policy: {keepRawTurns: true}) { keepRawTurns } }")
     s = session()
     fake.script(s["sessionId"], answer)
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["turnsKept"] is True and j["turnCount"] == 3
     # What it cites: the turn's own words, since the tenant keeps them.
     fact_id = next(i["id"] for i in j["items"] if i["kind"] == "fact")
@@ -493,7 +495,7 @@ def test_entities_resolve_to_the_tenants_own_spelling(
             ],
         ),
     )
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     (item,) = [i for i in j["items"] if i["kind"] == "fact"]
     assert item["text"] == "Alice Smith likes Jazz"
     assert item["detail"]["subject_resolved"] is True
@@ -518,7 +520,7 @@ def test_forgetting_a_contributor_removes_their_memos_and_ingest_jobs(
             todos=[{"text": "Renew Alice's passport before June", "turns": [2]}],
         ),
     )
-    run(c, llm, embedder, s)
+    run(c, llm, embedder, s, tenant)
     assert len(c.execute(MEMOS, {"kinds": ["todo"]})["memos"]) == 1
     admin.forget_contributor("alice")
     assert c.execute(MEMOS, {"kinds": ["todo"]})["memos"] == []
@@ -544,12 +546,12 @@ def test_an_endpoint_failure_is_retried_and_a_lasting_one_requeues_the_job(
     )
     s = session()
     fake.script(s["sessionId"], Answer(status=503), good)
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "DONE" and len(fake.requests_for(s["sessionId"])) == 2
 
     s = session()
     fake.script(s["sessionId"], Answer(status=500))
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     # Three tries inside the attempt, then the job goes back to the queue with a backoff.
     assert j["status"] == "QUEUED" and j["attempts"] == 1
     assert j["error"]["code"] == "MODEL_UNAVAILABLE"
@@ -591,7 +593,7 @@ def test_an_episode_refused_by_the_gate_takes_its_items_with_it(
             facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
         ),
     )
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "NOTHING" and j["episodeId"] is None
     episode_item, fact_item = j["items"]
     assert episode_item["error"]["field"] == "summary"
@@ -609,7 +611,7 @@ def test_an_endpoint_without_json_schema_support_is_asked_for_a_json_object(
         facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
     )
     fake.script(s["sessionId"], Answer(status=400), good)
-    j = run(c, llm, embedder, s)
+    j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "DONE" and j["counts"]["facts"] == 1
     first, second = fake.requests_for(s["sessionId"])
     assert first["response_format"]["type"] == "json_schema"

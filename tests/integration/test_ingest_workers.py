@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -83,7 +84,7 @@ def _episodes(settings: Settings, tenant: str) -> dict[str, int]:
 def test_two_workers_never_run_the_same_job_twice(
     url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
-    drain(llm, embedder)  # leftovers of earlier runs are not this test's jobs
+    drain(llm, embedder, tenants=[tenant])  # leftovers of earlier runs are not this test's jobs
     c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
     sessions = [session() for _ in range(12)]
     ids = []
@@ -95,7 +96,8 @@ def test_two_workers_never_run_the_same_job_twice(
     async def both() -> list[list[str]]:
         return list(
             await asyncio.gather(
-                _drain(llm, embedder, "worker-a", 100), _drain(llm, embedder, "worker-b", 100)
+                _drain(llm, embedder, "worker-a", 100, [tenant]),
+                _drain(llm, embedder, "worker-b", 100, [tenant]),
             )
         )
 
@@ -115,7 +117,7 @@ def test_two_workers_never_run_the_same_job_twice(
 def test_a_worker_killed_mid_job_is_resumed_once_after_its_lease_expires(
     url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
-    drain(llm, embedder)
+    drain(llm, embedder, tenants=[tenant])
     c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
     s = session()
     # First attempt: the model takes forever and the worker process is killed while waiting.
@@ -127,29 +129,35 @@ def test_a_worker_killed_mid_job_is_resumed_once_after_its_lease_expires(
         "GRAPH_MEMORY_LLM_MODEL": "scripted-model",
         "GRAPH_MEMORY_LLM_API_KEY": "test-key",
         "GRAPH_MEMORY_INGEST_LEASE_SECONDS": "2",
+        "GRAPH_MEMORY_INGEST_TENANTS": tenant,
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "graph_memory.cli", "worker"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        fake.wait_for_request(s["sessionId"], timeout=60)
-        assert c.execute(JOB, {"id": job_id})["ingestJob"]["status"] == "RUNNING"
-    finally:
-        proc.send_signal(signal.SIGKILL)  # a crash: no cleanup, the lease stays behind
-        proc.wait(timeout=10)
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "graph_memory.cli", "worker"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            try:
+                fake.wait_for_request(s["sessionId"], timeout=60)
+            except TimeoutError:
+                log.seek(0)
+                raise AssertionError(f"the worker never asked the model:\n{log.read()!r}") from None
+            assert c.execute(JOB, {"id": job_id})["ingestJob"]["status"] == "RUNNING"
+        finally:
+            proc.send_signal(signal.SIGKILL)  # a crash: no cleanup, the lease stays behind
+            proc.wait(timeout=10)
     # While the dead worker's lease holds, nobody takes the job.
-    assert job_id not in drain(llm, embedder)
+    assert job_id not in drain(llm, embedder, tenants=[tenant])
     time.sleep(2.5)
-    assert drain(llm, embedder) == [job_id]
+    assert drain(llm, embedder, tenants=[tenant]) == [job_id]
     j = c.execute(JOB, {"id": job_id})["ingestJob"]
     assert j["status"] == "DONE" and j["attempts"] == 2
     assert j["counts"]["facts"] == 1
     assert len(fake.requests_for(s["sessionId"])) == 2
     assert _episodes(settings, tenant) == {s["sessionId"]: 1}
-    assert drain(llm, embedder) == []  # done is done
+    assert drain(llm, embedder, tenants=[tenant]) == []  # done is done
     c.close()
 
 
@@ -159,7 +167,7 @@ def test_a_job_interrupted_after_its_writes_is_resumed_without_doubling_them(
     """A worker that dies between writing and marking the job done: the next one replays
     every write (episode found by its job tag, facts under the job's idempotency key, memos by
     derived ids) and the model answer from the job's checkpoint, not a second model call."""
-    drain(llm, embedder)
+    drain(llm, embedder, tenants=[tenant])
     c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
     s = session()
     fake.script(
@@ -178,7 +186,7 @@ def test_a_job_interrupted_after_its_writes_is_resumed_without_doubling_them(
 
         services = build_services(llm, db=Database.connect(llm.neo4j()), embedder=embedder)
         extractor = Extractor(llm)
-        worker = IngestWorker(services, extractor, owner="doomed")
+        worker = IngestWorker(services, extractor, owner="doomed", tenants=[tenant])
 
         async def crash(*args: object, **kw: object) -> None:
             raise PowerCut  # after every write, before the job is marked done
@@ -193,7 +201,7 @@ def test_a_job_interrupted_after_its_writes_is_resumed_without_doubling_them(
 
     asyncio.run(die_before_finishing())
     time.sleep(2.5)
-    assert drain(llm, embedder) == [job_id]
+    assert drain(llm, embedder, tenants=[tenant]) == [job_id]
     j = wait_job(c, job_id, ("DONE",))
     assert j["attempts"] == 2
     assert len(fake.requests_for(s["sessionId"])) == 1  # the answer was checkpointed
@@ -229,7 +237,7 @@ def test_the_worker_inside_serve_runs_jobs_on_its_own(
 def test_a_worker_renews_its_lease_so_a_slow_model_is_not_taken_over(
     url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
-    drain(llm, embedder)
+    drain(llm, embedder, tenants=[tenant])
     c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
     s = session()
     # The model takes twice the lease (2 s): only renewals keep other workers away.
@@ -237,11 +245,11 @@ def test_a_worker_renews_its_lease_so_a_slow_model_is_not_taken_over(
     job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
 
     async def race() -> tuple[list[str], list[str]]:
-        slow = asyncio.ensure_future(_drain(llm, embedder, "slow", 1))
+        slow = asyncio.ensure_future(_drain(llm, embedder, "slow", 1, [tenant]))
         await asyncio.sleep(0.5)
         others: list[str] = []
         while not slow.done():
-            others += await _drain(llm, embedder, "eager", 5)
+            others += await _drain(llm, embedder, "eager", 5, [tenant])
             await asyncio.sleep(0.3)
         return await slow, others
 
@@ -265,3 +273,15 @@ def test_the_worker_command_without_a_model_says_so() -> None:
     )
     assert out.returncode == 1
     assert "GRAPH_MEMORY_LLM_MODEL" in out.stderr
+
+
+def test_a_dedicated_worker_serves_only_its_tenants(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    s = session()
+    fake.script(s["sessionId"], _answer(5))
+    job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+    assert drain(llm, embedder, tenants=[f"{tenant}-other"]) == []
+    assert drain(llm, embedder, tenants=[tenant]) == [job_id]
+    c.close()
