@@ -41,6 +41,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from graph_memory._client_ops import RecallCalls
 from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
 from graph_memory.integrations.store_codec import (
     PREDICATE,
@@ -58,6 +59,10 @@ from graph_memory.integrations.store_codec import (
 __all__ = ["GraphMemoryStore", "StoreWriteError"]
 
 _PAGE = 500
+_SEARCH_SELECTION = """
+  items { score { total } provenance { times { recordedAt } }
+          fact { id subject predicate object } }
+"""
 _MAX_K = 100
 _MIN_TEXT = 10  # the write gate's floor for a fact's own text (policy.min_text_chars)
 # A store's search ranks what matches its namespace, as LangGraph's own stores do; recall's
@@ -197,11 +202,15 @@ class GraphMemoryStore(BaseStore):
         path = tuple(op.namespace_prefix)[len(root) :]
         hits: list[tuple[dict[str, Any], float | None]] = []
         if op.query:
-            result = await c.recall(
-                op.query,
-                [scope],
-                **{"k": _MAX_K, "kinds": ["FACT"], **self.recall_options},
+            # Only what an item needs: at k=100 the client's full recall selection is past
+            # the service's query-cost limit.
+            call = RecallCalls._search(
+                "recall",
+                _SEARCH_SELECTION,
+                {"query": ("String!", op.query), "scopes": ("[String!]!", [scope])},
+                {"k": _MAX_K, "kinds": ["FACT"], **self.recall_options},
             )
+            result = (await c.execute(call.query, call.variables))["recall"]
             for it in result["items"]:
                 fact = it.get("fact") or {}
                 if fact.get("predicate") == PREDICATE:

@@ -24,14 +24,15 @@ from pydantic import BaseModel, Field
 
 from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
 
-__all__ = ["FactIn", "McpConfig", "build_server"]
+__all__ = ["FactIn", "McpConfig", "ToolCallIn", "TurnIn", "build_server"]
 
 _INSTRUCTIONS = """\
 Long-term memory for this agent (graph_memory). Scopes name whose memory it is:
 "user:<id>" (one user's), "team:<id>", "tenant" (shared by everyone on this key's tenant).
 Call `context` or `recall` before answering about a user; call `remember` after a session
 with a ~3 sentence summary and the facts it established (subject, predicate, object).
-`history` shows how a fact changed over time; `forget` erases a user (admin keys only)."""
+`history` shows how a fact changed over time; `forget` erases a user (admin keys only).
+`ingest` hands over a finished conversation's raw turns for extraction (`ingest_status`)."""
 
 
 class FactIn(BaseModel):
@@ -49,6 +50,45 @@ class FactIn(BaseModel):
         None, description="for a new predicate: ONE (a new object supersedes) or MANY"
     )
     source: str | None = Field(None, description="default: the episode's source")
+
+
+class ToolCallIn(BaseModel):
+    name: str
+    arguments: str | None = Field(None, description="the call's arguments, as text (JSON)")
+    ok: bool | None = Field(None, description="whether the call succeeded")
+
+
+class TurnIn(BaseModel):
+    """One turn of the conversation, as it was said."""
+
+    role: str = Field(description="user, assistant, tool or system")
+    content: str
+    at: datetime | None = None
+    tool_calls: list[ToolCallIn] = Field(default_factory=list)
+
+
+_INGEST = """
+mutation($s: SessionInputGQL!, $o: IngestOptionsInput) {
+  ingestSession(session: $s, options: $o) { created job { id status } }
+}"""
+_INGEST_JOB = """
+query($id: ID!) {
+  ingestJob(id: $id) {
+    id status attempts episodeId
+    counts { written refused facts events todos procedures }
+    items { kind ok action id status text error { code message } }
+    error { code message }
+  }
+}"""
+
+
+def _turn(t: TurnIn) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": t.role, "content": t.content}
+    if t.at is not None:
+        out["at"] = t.at.isoformat()
+    if t.tool_calls:
+        out["toolCalls"] = [c.model_dump(exclude_none=True) for c in t.tool_calls]
+    return out
 
 
 @dataclass(frozen=True)
@@ -122,7 +162,7 @@ def _recall_items(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def build_server(config: McpConfig) -> FastMCP:
-    """The MCP server with its five tools, bound to ``config``'s service and credential."""
+    """The MCP server and its tools, bound to ``config``'s service and credential."""
     default_session = config.session_id or f"mcp-{uuid.uuid4().hex[:12]}"
     mcp = FastMCP(
         "graph-memory",
@@ -279,6 +319,56 @@ def build_server(config: McpConfig) -> FastMCP:
         return {k: v for k, v in receipt.items() if k != "factsDeletedByTier"} | {
             "factsDeletedByTier": {r["tier"]: r["count"] for r in receipt["factsDeletedByTier"]}
         }
+
+    @mcp.tool()
+    async def ingest(
+        user_id: str,
+        session_id: str,
+        turns: list[TurnIn],
+        started_at: datetime | None = None,
+        ended_at: datetime | None = None,
+        scope: str | None = None,
+        agent_role: str | None = None,
+        ctx: Context[Any, Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Hand over a finished session's raw turns: the service extracts its episode, facts
+        (candidates until corroborated), events, todos and procedure out of band. Returns the
+        job at once; follow it with `ingest_status`. The same session again returns the same
+        job. Needs the service to have an extraction model configured."""
+        session: dict[str, Any] = {
+            "userId": user_id,
+            "sessionId": session_id,
+            "turns": [_turn(t) for t in turns],
+        }
+        for key, value in (("startedAt", started_at), ("endedAt", ended_at)):
+            if value is not None:
+                session[key] = value.isoformat()
+        options = {k: v for k, v in (("scope", scope), ("agentRole", agent_role)) if v}
+        async with client_for(ctx) as c:
+            try:
+                out = (await c.execute(_INGEST, {"s": session, "o": options or None}))[
+                    "ingestSession"
+                ]
+            except GraphMemoryClientError as e:
+                raise _tool_error(e, "ingest") from e
+        return {
+            "created": out["created"],
+            "jobId": out["job"]["id"],
+            "status": out["job"]["status"],
+        }
+
+    @mcp.tool()
+    async def ingest_status(
+        job_id: str, ctx: Context[Any, Any, Any] | None = None
+    ) -> dict[str, Any]:
+        """An ingest job: QUEUED, RUNNING, DONE, NOTHING (nothing worth keeping) or FAILED,
+        with what it wrote or refused, item by item."""
+        async with client_for(ctx) as c:
+            try:
+                job: dict[str, Any] = (await c.execute(_INGEST_JOB, {"id": job_id}))["ingestJob"]
+            except GraphMemoryClientError as e:
+                raise _tool_error(e, "ingest_status") from e
+        return job
 
     return mcp
 

@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
 KeyFactory = Callable[..., str]
-TOOLS = {"remember", "recall", "context", "history", "forget"}
+TOOLS = {"remember", "recall", "context", "history", "forget", "ingest", "ingest_status"}
 
 
 def _cli(*args: str) -> list[str]:
