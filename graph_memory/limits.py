@@ -40,7 +40,7 @@ class Limits:
     max_episode_batch: int = 200  # recordEpisodes: each item is embedded
     max_scopes: int = 100
     max_list: int = 200  # any other list argument or input field
-    max_query_text: int = 4_000  # recall/context query text
+    max_query_text: int = 32_000  # recall/context query text (a pasted page still fits)
     max_string: int = 20_000  # any other string argument or input field
     # Seconds a query may run before it is cancelled (503 TIMEOUT); mutations are not cut
     # off (one stopped between two transactions would be half applied): their batch limits

@@ -21,6 +21,7 @@ from graph_memory.graphql.types.fact import (
     Predicate,
     fact_from_record,
 )
+from graph_memory.services.citation_scope import out_of_scope
 
 __all__ = ["MemoryMutation"]
 
@@ -68,7 +69,10 @@ class FactInputGQL:
     subject: str
     predicate: str
     object: str
-    episodes: list[CitationInput]
+    episodes: list[CitationInput] = strawberry.field(
+        description="The supporting episodes: of the fact's scope, tenant, or the other kind "
+        "(another user's or team's episode is VALIDATION: its readers may not see it)."
+    )
     scope: str | None = strawberry.field(
         default=None, description="Defaults to the first cited episode's scope."
     )
@@ -216,12 +220,21 @@ class MemoryMutation:
     ) -> AssertFactsPayload:
         ctx = info.context
         require_role(ctx.principal, *_WRITERS)
-        results = await ctx.services.facts.assert_facts(
-            ctx.principal, [_fact_input(f) for f in facts], idempotency_key
+        items = [_fact_input(f) for f in facts]
+        refused = await out_of_scope(
+            ctx.principal, items, ctx.services.episodes, ctx.services.fact_repo
+        )
+        kept = [i for i in range(len(items)) if i not in refused]
+        results = (
+            await ctx.services.facts.assert_facts(
+                ctx.principal, [items[i] for i in kept], idempotency_key
+            )
+            if kept
+            else []
         )
         out = [
             FactResult(
-                index=r.index,
+                index=kept[r.index],
                 ok=r.ok,
                 action=r.action,
                 fact_id=strawberry.ID(r.fact_id) if r.fact_id else None,
@@ -237,8 +250,23 @@ class MemoryMutation:
             )
             for r in results
         ]
+        out += [
+            FactResult(
+                index=i,
+                ok=False,
+                action=None,
+                fact_id=None,
+                version=None,
+                status=None,
+                confidence=None,
+                supersedes=None,
+                error=ItemError(code=e.code, message=e.message, field=e.field),
+            )
+            for i, e in refused.items()
+        ]
+        out.sort(key=lambda r: r.index)
         ok = sum(1 for r in results if r.ok)
-        return AssertFactsPayload(results=out, accepted=ok, rejected=len(results) - ok)
+        return AssertFactsPayload(results=out, accepted=ok, rejected=len(items) - ok)
 
     @strawberry.mutation(
         description="Retract a fact (agent, admin): belief ends now; history keeps it."

@@ -700,7 +700,14 @@ def test_only_an_admin_may_forget_and_a_refusal_changes_nothing(
     with GraphMemoryClient(server, "gm_not_a_real_key") as stranger:
         assert err_code(lambda: forget(stranger, "bob")) == "UNAUTHENTICATED"
     assert (get(client, fid) or {})["object"] == SECRET
-    assert audit(analyst) == log  # nothing excised, nothing redacted, no forget event
+    # Nothing excised, nothing redacted, no forget event: only the two denials, on record.
+    after = audit(analyst)
+    denials = [x for x in after if x["action"] == "access_denied"]
+    assert [x for x in after if x["action"] != "access_denied"] == log
+    assert {(x["actor"], x["targetId"]) for x in denials} == {
+        ("agent:agent", "forgetContributor"),
+        ("analyst:analyst", "forgetContributor"),
+    }
     assert err_code(lambda: audit(client)) == "FORBIDDEN"  # agents cannot read the receipt
     assert forget(admin, "bob")["factVersionsDeleted"] == 1
 

@@ -45,7 +45,11 @@ def iso(d: datetime) -> str:
 
 
 def episodes(
-    c: GraphMemoryClient, *sessions: str, user: str = "alice", start: datetime | None = None
+    c: GraphMemoryClient,
+    *sessions: str,
+    user: str = "alice",
+    start: datetime | None = None,
+    scope: str = "user:alice",
 ) -> list[str]:
     eps = [
         {
@@ -56,7 +60,7 @@ def episodes(
             "outcome": "SUCCESS",
             "source": "user",
             "confidence": 0.8,
-            "scope": "user:alice",
+            "scope": scope,
         }
         for s in sessions
     ]
@@ -448,9 +452,12 @@ def test_mixed_backfill_batch_equals_one_by_one_and_replays_idempotently(
     ]
     batch_tl = timeline(client)
     assert batch_tl == tl("Rome Paris Paris London Berlin Berlin Berlin")
-    # the same story told one write at a time in another scope lands the same timeline
-    for item in told:
-        one(client, {**item, "scope": "user:alice2"})
+    # the same story told one write at a time in another scope lands the same timeline (told
+    # in that user's own sessions: a fact cites only evidence its readers may see)
+    own = episodes(client, *[f"s{i}" for i in range(6)], user="alice2", scope="user:alice2")
+    for item, e in zip(told, [own[0], own[1], own[3], own[2], own[4]], strict=True):
+        cites = [{"episodeId": e, "weight": 0.5}]
+        one(client, {**item, "scope": "user:alice2", "episodes": cites})
     v = {"f": {"scopes": ["user:alice2"], "subject": "alice", "predicate": "lives_in"}}
     other = [
         sorted(
