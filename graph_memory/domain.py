@@ -195,7 +195,8 @@ def parse_scopes(scopes: Iterable[str] | None, name: str = "scopes") -> list[str
 
 
 # Every status but rejected can have been believed at some moment; whether a version is in
-# force at (asOf, validAt) is decided by its times (see cypher/fact/in_force_*.cypher).
+# force at (asOf, validAt) is decided by its times (graph_memory/temporal, stored as the
+# slot's timeline).
 SERVABLE_STATUSES = ("active", "superseded", "retracted", "expired", "candidate")
 
 

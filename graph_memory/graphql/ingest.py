@@ -46,7 +46,7 @@ class TurnInput:
     tool_calls: list[ToolCallInput] = strawberry.field(default_factory=list)
 
 
-@strawberry.input(description="A finished session, as its turns.")
+@strawberry.input(name="SessionInput", description="A finished session, as its turns.")
 class SessionInputGQL:
     user_id: str
     session_id: str

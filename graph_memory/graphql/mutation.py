@@ -21,7 +21,6 @@ from graph_memory.graphql.types.fact import (
     Predicate,
     fact_from_record,
 )
-from graph_memory.services.citation_scope import out_of_scope
 
 __all__ = ["MemoryMutation"]
 
@@ -220,21 +219,12 @@ class MemoryMutation:
     ) -> AssertFactsPayload:
         ctx = info.context
         require_role(ctx.principal, *_WRITERS)
-        items = [_fact_input(f) for f in facts]
-        refused = await out_of_scope(
-            ctx.principal, items, ctx.services.episodes, ctx.services.fact_repo
-        )
-        kept = [i for i in range(len(items)) if i not in refused]
-        results = (
-            await ctx.services.facts.assert_facts(
-                ctx.principal, [items[i] for i in kept], idempotency_key
-            )
-            if kept
-            else []
+        results = await ctx.services.facts.assert_facts(
+            ctx.principal, [_fact_input(f) for f in facts], idempotency_key
         )
         out = [
             FactResult(
-                index=kept[r.index],
+                index=r.index,
                 ok=r.ok,
                 action=r.action,
                 fact_id=strawberry.ID(r.fact_id) if r.fact_id else None,
@@ -250,23 +240,8 @@ class MemoryMutation:
             )
             for r in results
         ]
-        out += [
-            FactResult(
-                index=i,
-                ok=False,
-                action=None,
-                fact_id=None,
-                version=None,
-                status=None,
-                confidence=None,
-                supersedes=None,
-                error=ItemError(code=e.code, message=e.message, field=e.field),
-            )
-            for i, e in refused.items()
-        ]
-        out.sort(key=lambda r: r.index)
         ok = sum(1 for r in results if r.ok)
-        return AssertFactsPayload(results=out, accepted=ok, rejected=len(items) - ok)
+        return AssertFactsPayload(results=out, accepted=ok, rejected=len(results) - ok)
 
     @strawberry.mutation(
         description="Retract a fact (agent, admin): belief ends now; history keeps it."

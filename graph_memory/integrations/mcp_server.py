@@ -68,7 +68,7 @@ class TurnIn(BaseModel):
 
 
 _INGEST = """
-mutation($s: SessionInputGQL!, $o: IngestOptionsInput) {
+mutation($s: SessionInput!, $o: IngestOptionsInput) {
   ingestSession(session: $s, options: $o) { created job { id status } }
 }"""
 _INGEST_JOB = """

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 from graph_memory.domain import FactInput, Principal, parse_scope
 from graph_memory.errors import ValidationError
+from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.facts import FactRepository
-from graph_memory.services.episodes import EpisodeService
 
 __all__ = ["may_cite", "out_of_scope"]
 
@@ -47,7 +47,7 @@ def may_cite(fact_scope: str, source_scope: str) -> bool:
 async def out_of_scope(
     principal: Principal,
     items: Sequence[FactInput],
-    episodes: EpisodeService,
+    episodes: EpisodeRepository,
     facts: FactRepository,
 ) -> dict[int, ValidationError]:
     """The items (by index) that cite an episode or depend on a fact their readers may not
@@ -55,7 +55,7 @@ async def out_of_scope(
     which reports them."""
     episode_ids = sorted({c.episode_id for f in items for c in f.citations})
     premise_ids = sorted({d for f in items for d in f.depends_on})
-    cited = await episodes.get(principal, episode_ids) if episode_ids else {}
+    cited = await episodes.get(principal.tenant, episode_ids) if episode_ids else {}
     premises = await facts.get(principal.tenant, premise_ids) if premise_ids else {}
     refused: dict[int, ValidationError] = {}
     for i, item in enumerate(items):

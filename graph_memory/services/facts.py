@@ -17,11 +17,13 @@ from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services import audit, fact_effects, fact_rows, fact_rules, predicates, validity
+from graph_memory.services.citation_scope import out_of_scope
 from graph_memory.services.confidence_steps import Touch
 from graph_memory.services.gate import CheckedFact, check_fact
 from graph_memory.services.trust import enforce_capacity
@@ -99,6 +101,14 @@ class FactService:
                 checked[i] = check_fact(item, principal, policy)
             except GraphMemoryError as e:
                 results[i] = ItemResult.failed(i, e)
+        # Citations and premises stay inside what the fact's readers may see (every writer:
+        # GraphQL, the clients, session ingestion).
+        for i, err in (
+            await out_of_scope(principal, items, EpisodeRepository(self.db), self.facts)
+        ).items():
+            if i in checked:
+                del checked[i]
+                results[i] = ItemResult.failed(i, err)
         embeddings = await self._embed([c.text for c in checked.values()])
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
 

@@ -26,7 +26,7 @@ from tests.integration.conftest import _free_port
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 INGEST = """
-mutation($s: SessionInputGQL!, $o: IngestOptionsInput) {
+mutation($s: SessionInput!, $o: IngestOptionsInput) {
   ingestSession(session: $s, options: $o) { created job { id status sessionId } }
 }"""
 

@@ -91,6 +91,12 @@ MUTATIONS: dict[str, tuple[str, set[str]]] = {
     "forgetContributor": ('forgetContributor(userId: "nobody") { receipt }', {"admin"}),
     "expireFacts": ("expireFacts { expired }", {"admin"}),
     "configureTenant": ("configureTenant(reset: true) { shortTermTtlDays }", {"admin"}),
+    "ingestSession": (
+        'ingestSession(session: {userId: "u", sessionId: "s", turns: [{role: "user", '
+        'content: "I moved to Berlin last month."}]}) { created }',
+        {"agent", "admin"},
+    ),
+    "closeTodo": ('closeTodo(id: "nope") { id }', {"agent", "admin"}),
 }
 
 
