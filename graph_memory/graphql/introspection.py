@@ -1,9 +1,8 @@
 """Schema introspection is served without a key: the schema is public (``schema.graphql`` ships
 with the code) and GraphiQL needs it before anyone has pasted a key, or its docs pane stays on
-"Error fetching schema". Only documents whose every top-level field is ``__schema``,
-``__type`` or ``__typename``, with at least one ``__schema`` or ``__type``, qualify: anything
-touching data still needs a key, and a bare ``{ __typename }`` (the usual probe of whether a
-key works) still answers 401 without one."""
+"Error fetching schema". Only queries that ask ``__schema`` or ``__type`` (with at most
+``__typename`` beside them) qualify; anything touching data, and a bare ``{ __typename }``
+(the usual "is my key accepted?" probe), still needs a key."""
 
 from __future__ import annotations
 
@@ -13,7 +12,8 @@ from graph_memory.domain import Principal, Role
 
 __all__ = ["ANONYMOUS", "introspection_only"]
 
-_META = frozenset({"__schema", "__type", "__typename"})
+_SCHEMA = frozenset({"__schema", "__type"})
+_META = _SCHEMA | {"__typename"}
 
 # Never reaches a resolver: introspection fields are answered by the schema itself. A tenant
 # no key can have ("") keeps it harmless even if one did.
@@ -28,16 +28,13 @@ def introspection_only(query: object) -> bool:
     except GraphQLError:
         return False
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    asks_schema = any(
-        isinstance(sel, FieldNode) and sel.name.value in ("__schema", "__type")
-        for op in operations
-        for sel in op.selection_set.selections
-    )
-    return bool(operations) and asks_schema and all(
-        op.operation == OperationType.QUERY
-        and all(
-            isinstance(sel, FieldNode) and sel.name.value in _META
-            for sel in op.selection_set.selections
-        )
-        for op in operations
-    )
+    for op in operations:
+        fields = [s for s in op.selection_set.selections if isinstance(s, FieldNode)]
+        if (
+            op.operation != OperationType.QUERY
+            or len(fields) != len(op.selection_set.selections)
+            or any(f.name.value not in _META for f in fields)
+            or not any(f.name.value in _SCHEMA for f in fields)
+        ):
+            return False
+    return bool(operations)
