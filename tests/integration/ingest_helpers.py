@@ -7,7 +7,7 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -54,7 +54,7 @@ def llm_settings(settings: Settings, url: str, **kw: Any) -> Settings:
     )
 
 
-def serve(settings: Settings) -> Iterator[str]:
+def serve(settings: Settings) -> Generator[str, None, None]:
     """The real app on a free port (with the settings given); yields its /graphql URL."""
     port = _free_port()
     srv = uvicorn.Server(

@@ -76,17 +76,21 @@ def episodes(c: GraphMemoryClient, *sessions: str, user: str = "alice", **kw: An
     return [r["id"] for r in out]
 
 
-def f(s: str, p: str, o: str, eps: list[str], *, w: float | None = None, **kw: Any) -> dict:
+def f(
+    s: str, p: str, o: str, eps: list[str], *, w: float | None = None, **kw: Any
+) -> dict[str, Any]:
     cites = [{"episodeId": e, **({"weight": w} if w is not None else {})} for e in eps]
     return {"subject": s, "predicate": p, "object": o, "episodes": cites, **kw}
 
 
-def write(c: GraphMemoryClient, items: list[dict], key: str | None = None) -> dict[str, Any]:
+def write(
+    c: GraphMemoryClient, items: list[dict[str, Any]], key: str | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = c.execute(ASSERT, {"facts": items, "key": key})["assertFacts"]
     return out
 
 
-def one(c: GraphMemoryClient, item: dict) -> dict[str, Any]:
+def one(c: GraphMemoryClient, item: dict[str, Any]) -> dict[str, Any]:
     r: dict[str, Any] = write(c, [item])["results"][0]
     assert r["ok"], r
     return r
@@ -97,6 +101,8 @@ def objects(c: GraphMemoryClient, scopes: list[str], **kw: Any) -> list[str]:
     return sorted(e["node"]["object"] for e in c.execute(FACTS, v)["facts"]["edges"])
 
 
-def history(c: GraphMemoryClient, s: str, p: str, scopes: list[str], **kw: Any) -> list[dict]:
+def history(
+    c: GraphMemoryClient, s: str, p: str, scopes: list[str], **kw: Any
+) -> list[dict[str, Any]]:
     h = c.execute(HISTORY, {"s": s, "p": p, "scopes": scopes, **kw})["history"]
     return list(h["versions"])

@@ -187,11 +187,11 @@ def test_forgetting_the_writer_of_a_change_clears_the_doubt_it_cast_down_the_cha
     )["results"][0]["factId"]
     mallory = client.record_episode(**episode("mallory", "m1", scope="user:alice"))
     change = client.assert_facts([fact("alice", "works_at", "Initech", [mallory])])["results"][0]
-    assert client.fact(grand)["needsVerification"] is True  # type: ignore[index]
+    assert client.fact(grand)["needsVerification"] is True
     admin.forget_contributor("mallory")
     # As if Mallory's version had never been written: nothing in the chain is in doubt, and
     # no reason names the excised version.
     for fid in (cid, grand):
         got = client.fact(fid)
-        assert got["needsVerification"] is False, got  # type: ignore[index]
+        assert got["needsVerification"] is False, got
         assert change["factId"] not in str(got)

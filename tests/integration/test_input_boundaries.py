@@ -6,6 +6,7 @@ import base64
 import json
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -29,7 +30,8 @@ def _seed(client: GraphMemoryClient) -> tuple[str, str]:
 @pytest.mark.parametrize("arg", ["as_of", "valid_at"])
 def test_naive_fact_read_times_are_validation(client: GraphMemoryClient, arg: str) -> None:
     with pytest.raises(GraphMemoryClientError) as ei:
-        client.facts(["user:alice"], **{arg: NAIVE})
+        moments: dict[str, Any] = {arg: NAIVE}
+        client.facts(["user:alice"], **moments)
     assert _code(ei) == "VALIDATION"
 
 

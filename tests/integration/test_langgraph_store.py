@@ -143,7 +143,7 @@ async def test_async_forms_and_batch(store: GraphMemoryStore) -> None:
             GetOp(("tenant",), "faq"),
         ]
     )
-    assert res[0] is not None and res[1] and res[1][0].key == "runbook"  # type: ignore[index]
+    assert res[0] is not None and res[1] and res[1][0].key == "runbook"  # type: ignore[index,union-attr]
     assert res[2] is None and res[3] is not None
     assert await store.alist_namespaces(prefix=("team", "support")) == [("team", "support")]
     await store.adelete(("team", "support"), "runbook")

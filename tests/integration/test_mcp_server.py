@@ -76,7 +76,8 @@ def mcp_http(server: str, make_key: KeyFactory, tenant: str) -> Iterator[str]:
         except httpx.TransportError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise RuntimeError(f"mcp http did not start: {proc.stderr.read()!r}") from None
+                err = proc.stderr.read() if proc.stderr else b""
+                raise RuntimeError(f"mcp http did not start: {err!r}") from None
             time.sleep(0.1)
     try:
         yield url

@@ -19,7 +19,7 @@ KeyFactory = Callable[..., str]
 def _quickstart() -> str:
     blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
     (block,) = [b for b in blocks if "MemoryClient(url" in b]
-    return block
+    return str(block)
 
 
 def test_the_quick_start_python_block_runs_as_written(

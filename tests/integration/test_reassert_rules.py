@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 import neo4j
 
@@ -23,7 +24,7 @@ def _elapse_ttl(settings: Settings, fact_id: str) -> None:
         )
 
 
-def _objects(client: GraphMemoryClient, **kw: object) -> list[str]:
+def _objects(client: GraphMemoryClient, **kw: Any) -> list[str]:
     page = client.facts(["user:alice"], subject="alice", predicate="on_call_for", **kw)
     return [x["node"]["object"] for x in page["edges"]]
 

@@ -77,12 +77,14 @@ def f(o: str, eps: list[str], p: str = "lives_in", **kw: Any) -> dict[str, Any]:
     return {"subject": "alice", "predicate": p, "object": o, "episodes": cites, **kw}
 
 
-def write(c: GraphMemoryClient, items: list[dict], key: str | None = None) -> dict[str, Any]:
+def write(
+    c: GraphMemoryClient, items: list[dict[str, Any]], key: str | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = c.execute(ASSERT, {"facts": items, "key": key})["assertFacts"]
     return out
 
 
-def one(c: GraphMemoryClient, item: dict) -> dict[str, Any]:
+def one(c: GraphMemoryClient, item: dict[str, Any]) -> dict[str, Any]:
     r: dict[str, Any] = write(c, [item])["results"][0]
     assert r["ok"], r
     return r
@@ -103,7 +105,7 @@ def at(
     return sorted(e["node"]["object"] for e in c.execute(FACTS, v)["facts"]["edges"])
 
 
-def history(c: GraphMemoryClient, p: str = "lives_in", **kw: Any) -> list[dict]:
+def history(c: GraphMemoryClient, p: str = "lives_in", **kw: Any) -> list[dict[str, Any]]:
     h = c.execute(HISTORY, {"s": "alice", "p": p, "scopes": SCOPE, **kw})["history"]
     return list(h["versions"])
 
@@ -111,7 +113,7 @@ def history(c: GraphMemoryClient, p: str = "lives_in", **kw: Any) -> list[dict]:
 GRID = [Y[2016], MID[2018], MID[2019], MID[2021], MID[2023], MID[2026], Y[2030]]
 
 
-def timeline(c: GraphMemoryClient, as_of: datetime | None = None, p: str = "lives_in") -> list:
+def timeline(c: GraphMemoryClient, as_of: datetime | None = None, p: str = "lives_in") -> list[Any]:
     return [at(c, g, as_of, p=p) for g in GRID]
 
 
@@ -136,7 +138,7 @@ def moment() -> datetime:
 
 def test_every_recorded_answer_is_reconstructible_with_as_of(client: GraphMemoryClient) -> None:
     eps = episodes(client, *[f"s{i}" for i in range(7)])
-    steps: list[tuple[datetime, list]] = []
+    steps: list[tuple[datetime, list[Any]]] = []
     ids: dict[str, str] = {}
 
     def step() -> None:

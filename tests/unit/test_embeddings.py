@@ -206,7 +206,8 @@ def make_embedder(server: FakeServer) -> Iterator[Callable[..., OpenAIEmbedder]]
         client = AsyncOpenAI(
             api_key="test-key",
             base_url="http://embeddings.test/v1",
-            http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)),
+            # openai types its http_client against its own bundled httpx stubs.
+            http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)),  # type: ignore[arg-type]
         )
         options: dict[str, object] = {
             "model": "fake-embed",

@@ -22,7 +22,7 @@ def test_stand_ins_skip_every_excised_link_of_the_chain() -> None:
 
 
 def test_rewrite_points_at_the_stand_ins_and_marks_free_text() -> None:
-    subs = ({L: P}, {L: R})
+    subs: tuple[dict[str, str | None], dict[str, str | None]] = ({L: P}, {L: R})
     event = {"id": L, "supersedes": L, "superseded_by": L, "note": f"replaced {L} at noon"}
     assert rewrite(event, {L}, subs) == {
         "id": P,

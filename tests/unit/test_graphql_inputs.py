@@ -34,10 +34,10 @@ EPISODE = {
 
 
 def _both(cls: type, graphql_name: str, raw: dict[str, Any]) -> tuple[Any, Any]:
-    coerced = coerce_input_value(raw, schema._schema.type_map[graphql_name])
+    coerced = coerce_input_value(raw, schema._schema.type_map[graphql_name])  # type: ignore[arg-type]
     config, scalars = schema.config, schema.schema_converter.scalar_registry
     ours = convert_argument(coerced, cls, scalars, config)
-    definitions = [c.__strawberry_definition__ for c in (cls, CitationInput)]
+    definitions = [c.__strawberry_definition__ for c in (cls, CitationInput)]  # type: ignore[attr-defined]
     hooks = [d.from_input for d in definitions]
     try:
         for d in definitions:

@@ -81,7 +81,13 @@ def test_items_without_an_episode_are_a_malformed_answer() -> None:
         Extraction.model_validate(
             {"episode": None, "facts": [{"x": 1}], "events": [], "todos": [], "procedure": None}
         )
-    empty = {"episode": None, "facts": [], "events": [], "todos": [], "procedure": None}
+    empty: dict[str, object] = {
+        "episode": None,
+        "facts": [],
+        "events": [],
+        "todos": [],
+        "procedure": None,
+    }
     assert Extraction.model_validate(empty).episode is None
 
 
@@ -101,7 +107,9 @@ def test_the_schema_is_strict_json_schema() -> None:
             props = node["properties"]
             assert isinstance(props, dict)
             assert node.get("additionalProperties") is False
-            assert set(node["required"]) == set(props)  # type: ignore[arg-type]
+            required = node["required"]
+            assert isinstance(required, list)
+            assert set(required) == set(props)
             for child in props.values():
                 walk(child)
         if "items" in node:
