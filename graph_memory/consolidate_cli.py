@@ -23,14 +23,26 @@ def _consolidate(args: argparse.Namespace) -> int:
 
     from graph_memory.db import Database
     from graph_memory.domain import Principal, Role
+    from graph_memory.embeddings import build_embedder
+    from graph_memory.repositories.resolution import ResolutionRepository
+    from graph_memory.repositories.similarity import SimilarityRepository
     from graph_memory.repositories.trust import TrustRepository
     from graph_memory.services.consolidation import ConsolidationService
+    from graph_memory.services.consolidation_entities import EntityResolver
     from graph_memory.services.trust import PolicyStore
 
     async def go() -> int:
-        db = Database.connect(Settings.from_env().neo4j())
+        settings = Settings.from_env()
+        db = Database.connect(settings.neo4j())
         try:
-            service = ConsolidationService(db, PolicyStore(TrustRepository(db)).policy_for)
+            resolver = EntityResolver(
+                ResolutionRepository(db),
+                SimilarityRepository(settings.neo4j()),
+                build_embedder(settings),
+            )
+            service = ConsolidationService(
+                db, PolicyStore(TrustRepository(db)).policy_for, resolver=resolver
+            )
             who = Principal(tenant=args.tenant, role=Role.ADMIN, key_id="cli", name="cli")
             # The bar goes to stderr, so --json output on stdout stays machine-readable.
             bar = tqdm(

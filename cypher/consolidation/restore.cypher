@@ -23,4 +23,16 @@ CALL (f, s) {
     CREATE (f)-[d:DERIVED_FROM]->(e) SET d = properties(h))
   RETURN count(*) AS restored
 }
+// A fact an entity merge moved is about its own subject again.
+CALL (f) {
+  OPTIONAL MATCH (f)-[a:ABOUT]->(x:Entity)
+  WHERE x.key <> f.subject
+  DELETE a
+  RETURN count(*) AS moved
+}
+CALL (f) {
+  MATCH (e:Entity {tenant: $tenant, key: f.subject})
+  MERGE (f)-[:ABOUT]->(e)
+  RETURN count(*) AS about
+}
 RETURN f.id AS id, f.scope AS scope, f.subject AS subject, f.predicate AS predicate

@@ -21,6 +21,7 @@ __all__ = ["ConsolidationMutation", "ConsolidationQuery"]
 class ConsolidationStep(Enum):
     EXPIRY = "expiry"
     PROMOTION = "promotion"
+    ENTITIES = "entities"
     DEDUPE = "dedupe"
     CONTRADICTIONS = "contradictions"
 
@@ -73,6 +74,19 @@ class ConsolidationRunGQL:
     error: str | None
     steps: list[ConsolidationStepReport]
     changes: list[ConsolidationChange]
+
+
+@strawberry.type(description="Two entities of one scope whose names GDS found alike.")
+class EntityMergeProposal:
+    id: strawberry.ID
+    scope: str
+    entity_a: str
+    name_a: str
+    entity_b: str
+    name_b: str
+    score: float
+    run_id: strawberry.ID
+    created_at: datetime | None
 
 
 def _json(text: str | None) -> Any:
@@ -134,6 +148,29 @@ class ConsolidationQuery:
     ) -> list[ConsolidationRunGQL]:
         runs = await _service(info).runs(info.context.principal, scope, first)
         return [run_view(r) for r in runs]
+
+    @strawberry.field(
+        description="Open entity-merge proposals from consolidation runs, most alike first "
+        "(analyst, admin)."
+    )
+    async def entity_merge_proposals(
+        self, info: Info[Any, None], scopes: list[str], first: int = 50
+    ) -> list[EntityMergeProposal]:
+        found = await _service(info).proposals(info.context.principal, scopes, first)
+        return [
+            EntityMergeProposal(
+                id=strawberry.ID(p.id),
+                scope=p.scope,
+                entity_a=p.entity_a,
+                name_a=p.name_a,
+                entity_b=p.entity_b,
+                name_b=p.name_b,
+                score=round(p.score, 4),
+                run_id=strawberry.ID(p.run_id),
+                created_at=p.created_at,
+            )
+            for p in found
+        ]
 
 
 @strawberry.type

@@ -28,14 +28,17 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services import audit
+from graph_memory.services.consolidation_entities import EntityResolver, MergeProposal
 from graph_memory.services.consolidation_steps import (
     ACTOR,
     STEPS,
     Change,
     Count,
     RunContext,
+    Step,
     fingerprint,
 )
 
@@ -140,10 +143,20 @@ class ConsolidationService:
         db: Database,
         policy_for: Callable[[str], Awaitable[TenantPolicy]],
         lease_seconds: float = LEASE_SECONDS,
+        resolver: EntityResolver | None = None,
     ) -> None:
         self.db = db
         self._policy_for = policy_for
         self.lease_seconds = lease_seconds
+        self.resolver = resolver
+
+    def _step(self, name: str) -> Step:
+        found = STEPS[name]
+        if found is not None:
+            return found
+        if self.resolver is None:  # a container built without GDS/embedder: a wiring bug
+            raise ValidationError("entity resolution is not configured here", field="steps")
+        return self.resolver.step
 
     async def run(
         self,
@@ -159,8 +172,14 @@ class ConsolidationService:
         _require_admin(principal)
         tenant = principal.tenant
         scopes = parse_scopes(scopes)
+        if not steps and self.resolver is None:  # by default, every step this service has
+            steps = [n for n, fn in STEPS.items() if fn is not None]
         names = _steps(steps)
+        for n in names:
+            self._step(n)  # an unconfigured step is refused before anything is claimed
         policy = await self._policy_for(tenant)
+        if "entities" in names and self.resolver is not None:
+            await self.resolver.prepare(tenant, scopes)
         run: dict[str, Any] = {
             "id": f"run_{uuid.uuid4().hex}",
             "scopes": scopes,
@@ -221,7 +240,7 @@ class ConsolidationService:
         reports: list[StepReport] = []
         for i, name in enumerate(names):
             t0 = time.perf_counter()
-            counts = await STEPS[name](ctx)
+            counts = await self._step(name)(ctx)
             reports.append(StepReport(name, (time.perf_counter() - t0) * 1000.0, tuple(counts)))
             if progress is not None:
                 progress(name, i + 1, len(names))
@@ -271,6 +290,18 @@ class ConsolidationService:
         rows = await self.db.read_tx(lambda tx: Repo.runs(tx, tenant, None, scope, first))
         return [_report(r["run"], r["changes"]) for r in rows]
 
+    async def proposals(
+        self, principal: Principal, scopes: list[str], first: int = 50
+    ) -> list[MergeProposal]:
+        """Open entity-merge proposals of ``scopes``, most alike first (analyst, admin)."""
+        if principal.role not in (Role.ANALYST, Role.ADMIN):
+            raise Forbidden(f"role {principal.role.value} may not review merge proposals")
+        if not 1 <= first <= MAX_RUNS:
+            raise ValidationError(f"first must be in 1..{MAX_RUNS}", field="first")
+        if self.resolver is None:
+            return []
+        return await self.resolver.proposals(principal.tenant, parse_scopes(scopes), first)
+
     async def rollback(self, principal: Principal, run_id: str) -> RunReport:
         """Undo an applied run in one transaction: every memory it changed gets back its state
         from before the run, and the touched slots' timelines are rebuilt, so reads at every
@@ -300,9 +331,12 @@ class ConsolidationService:
                     f"memories changed since run {run_id}: {stale[:5]}; roll back or undo "
                     "the later changes first"
                 )
+            # The slots the versions are in now and those they go back to (a merge moved some).
+            moved = await TimelineRepository.slots_of(tx, tenant, ids)
             restored = await Repo.restore(tx, tenant, run_id)
             slots = {SlotKey(r["scope"], r["subject"], r["predicate"]) for r in restored}
-            await TimelineRepository.rebuild(tx, tenant, slots)
+            await TimelineRepository.rebuild(tx, tenant, slots | set(moved))
+            await ResolutionRepository.undo(tx, tenant, run_id)
             after = await FactRepository.get_in_tx(tx, tenant, ids)
             events = [
                 audit.event(

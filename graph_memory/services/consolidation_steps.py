@@ -23,7 +23,7 @@ from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services import audit
 
-__all__ = ["ACTOR", "STEPS", "Change", "Count", "RunContext", "fingerprint"]
+__all__ = ["ACTOR", "STEPS", "Change", "Count", "RunContext", "Step", "fingerprint"]
 
 ACTOR = "consolidation"
 _WHO: dict[str, Any] = {"actor": ACTOR, "actor_type": "consolidation"}
@@ -75,8 +75,10 @@ def fingerprint(record: Record | None) -> str:
 def _diff(before: Record | None, after: Record | None) -> tuple[str | None, str | None]:
     b, a = _plain(before or {}), _plain(after or {})
     keys = sorted(k for k in set(b) | set(a) if b.get(k) != a.get(k))
+
     def dump(d: dict[str, Any]) -> str:
         return json.dumps({k: d.get(k) for k in keys}, default=str, sort_keys=True)
+
     return dump(b), dump(a)
 
 
@@ -267,10 +269,13 @@ async def contradictions(ctx: RunContext) -> list[Count]:
 
 
 # In run order: expiry first (an expired fact is neither promoted nor merged), then
-# promotion, then dedupe (which may promote a survivor), contradictions last (on the result).
-STEPS: dict[str, Step] = {
+# promotion, entity resolution (its merges can bring duplicates into one slot), dedupe (which
+# may promote a survivor), contradictions last (on the result). "entities" needs GDS and the
+# embedder, so its function comes from the service (None here).
+STEPS: dict[str, Step | None] = {
     "expiry": expire,
     "promotion": promote,
+    "entities": None,
     "dedupe": dedupe,
     "contradictions": contradictions,
 }
