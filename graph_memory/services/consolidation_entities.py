@@ -1,6 +1,7 @@
 """Entity resolution, a consolidation step: entities of one scope whose names GDS finds alike
-(kNN, cosine over name vectors from the service's embedder) are proposed for a merge into the
-review list above ``propose``, and merged at once above ``auto``.
+(kNN, cosine over name vectors from the service's embedder), scored by name_match (meaning and
+spelling), are proposed for a merge into the review list above ``propose``, and merged at
+once above ``auto_merge``.
 
 A merge moves only that scope's facts about the absorbed entity onto the survivor (never
 across tenants or scopes), keeps where each came from (``subject_merged_from``, a MERGED_INTO
@@ -24,15 +25,18 @@ from graph_memory.repositories.similarity import SimilarEntities, SimilarityRepo
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services import audit
 from graph_memory.services.consolidation_steps import ACTOR, Change, Count, RunContext
+from graph_memory.services.name_match import name_score
 
 __all__ = ["AUTO_MERGE", "PROPOSE", "EntityResolver", "MergeProposal"]
 
-# Measured with the local embedder: "acme corp"/"acme corporation" 0.984, "core team"/"the core
-# team" 0.971, "new york"/"new york city" 0.948, "john smith"/"jon smith" 0.86, while
-# "alice smith"/"alice jones" is 0.784 and "core team"/"ops team" 0.51.
-PROPOSE = 0.85
-AUTO_MERGE = 0.97
-TOP_K = 5
+# GDS proposes neighbours at name-vector cosine >= CANDIDATE (the local embedder gives
+# "boreal motors"/"boreal motors inc." 0.83, "alice smith"/"alice jones" 0.78); name_match
+# scores them: one name spelled two ways 1.0, "new york"/"new york city" 0.80, "john
+# smith"/"jon smith" 0.74, "meridian freight"/"meridian logistics" 0.60 (see bench/consolidate.py).
+CANDIDATE = 0.75
+PROPOSE = 0.7
+AUTO_MERGE = 0.9
+TOP_K = 10
 _EMBED_BATCH = 256
 
 
@@ -86,16 +90,22 @@ class EntityResolver:
         merged = proposed = moved = 0
         for scope in ctx.scopes:
             pairs = await asyncio.to_thread(
-                self.similarity.similar, ctx.tenant, scope, self.propose, TOP_K
+                self.similarity.similar, ctx.tenant, scope, CANDIDATE, TOP_K
+            )
+            scored = sorted(
+                ((name_score(p.a_key, p.b_key, p.score), p) for p in pairs),
+                key=lambda sp: (-sp[0], sp[1].a_key, sp[1].b_key),
             )
             absorbed: set[str] = set()
             rows = []
-            for p in pairs:
+            for score, p in scored:
+                if score < self.propose:
+                    continue
                 if p.a_key in absorbed or p.b_key in absorbed:
                     continue  # one merge per entity per run: no chains through a survivor
-                if p.score >= self.auto_merge:
+                if score >= self.auto_merge:
                     keep, gone = _survivor(p)
-                    moved += await self._merge(ctx, scope, keep, gone, p.score)
+                    moved += await self._merge(ctx, scope, keep, gone, score)
                     absorbed.add(gone)
                     merged += 1
                 else:
@@ -107,7 +117,7 @@ class EntityResolver:
                             "b": p.b_key,
                             "name_a": p.a_name,
                             "name_b": p.b_name,
-                            "score": p.score,
+                            "score": score,
                         }
                     )
             proposed += await self._propose(ctx, rows)
