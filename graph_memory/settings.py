@@ -108,6 +108,8 @@ class Settings:
     # Jobs one worker runs at once: extraction waits on the model, so one worker keeps
     # several sessions in flight.
     ingest_concurrency: int = 4
+    # The consolidation scheduler inside `serve`: seconds between runs per tenant (0: off).
+    consolidate_every_seconds: float = 0.0
     extra: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     # How long a verified key is trusted without asking Neo4j: a revocation reaches other
@@ -147,6 +149,7 @@ class Settings:
             ingest_poll_seconds=_float_env("GRAPH_MEMORY_INGEST_POLL_SECONDS", 1.0),
             ingest_max_attempts=_int_env("GRAPH_MEMORY_INGEST_MAX_ATTEMPTS", 5),
             ingest_concurrency=max(1, _int_env("GRAPH_MEMORY_INGEST_CONCURRENCY", 4)),
+            consolidate_every_seconds=_float_env("GRAPH_MEMORY_CONSOLIDATE_EVERY_SECONDS", 0.0),
         )
 
     def neo4j(self) -> Neo4jConnection:
