@@ -148,6 +148,19 @@ def _start_worker(services: Services) -> tuple[asyncio.Event, asyncio.Task[None]
     return stop, asyncio.create_task(run(), name="ingest-worker")
 
 
+def _start_scheduler(services: Services) -> tuple[asyncio.Event, asyncio.Task[None] | None]:
+    """The consolidation scheduler inside `serve`, when a cadence is configured."""
+    stop = asyncio.Event()
+    every = services.settings.consolidate_every_seconds
+    if every <= 0 or services.consolidation is None:
+        return stop, None
+    from graph_memory.services.consolidation_schedule import ConsolidationScheduler
+
+    scheduler = ConsolidationScheduler(services.consolidation, every)
+    log.info("consolidation scheduler started (every %.0f s)", every)
+    return stop, asyncio.create_task(scheduler.run(stop), name="consolidation-scheduler")
+
+
 def create_app(
     settings: Settings | None = None,
     services: Services | None = None,
@@ -164,9 +177,13 @@ def create_app(
         holder["s"] = services or (services_factory or build_services)(settings)
         await holder["s"].db.driver.verify_connectivity()
         stop, worker = _start_worker(holder["s"])
+        stop_schedule, scheduler = _start_scheduler(holder["s"])
         try:
             yield
         finally:
+            if scheduler is not None:
+                stop_schedule.set()
+                await scheduler
             if worker is not None:
                 stop.set()
                 await worker

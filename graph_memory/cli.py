@@ -254,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("expire", help="expire facts whose TTL elapsed (schedule it, e.g. cron)")
     p.add_argument("--tenant", help="one tenant (default: every tenant with facts due)")
     p.set_defaults(handler=_expire)
+    from graph_memory.consolidate_cli import register as register_consolidate
+
+    register_consolidate(sub)
     p = sub.add_parser("export-schema", help="write the GraphQL SDL")
     p.add_argument("-o", "--output", default="schema.graphql")
     p.set_defaults(handler=_export_schema)

@@ -13,10 +13,14 @@ from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.repositories.recall import RecallRepository
+from graph_memory.repositories.resolution import ResolutionRepository
+from graph_memory.repositories.similarity import SimilarityRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit_log import AuditLogService
 from graph_memory.services.auth import AuthService
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
+from graph_memory.services.consolidation import ConsolidationService
+from graph_memory.services.consolidation_entities import EntityResolver
 from graph_memory.services.context_pack import ContextService
 from graph_memory.services.denials import DenialAudit
 from graph_memory.services.episodes import EpisodeService
@@ -69,6 +73,8 @@ class Services:
     # Session ingestion (jobs; extraction runs in a worker) and the events/todos it writes.
     ingest: IngestService | None = None
     memos: MemoService | None = None
+    # Out-of-band consolidation runs (leases, diffs, rollback).
+    consolidation: ConsolidationService | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -110,4 +116,11 @@ def build_services(
         denials=DenialAudit(AuditRepository(db)),
         ingest=ingest,
         memos=MemoService(db, embedder),
+        consolidation=ConsolidationService(
+            db,
+            policies.policy_for,
+            resolver=EntityResolver(
+                ResolutionRepository(db), SimilarityRepository(settings.neo4j()), embedder
+            ),
+        ),
     )

@@ -57,6 +57,20 @@ def _seconds_env(name: str, default: float) -> float:
     return value
 
 
+def _cadence_env(name: str) -> float:
+    """Seconds between scheduled runs; unset, empty or 0: off."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError as e:
+        raise SystemExit(f"{name}={raw!r} is not a number of seconds") from e
+    if not 0 <= value < float("inf"):
+        raise SystemExit(f"{name}={raw!r} must be 0 (off) or a positive number of seconds")
+    return value
+
+
 def _float_env(name: str, default: float) -> float:
     raw = os.environ.get(name)
     if raw is None or raw == "":
@@ -111,6 +125,8 @@ class Settings:
     # Workers of this process serve only these tenants (GRAPH_MEMORY_INGEST_TENANTS, comma
     # separated); None: all of them.
     ingest_tenants: tuple[str, ...] | None = None
+    # The consolidation scheduler inside `serve`: seconds between runs per tenant (0: off).
+    consolidate_every_seconds: float = 0.0
     extra: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     # How long a verified key is trusted without asking Neo4j: a revocation reaches other
@@ -155,6 +171,7 @@ class Settings:
             )
             if os.environ.get("GRAPH_MEMORY_INGEST_TENANTS", "").strip()
             else None,
+            consolidate_every_seconds=_cadence_env("GRAPH_MEMORY_CONSOLIDATE_EVERY_SECONDS"),
         )
 
     def neo4j(self) -> Neo4jConnection:

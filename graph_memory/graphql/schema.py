@@ -6,6 +6,7 @@ import strawberry
 from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
+from graph_memory.graphql.consolidation import ConsolidationMutation, ConsolidationQuery
 from graph_memory.graphql.denials import AuditDenials
 from graph_memory.graphql.errors import ErrorCodes, OneOperation
 from graph_memory.graphql.ingest import IngestMutation, IngestQuery
@@ -24,6 +25,7 @@ QUERIES: tuple[type, ...] = (
     RecallQuery,
     TrustQuery,
     IngestQuery,
+    ConsolidationQuery,
 )
 MUTATIONS: tuple[type, ...] = (
     MemoryMutation,
@@ -31,6 +33,7 @@ MUTATIONS: tuple[type, ...] = (
     ProcedureMutation,
     TrustMutation,
     IngestMutation,
+    ConsolidationMutation,
 )
 
 Query = merge_types("Query", QUERIES)

@@ -1,0 +1,286 @@
+"""Benchmark consolidation: one run over a generated scope, its rollback, and entity
+resolution's precision/recall on the generator's known duplicates.
+
+    python bench/consolidate.py                          # 20,000 facts, 2,000 episodes
+    python bench/consolidate.py --facts 100000 --episodes 10000 --entities 2000
+
+A fresh tenant is loaded straight over Bolt (not timed; timelines rebuilt as a backfill
+would): episodes, facts about ``--entities`` companies, of which ``--dup-share`` have a
+variant spelling with facts of its own ("Acme Widgets" / "Acme Widgets Inc." / "The Acme
+Widgets"), 1% legacy case/whitespace duplicate versions, 1% facts past their TTL. Then it
+times ``ConsolidationService.run`` (the service behind runConsolidation) and ``rollback``,
+and scores the merge + proposal pairs against the known variant pairs. The tenant is deleted
+afterwards unless --keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from graph_memory.db import Database
+from graph_memory.domain import Principal, Role, entity_key, ft_token
+from graph_memory.embeddings import LocalEmbedder
+from graph_memory.repositories.resolution import ResolutionRepository
+from graph_memory.repositories.similarity import SimilarityRepository
+from graph_memory.repositories.trust import TrustRepository
+from graph_memory.services.consolidation import ConsolidationService
+from graph_memory.services.consolidation_entities import EntityResolver
+from graph_memory.services.timeline_backfill import rebuild_tenant
+from graph_memory.services.trust import PolicyStore
+from graph_memory.settings import Settings
+
+BATCH = 2_000
+SCOPE = "team:bench"
+WORDS_A = [
+    "Acme",
+    "Blue",
+    "Harbor",
+    "Quantum",
+    "Silver",
+    "Northern",
+    "Granite",
+    "Maple",
+    "Orbit",
+    "Crimson",
+    "Atlas",
+    "Lumen",
+    "Pioneer",
+    "Cedar",
+    "Vertex",
+    "Summit",
+    "Echo",
+    "Nova",
+    "Falcon",
+    "Iron",
+    "Jade",
+    "Kestrel",
+    "Lotus",
+    "Meridian",
+    "Onyx",
+    "Prism",
+    "Raven",
+    "Sierra",
+    "Tidal",
+    "Union",
+    "Vivid",
+    "Willow",
+    "Zephyr",
+    "Amber",
+    "Boreal",
+    "Cobalt",
+    "Delta",
+]
+WORDS_B = [
+    "Widgets",
+    "Logistics",
+    "Analytics",
+    "Foods",
+    "Robotics",
+    "Pharma",
+    "Textiles",
+    "Energy",
+    "Software",
+    "Media",
+    "Freight",
+    "Bakery",
+    "Motors",
+    "Labs",
+    "Capital",
+    "Studios",
+    "Clinics",
+    "Mining",
+    "Telecom",
+    "Outfitters",
+]
+PREDICATES = [f"p{i}" for i in range(40)]
+
+EPISODES = """
+UNWIND $rows AS r
+CREATE (e:Episode {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
+  user_id: r.user_id, session_id: r.session_id, started_at: r.at, ended_at: r.at,
+  summary: r.text, text: r.text, outcome: 'success', topics: [], key_entities: [],
+  source: 'user', confidence: 0.7, recorded_at: r.at, retrieval_count: 0})
+"""
+FACTS = """
+UNWIND $rows AS r
+MERGE (s:Entity {tenant: $tenant, key: r.subject})
+ON CREATE SET s.id = r.subject_id, s.name = r.subject_name, s.caption = r.subject_name
+CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
+  subject: r.subject, subject_name: r.subject_name, predicate: r.predicate, object: r.object,
+  object_key: r.object_key, object_is_entity: false, text: r.text, kind: 'fact',
+  source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95, status: 'active',
+  cardinality: 'many', confidence: 0.7, version: 1, recorded_at: r.at, activated_at: r.at,
+  valid_from: r.at, valid_from_stated: false, told_at: r.at, told_log_at: [r.at],
+  told_log: [r.at], needs_verification: false, retrieval_count: 0, expires_at: r.expires_at})
+CREATE (f)-[:ABOUT]->(s)
+WITH f, r MATCH (e:Episode {id: r.episode})
+CREATE (f)-[:DERIVED_FROM {weight: 0.7, at: r.at}]->(e)
+"""
+CLEAN = """
+MATCH (n) WHERE n.tenant = $tenant
+WITH n LIMIT 10000
+DETACH DELETE n
+RETURN count(*) AS n
+"""
+
+
+def _names(n: int, dup_share: float, rng: random.Random) -> tuple[list[str], set[frozenset[str]]]:
+    base = [f"{a} {b}" for a in WORDS_A for b in WORDS_B]
+    rng.shuffle(base)
+    names = base[:n]
+    variants = (
+        lambda s: s + " Inc.",
+        lambda s: "The " + s,
+        lambda s: s + ".",
+        lambda s: s.replace(" ", "-"),
+    )
+    truth: set[frozenset[str]] = set()
+    extra = []
+    for name in names[: int(n * dup_share)]:
+        v = rng.choice(variants)(name)
+        extra.append(v)
+        truth.add(frozenset((entity_key(name), entity_key(v))))
+    return names + extra, truth
+
+
+async def _batched(db: Database, text: str, tenant: str, rows: list[dict[str, Any]]) -> None:
+    for i in range(0, len(rows), BATCH):
+        await db.run_raw(text, {"tenant": tenant, "rows": rows[i : i + BATCH]})
+
+
+async def load(db: Database, tenant: str, args: argparse.Namespace) -> set[frozenset[str]]:
+    rng = random.Random(7)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    names, truth = _names(args.entities, args.dup_share, rng)
+    ft = ft_token(tenant, SCOPE)
+    eps = [
+        {
+            "id": f"ep_{uuid.uuid4().hex}",
+            "scope": SCOPE,
+            "ft_scope": ft,
+            "user_id": f"u{i % 50}",
+            "session_id": f"s{i}",
+            "at": t0 + timedelta(minutes=i),
+            "text": f"session {i}",
+        }
+        for i in range(args.episodes)
+    ]
+    await _batched(db, EPISODES, tenant, eps)
+    facts = []
+    past = datetime.now(UTC) - timedelta(days=1)
+    for i in range(args.facts):
+        name = names[i % len(names)]
+        obj = f"value {i}"
+        row = {
+            "id": f"fact_{uuid.uuid4().hex}",
+            "scope": SCOPE,
+            "ft_scope": ft,
+            "subject": entity_key(name),
+            "subject_id": f"ent_{uuid.uuid4().hex[:24]}",
+            "subject_name": name,
+            "predicate": PREDICATES[i % len(PREDICATES)],
+            "object": obj,
+            "object_key": entity_key(obj),
+            "text": f"{name} {obj}",
+            "at": t0 + timedelta(seconds=i),
+            "episode": eps[i % len(eps)]["id"],
+            "expires_at": past if i % 100 == 50 else None,
+        }
+        facts.append(row)
+        if i % 100 == 7:  # a legacy duplicate version: same claim, other case/whitespace
+            dup = dict(
+                row,
+                id=f"fact_{uuid.uuid4().hex}",
+                object=f"  VALUE {i} ",
+                object_key=f"  VALUE {i} ",
+                episode=eps[(i + 1) % len(eps)]["id"],
+            )
+            facts.append(dup)
+    await _batched(db, FACTS, tenant, facts)
+    await rebuild_tenant(db, tenant)
+    return truth
+
+
+async def clean(db: Database, tenant: str) -> None:
+    while (await db.run_raw(CLEAN, {"tenant": tenant}))[0]["n"]:
+        pass
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--facts", type=int, default=20_000)
+    ap.add_argument("--episodes", type=int, default=2_000)
+    ap.add_argument("--entities", type=int, default=500)
+    ap.add_argument("--dup-share", type=float, default=0.1)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--verbose", action="store_true", help="list false positives and misses")
+    args = ap.parse_args()
+    settings = Settings.from_env()
+    db = Database.connect(settings.neo4j())
+    tenant = f"bench-consolidate-{uuid.uuid4().hex[:8]}"
+    try:
+        t = time.perf_counter()
+        truth = await load(db, tenant, args)
+        print(
+            f"loaded {args.facts} facts, {args.episodes} episodes in "
+            f"{time.perf_counter() - t:.1f} s (not timed below)"
+        )
+        resolver = EntityResolver(
+            ResolutionRepository(db), SimilarityRepository(settings.neo4j()), LocalEmbedder()
+        )
+        service = ConsolidationService(
+            db, PolicyStore(TrustRepository(db)).policy_for, resolver=resolver
+        )
+        admin = Principal(tenant=tenant, role=Role.ADMIN, key_id="bench", name="bench")
+        t = time.perf_counter()
+        report = await service.run(admin, [SCOPE])
+        took = time.perf_counter() - t
+        print(
+            f"run {report.status} in {took:.2f} s (entity name vectors included), "
+            f"{len(report.changes)} changes"
+        )
+        for s in report.steps:
+            counts = " ".join(f"{c.name}={c.value}" for c in s.counts)
+            print(f"  {s.step:<15} {s.duration_ms:10.1f} ms  {counts}")
+        found: set[frozenset[str]] = set()
+        for c in report.changes:
+            if c.action == "propose_merge" and c.after:
+                row = json.loads(c.after)
+                found.add(frozenset((row["a"], row["b"])))
+            elif c.action == "merge_entity" and c.reason:
+                gone, keep = c.reason.split("'")[1], c.reason.split("'")[3]
+                found.add(frozenset((gone, keep)))
+        hits = len(found & truth)
+        precision = hits / len(found) if found else 1.0
+        recall = hits / len(truth) if truth else 1.0
+        print(
+            f"entity resolution: {len(found)} pairs found, {len(truth)} known; "
+            f"precision {precision:.3f}, recall {recall:.3f}"
+        )
+        if args.verbose:
+            for pair in sorted(found - truth, key=sorted):
+                print("  false positive:", " | ".join(sorted(pair)))
+            for pair in sorted(truth - found, key=sorted):
+                print("  missed:", " | ".join(sorted(pair)))
+        t = time.perf_counter()
+        await service.rollback(admin, report.id)
+        print(f"rollback in {time.perf_counter() - t:.2f} s")
+    finally:
+        if not args.keep:
+            await clean(db, tenant)
+        await db.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,17 @@
+// params: tenant, ids, now
+// returns: id, status_before, expires_at, ttl_days, confidence
+// expiry.sweep for named facts of the run's scopes: the same demotion, expired and
+// needs-verification with the reason, logged like every flag.
+UNWIND $ids AS id
+MATCH (f:Fact {id: id})
+WHERE f.tenant = $tenant AND f.expires_at <= $now AND f.status IN ['active', 'candidate']
+  AND f.superseded_at IS NULL AND f.retracted_at IS NULL
+WITH f, f.status AS status_before
+SET f.status = 'expired', f.expired_at = $now, f.needs_verification = true,
+    f.verification_reason = 'TTL of ' + coalesce(toString(f.ttl_days), '?')
+      + ' days elapsed at ' + toString(f.expires_at) + '; verify before relying on it',
+    f.flagged_at = $now,
+    f.flag_log_at = coalesce(f.flag_log_at, []) + [$now],
+    f.flag_log = coalesce(f.flag_log, []) + [true]
+RETURN f.id AS id, status_before, f.expires_at AS expires_at, f.ttl_days AS ttl_days,
+       f.confidence AS confidence

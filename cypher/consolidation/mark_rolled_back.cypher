@@ -1,0 +1,12 @@
+// params: tenant, run_id, now, actor
+// returns: id
+// The run stays on record (with its diff) as rolled back; its snapshots are spent.
+MATCH (r:ConsolidationRun {tenant: $tenant, id: $run_id})
+SET r.status = 'rolled_back', r.rolled_back_at = $now, r.rolled_back_by = $actor
+WITH r
+CALL (r) {
+  MATCH (s:ConsolidationSnapshot {snapshot_run: r.id})
+  DETACH DELETE s
+  RETURN count(*) AS spent
+}
+RETURN r.id AS id

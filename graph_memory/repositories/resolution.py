@@ -1,0 +1,82 @@
+"""Entity resolution's writes and reads: name vectors, merges within a scope, proposals."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Database, Record, Tx
+from graph_memory.repositories._scope import require_scopes, require_tenant
+
+__all__ = ["ResolutionRepository"]
+
+
+class ResolutionRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def unembedded(self, tenant: str, scopes: list[str], limit: int) -> list[Record]:
+        return await self.db.read(
+            "resolution.unembedded",
+            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "limit": limit},
+        )
+
+    async def set_embeddings(self, tenant: str, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            await self.db.write(
+                "resolution.set_embeddings", {"tenant": require_tenant(tenant), "rows": rows}
+            )
+
+    async def proposals(self, tenant: str, scopes: list[str], limit: int) -> list[Record]:
+        rows = await self.db.read(
+            "resolution.proposals",
+            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "limit": limit},
+        )
+        return [r["proposal"] for r in rows]
+
+    @staticmethod
+    async def facts_about(tx: Tx, tenant: str, scope: str, key: str) -> list[str]:
+        rows = await tx.run(
+            "resolution.facts_about", {"tenant": require_tenant(tenant), "scope": scope, "key": key}
+        )
+        return [r["id"] for r in rows]
+
+    @staticmethod
+    async def merge_facts(
+        tx: Tx,
+        tenant: str,
+        scope: str,
+        from_key: str,
+        to_key: str,
+        run_id: str,
+        score: float,
+        now: datetime,
+    ) -> list[str]:
+        rows = await tx.run(
+            "resolution.merge_facts",
+            {
+                "tenant": require_tenant(tenant),
+                "scope": scope,
+                "from_key": from_key,
+                "to_key": to_key,
+                "run_id": run_id,
+                "score": score,
+                "now": now,
+            },
+        )
+        return [r["id"] for r in rows]
+
+    @staticmethod
+    async def propose(
+        tx: Tx, tenant: str, rows: list[dict[str, Any]], run_id: str, now: datetime
+    ) -> list[Record]:
+        if not rows:
+            return []
+        return await tx.run(
+            "resolution.propose",
+            {"tenant": require_tenant(tenant), "rows": rows, "run_id": run_id, "now": now},
+        )
+
+    @staticmethod
+    async def undo(tx: Tx, tenant: str, run_id: str) -> None:
+        await tx.run("resolution.undo", {"tenant": require_tenant(tenant), "run_id": run_id})

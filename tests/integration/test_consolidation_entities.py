@@ -1,0 +1,112 @@
+"""Entity resolution in a consolidation run, with GDS (kNN over name vectors through the
+graphdatascience client): near-identical names merged within a scope, alike ones proposed for
+review, nothing across scopes or tenants, and the merge undone by a rollback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph_memory.client import GraphMemoryClient
+from tests.integration.conftest import ClientFactory, episode, fact
+from tests.integration.consolidation_helpers import M_ROLLBACK, answers
+
+CORE, OPS = "team:core", "team:ops"
+M_RUN = (
+    "mutation($s: [String!]!) { runConsolidation(scopes: $s, steps: [ENTITIES]) {"
+    " id status steps { step counts { name value } } changes { action targetId reason } } }"
+)
+Q_PROPOSALS = (
+    "query($s: [String!]!) { entityMergeProposals(scopes: $s) {"
+    " scope entityA nameA entityB nameB score runId } }"
+)
+
+
+def _facts(
+    client: GraphMemoryClient, scope: str, rows: list[tuple[str, str, str, str]]
+) -> list[str]:
+    ep = client.record_episode(**episode("alice", scope=scope))
+    out = client.assert_facts(
+        [fact(s, p, o, [ep], scope=scope, cardinality=c) for s, p, o, c in rows]
+    )
+    assert out["accepted"] == len(rows), out
+    return [r["factId"] for r in out["results"]]
+
+
+def _build(client: GraphMemoryClient) -> dict[str, str]:
+    core = _facts(
+        client,
+        CORE,
+        [
+            ("Acme Corp", "headquartered_in", "Berlin", "ONE"),
+            ("Acme Corp", "ceo", "Ann Lee", "ONE"),
+            ("Acme Corp.", "ceo", "Ann Lee", "ONE"),
+            ("Acme Corp.", "customer_since", "2019", "ONE"),
+            ("New York", "population", "8 million", "ONE"),
+            ("New York City", "mayor", "someone", "ONE"),
+            ("Alice Smith", "role", "engineer", "ONE"),
+            ("Alice Jones", "role", "designer", "ONE"),
+        ],
+    )
+    ops = _facts(client, OPS, [("Acme Corporation", "contract", "gold", "ONE")])
+    return {"hq": core[0], "dot_ceo": core[2], "since": core[3], "ops": ops[0]}
+
+
+def _run(admin: GraphMemoryClient, scopes: list[str]) -> Any:
+    return admin.execute(M_RUN, {"s": scopes})["runConsolidation"]
+
+
+def test_entity_resolution_merges_proposes_and_rolls_back(
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+    analyst: GraphMemoryClient,
+    make_client: ClientFactory,
+) -> None:
+    ids = _build(client)
+    # Another tenant with a near-identical name: never compared with this one's.
+    other = make_client(f"{tenant}-b")
+    other_id = _facts(other, CORE, [("ACME corp", "ceo", "Bob", "ONE")])[0]
+    before = answers_in(client)
+
+    done = _run(admin, [CORE, OPS])
+    counts = {c["name"]: c["value"] for c in done["steps"][0]["counts"]}
+    assert counts["merged"] == 1 and counts["facts_moved"] == 2
+    assert counts["proposed"] == 1
+    moved = client.fact(ids["since"])
+    assert moved and moved["subject"] == "acme corp" and moved["subjectName"] == "Acme Corp"
+    assert any(
+        c["action"] == "merge_entity" and "acme corp." in c["reason"] for c in done["changes"]
+    )
+    # Everything known about Acme Corp in team:core now answers under one subject.
+    core = client.facts([CORE], subject="Acme Corp")["edges"]
+    assert {e["node"]["predicate"] for e in core} == {"headquartered_in", "ceo", "customer_since"}
+    # Never across scopes: "Acme Corporation" lives in team:ops only.
+    ops = client.fact(ids["ops"])
+    assert ops and ops["subject"] == "acme corporation"
+    # Never across tenants.
+    theirs = other.fact(other_id)
+    assert theirs and theirs["subject"] == "acme corp"
+
+    proposals = analyst.execute(Q_PROPOSALS, {"s": [CORE, OPS]})["entityMergeProposals"]
+    assert [(p["entityA"], p["entityB"]) for p in proposals] == [("new york", "new york city")]
+    assert 0.7 <= proposals[0]["score"] < 0.9 and proposals[0]["runId"] == done["id"]
+    assert (
+        make_client(f"{tenant}-b", "analyst").execute(Q_PROPOSALS, {"s": [CORE]})[
+            "entityMergeProposals"
+        ]
+        == []
+    )
+
+    admin.execute(M_ROLLBACK, {"id": done["id"]})
+    assert answers_in(client) == before
+    back = client.fact(ids["since"])
+    assert back and back["subject"] == "acme corp." and back["subjectName"] == "Acme Corp."
+    assert analyst.execute(Q_PROPOSALS, {"s": [CORE]})["entityMergeProposals"] == []
+
+
+def answers_in(client: GraphMemoryClient) -> list[tuple[Any, ...]]:
+    edges = client.facts([CORE, OPS], first=200)["edges"]
+    return sorted(
+        (n["id"], n["subject"], n["predicate"], n["object"], n["status"])
+        for n in (e["node"] for e in edges)
+    ) + answers(client)

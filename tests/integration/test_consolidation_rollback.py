@@ -1,0 +1,96 @@
+"""Rolling a consolidation run back in one call restores exactly the state before it, read at
+several asOf moments before and after the rollback; audited; refused when the run's changes
+were built on since."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
+from graph_memory.settings import Settings
+from tests.integration.consolidation_helpers import (
+    M_ROLLBACK,
+    Q_RUNS,
+    SCOPES,
+    answers,
+    build_store,
+    run,
+)
+
+
+def _history(client: GraphMemoryClient) -> list[dict[str, Any]]:
+    """The slot's versions; evidence as a set (episodes started at one moment have no order)."""
+    versions = client.history("Core team", "uses", SCOPES)["versions"]
+    return [
+        {**v, "provenance": sorted(v["provenance"], key=lambda p: p["episodeId"])} for v in versions
+    ]
+
+
+def _moment() -> datetime:
+    time.sleep(0.05)
+    at = datetime.now(UTC)
+    time.sleep(0.05)
+    return at
+
+
+def test_rollback_restores_every_answer_at_every_as_of(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+    analyst: GraphMemoryClient,
+) -> None:
+    s = build_store(settings, tenant, client, admin)
+    t_setup = _moment()
+    before = {"setup": answers(client, t_setup), "now": answers(client)}
+    history_before = _history(client)
+
+    done = run(admin)
+    t_run = _moment()
+    after_run = answers(client, t_run)
+    assert after_run != before["now"]  # the run changed what is served
+    assert answers(client, t_setup) == before["setup"]  # the past did not change
+
+    back = admin.execute(M_ROLLBACK, {"id": done["id"]})["rollbackConsolidation"]
+    assert back["status"] == "ROLLED_BACK" and back["rolledBackAt"]
+    t_back = _moment()
+    # As if the run never happened, at every moment: before it, while it was in force, now.
+    assert answers(client, t_setup) == before["setup"]
+    assert answers(client, t_run) == before["now"]
+    assert answers(client, t_back) == before["now"]
+    assert answers(client) == before["now"]
+    assert _history(client) == history_before
+    restored = client.fact(s.jira_dup)
+    assert restored and restored["status"] == "ACTIVE" and restored["retractedAt"] is None
+    assert client.fact(s.expiring)["status"] == "ACTIVE"  # type: ignore[index]
+
+    events = analyst.audit_log(actor="consolidation", action="rollback", first=100)["edges"]
+    assert {e["node"]["targetId"] for e in events} >= {s.expiring, s.jira_dup, s.candidate}
+    assert all(done["id"] in e["node"]["reason"] for e in events)
+    listed = analyst.execute(Q_RUNS, {})["consolidationRuns"]
+    assert [(r["id"], r["status"]) for r in listed] == [(done["id"], "ROLLED_BACK")]
+    with pytest.raises(GraphMemoryClientError) as err:
+        admin.execute(M_ROLLBACK, {"id": done["id"]})
+    assert err.value.code == "CONFLICT"
+
+    # The same cleanup can be run again after the rollback.
+    again = run(admin)
+    assert {c["targetId"] for c in again["changes"]} == {c["targetId"] for c in done["changes"]}
+
+
+def test_rollback_is_refused_once_a_changed_memory_changed_again(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    s = build_store(settings, tenant, client, admin)
+    done = run(admin)
+    client.retract_fact(s.jira, "we moved off Jira")
+    with pytest.raises(GraphMemoryClientError) as err:
+        admin.execute(M_ROLLBACK, {"id": done["id"]})
+    assert err.value.code == "CONFLICT" and s.jira in err.value.args[0]
+    with pytest.raises(GraphMemoryClientError) as err:
+        client.execute(M_ROLLBACK, {"id": done["id"]})
+    assert err.value.code == "FORBIDDEN"
