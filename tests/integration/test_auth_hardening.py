@@ -97,6 +97,8 @@ MUTATIONS: dict[str, tuple[str, set[str]]] = {
         {"agent", "admin"},
     ),
     "closeTodo": ('closeTodo(id: "nope") { id }', {"agent", "admin"}),
+    "runConsolidation": ('runConsolidation(scopes: ["user:u"], dryRun: true) { id }', {"admin"}),
+    "rollbackConsolidation": ('rollbackConsolidation(runId: "nope") { id }', {"admin"}),
 }
 
 
