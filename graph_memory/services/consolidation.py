@@ -28,6 +28,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services import audit
@@ -234,7 +235,10 @@ class ConsolidationService:
         policy: TenantPolicy,
         progress: Progress | None,
     ) -> RunReport:
-        await FactRepository.lock_tenant(tx, tenant)
+        # The tenant lock, then the run's scopes: writers of those scopes wait for the run
+        # (writes lock per scope), writers elsewhere in the tenant go on.
+        await WriteLocks.tenant(tx, tenant)
+        await WriteLocks.scopes(tx, tenant, list(run["scopes"]))
         now = utcnow()  # read under the lock: the run's changes follow commit order
         ctx = RunContext(tx, tenant, list(run["scopes"]), now, run["id"], policy.promote_sessions)
         reports: list[StepReport] = []
@@ -319,6 +323,8 @@ class ConsolidationService:
             run = found[0]["run"]
             if run["status"] != "applied":
                 raise Conflict(f"run {run_id} is {run['status']}; only an applied run rolls back")
+            # Writers of the run's scopes wait while its changes are undone.
+            await WriteLocks.scopes(tx, tenant, list(run.get("scopes") or []))
             ids = list(run.get("touched_ids") or [])
             current = await FactRepository.get_in_tx(tx, tenant, ids)
             stale = [
