@@ -153,7 +153,8 @@ mutation($id: ID!, $reason: String) {{
 Q_FORGET = """
 mutation($userId: String!) {
   forgetContributor(userId: $userId) {
-    receipt episodesDeleted factVersionsDeleted factsDeletedByTier { tier count }
+    receipt jobId state batches
+    episodesDeleted factVersionsDeleted factsDeletedByTier { tier count }
     factsRecomputed factsReturnedToReview factsReinstated dependentsFlagged proceduresDemoted
     entitiesDeleted auditEventsRedacted userDeleted tookMs
   }

@@ -161,6 +161,19 @@ def _start_scheduler(services: Services) -> tuple[asyncio.Event, asyncio.Task[No
     return stop, asyncio.create_task(scheduler.run(stop), name="consolidation-scheduler")
 
 
+def _start_forget_resumer(
+    services: Services,
+) -> tuple[asyncio.Event, asyncio.Task[None] | None]:
+    """Resumes forget purges left without a runner (always on: a forget must finish)."""
+    stop = asyncio.Event()
+    if services.forget is None:
+        return stop, None
+    from graph_memory.services.forget_worker import ForgetResumer
+
+    resumer = ForgetResumer(services.forget, services.settings.forget_poll_seconds)
+    return stop, asyncio.create_task(resumer.run(stop), name="forget-resumer")
+
+
 def create_app(
     settings: Settings | None = None,
     services: Services | None = None,
@@ -178,9 +191,15 @@ def create_app(
         await holder["s"].db.driver.verify_connectivity()
         stop, worker = _start_worker(holder["s"])
         stop_schedule, scheduler = _start_scheduler(holder["s"])
+        stop_resume, resumer = _start_forget_resumer(holder["s"])
         try:
             yield
         finally:
+            if resumer is not None:
+                stop_resume.set()
+                await resumer
+            if holder["s"].forget is not None:
+                await holder["s"].forget.stop()
             if scheduler is not None:
                 stop_schedule.set()
                 await scheduler

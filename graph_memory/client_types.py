@@ -256,6 +256,9 @@ class ForgetReceipt:
     receipt: str
     episodes_deleted: int
     fact_versions_deleted: int
+    job_id: str = ""
+    state: str = "DONE"
+    batches: int = 0
     facts_deleted_by_tier: tuple[TierCount, ...] = ()
     facts_recomputed: int = 0
     facts_returned_to_review: int = 0

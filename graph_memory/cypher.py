@@ -30,7 +30,12 @@ __all__ = ["CypherCatalog", "Query", "catalog", "cypher_root"]
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER = re.compile(r"^//\s*(params|returns):\s*(.*)$")
 _LINE_COMMENT = re.compile(r"//[^\n]*")
-_INCLUDE = re.compile(r"^[ \t]*#include[ \t]+([A-Za-z0-9_/]+)[ \t]*$", re.MULTILINE)
+_INCLUDE = re.compile(
+    r"^[ \t]*#include[ \t]+([A-Za-z0-9_/]+)(?:\(([A-Za-z_][A-Za-z0-9_]*)\))?[ \t]*$", re.MULTILINE
+)
+# A fragment about one node names it ``@node``; ``#include dir/_name(var)`` binds it to the
+# including query's variable (a leftover ``@node`` is a Cypher syntax error, so it fails loud).
+_NODE = "@node"
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
@@ -84,10 +89,11 @@ def parse(name: str, source: str) -> Query:
 
 
 def expand(root: Path, source: str, seen: tuple[str, ...] = ()) -> str:
-    """``source`` with each ``#include name`` line replaced by ``cypher/name.cypher``."""
+    """``source`` with each ``#include name`` line replaced by ``cypher/name.cypher`` (and
+    ``#include name(var)`` with ``@node`` in it bound to ``var``)."""
 
     def one(m: re.Match[str]) -> str:
-        name = m.group(1)
+        name, var = m.group(1), m.group(2)
         if not Path(name).name.startswith("_"):
             raise ValueError(f"#include {name}: only fragments (files named _*) can be included")
         if name in seen:
@@ -95,7 +101,12 @@ def expand(root: Path, source: str, seen: tuple[str, ...] = ()) -> str:
         path = root / f"{name}.cypher"
         if not path.is_file():
             raise ValueError(f"#include {name}: no fragment {path}")
-        return expand(root, path.read_text().rstrip("\n"), (*seen, name))
+        text = path.read_text().rstrip("\n")
+        if (var is None) != (_NODE not in text):
+            raise ValueError(f"#include {name}: a fragment naming {_NODE} needs one variable")
+        if var is not None:
+            text = text.replace(_NODE, var)
+        return expand(root, text, (*seen, name))
 
     return _INCLUDE.sub(one, source)
 

@@ -93,6 +93,13 @@ class NotFound(GraphMemoryError):
     code = "NOT_FOUND"
 
 
+class ContributorForgotten(GraphMemoryError):
+    """A write cites an episode of a contributor who was forgotten (the purge may still be
+    running): their words cannot back anything new."""
+
+    code = "CONTRIBUTOR_FORGOTTEN"
+
+
 class Forbidden(GraphMemoryError):
     code = "FORBIDDEN"
 

@@ -127,6 +127,8 @@ class Settings:
     ingest_tenants: tuple[str, ...] | None = None
     # The consolidation scheduler inside `serve`: seconds between runs per tenant (0: off).
     consolidate_every_seconds: float = 0.0
+    # How often `serve` looks for forget purges no runner holds (crashed or restarted ones).
+    forget_poll_seconds: float = 5.0
     extra: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     # How long a verified key is trusted without asking Neo4j: a revocation reaches other
@@ -172,6 +174,7 @@ class Settings:
             if os.environ.get("GRAPH_MEMORY_INGEST_TENANTS", "").strip()
             else None,
             consolidate_every_seconds=_cadence_env("GRAPH_MEMORY_CONSOLIDATE_EVERY_SECONDS"),
+            forget_poll_seconds=_cadence_env("GRAPH_MEMORY_FORGET_POLL_SECONDS") or 5.0,
         )
 
     def neo4j(self) -> Neo4jConnection:

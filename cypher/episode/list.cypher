@@ -1,7 +1,9 @@
 // params: tenant, scopes, user_id, session_id, from, to, after_recorded, after_id, limit
 // returns: episode
+#include forget/_hidden
 MATCH (e:Episode)
-WHERE e.tenant = $tenant AND e.scope IN $scopes
+WHERE e.tenant = $tenant AND e.scope IN $scopes AND NOT
+#include forget/_hidden_episode(e)
   AND ($user_id IS NULL OR e.user_id = $user_id)
   AND ($session_id IS NULL OR e.session_id = $session_id)
   AND ($from IS NULL OR e.started_at >= $from)

@@ -1,5 +1,8 @@
 // params: tenant, ids
-// returns: fact
+// returns: fact, forgotten
+// forgotten: only forgotten contributors support it (forget/_hidden): reads drop it, writes
+// refuse to build on it.
+#include forget/_hidden
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
@@ -12,4 +15,6 @@ RETURN f {.*, embedding: null,
           retracted_at: toString(f.retracted_at), flagged_at: toString(f.flagged_at),
           verified_at: toString(f.verified_at), told_at: toString(f.told_at),
           flag_log_at: [t IN coalesce(f.flag_log_at, []) | toString(t)],
-          last_retrieved_at: toString(f.last_retrieved_at)} AS fact
+          last_retrieved_at: toString(f.last_retrieved_at)} AS fact,
+#include forget/_hidden_fact(f)
+       AS forgotten

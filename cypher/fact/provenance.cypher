@@ -1,10 +1,15 @@
 // params: tenant, ids
 // returns: id, evidence
 // For each fact: its supporting episodes with the edge weight and the contributing user.
+#include forget/_hidden
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
+WITH f, hidden WHERE NOT
+#include forget/_hidden_fact(f)
 OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
+WHERE NOT
+#include forget/_hidden_episode(e)
 OPTIONAL MATCH (e)-[:CONTRIBUTED_BY]->(u:User)
 WITH f, d, e, u ORDER BY e.started_at
 RETURN f.id AS id,

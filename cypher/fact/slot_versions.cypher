@@ -2,8 +2,10 @@
 // returns: fact
 // Every version of a (subject, predicate) that existed by as_of, oldest first, whatever its
 // status: the history an analyst reads. Excised versions are gone, not hidden.
+#include forget/_hidden
 MATCH (f:Fact {tenant: $tenant, subject: $subject, predicate: $predicate})
-WHERE f.scope IN $scopes AND f.recorded_at <= $as_of
+WHERE f.scope IN $scopes AND f.recorded_at <= $as_of AND NOT
+#include forget/_hidden_fact(f)
 // Times as ISO text: the driver decodes a temporal value ~40x slower than Python parses text.
 RETURN f {.*, embedding: null,
           recorded_at: toString(f.recorded_at), activated_at: toString(f.activated_at),

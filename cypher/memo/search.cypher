@@ -3,6 +3,7 @@
 // Hybrid candidates among memos: the vector index filtered by tenant and scope inside the
 // index, plus full-text on the opaque scope token (as recall does for facts and episodes).
 CYPHER 25
+#include forget/_hidden
 CALL () {
   UNWIND $scopes AS scope
   CALL (scope) {
@@ -18,11 +19,13 @@ CALL () {
   WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
   RETURN node AS m, null AS vscore, score AS kscore
 }
-WITH m, max(vscore) AS vscore, max(kscore) AS kscore
+WITH hidden, m, max(vscore) AS vscore, max(kscore) AS kscore
 WHERE m.kind IN $kinds AND (m.status IS NULL OR m.status IN $statuses)
   AND (m.expires_at IS NULL OR m.expires_at > $now)
   // A memo whose episode is gone (its contributor forgotten) is never served.
   AND EXISTS { (m)-[:DERIVED_FROM]->(:Episode) }
+  AND NOT
+#include forget/_hidden_fact(m)
 OPTIONAL MATCH (m)-[d:DERIVED_FROM]->(e:Episode)
 WITH m, vscore, kscore, collect(CASE WHEN e IS NULL THEN null ELSE {
        episode_id: e.id, user_id: e.user_id, session_id: e.session_id, turns: d.turns

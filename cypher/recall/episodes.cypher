@@ -3,6 +3,7 @@
 // Hybrid candidates among episodes (same shape as recall.facts). An episode is in force once
 // recorded (belief time) and once it has started (validity time): "what had happened by T".
 CYPHER 25
+#include forget/_hidden
 CALL () {
   UNWIND $scopes AS scope
   CALL (scope) {
@@ -20,16 +21,18 @@ CALL () {
   WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
   RETURN node AS e, null AS vscore, score AS kscore
 }
-WITH e, max(vscore) AS vscore, max(kscore) AS kscore
+WITH hidden, e, max(vscore) AS vscore, max(kscore) AS kscore
 // Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
 // than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
 // larger k. A long version history can otherwise crowd every current fact out.
-WITH collect([e, vscore, kscore]) AS hits
-CALL (hits) {
+WITH hidden, collect([e, vscore, kscore]) AS hits
+CALL (hits, hidden) {
   UNWIND hits AS cand
   WITH cand[0] AS e, cand[1] AS vscore, cand[2] AS kscore
   WHERE e.recorded_at <= $as_of
     AND (e.started_at IS NULL OR e.started_at <= $valid_at)
+    AND NOT
+#include forget/_hidden_episode(e)
   RETURN collect({
     id: e.id, text: e.text, confidence: e.confidence,
     fresh_ms: coalesce(e.ended_at, e.started_at, e.recorded_at).epochMillis,

@@ -8,6 +8,7 @@
 // Only what scoring needs comes back (times as epoch millis: cheap to decode); the
 // survivors are hydrated by recall.hydrate.
 CYPHER 25
+#include forget/_hidden
 CALL () {
   UNWIND $scopes AS scope
   CALL (scope) {
@@ -26,12 +27,12 @@ CALL () {
   WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
   RETURN node AS f, null AS vscore, score AS kscore
 }
-WITH f, max(vscore) AS vscore, max(kscore) AS kscore
+WITH hidden, f, max(vscore) AS vscore, max(kscore) AS kscore
 // Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
 // than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
 // larger k. A long version history can otherwise crowd every current fact out.
-WITH collect([f, vscore, kscore]) AS hits
-CALL (hits) {
+WITH hidden, collect([f, vscore, kscore]) AS hits
+CALL (hits, hidden) {
   UNWIND hits AS cand
   WITH cand[0] AS f, cand[1] AS vscore, cand[2] AS kscore
   // In force at (as_of, valid_at): the version has a segment of the stored timeline there.
@@ -46,6 +47,8 @@ CALL (hits) {
 #include fact/_flagged_at
         )
     AND ($tiers IS NULL OR f.tier IN $tiers)
+    AND NOT
+#include forget/_hidden_fact(f)
   RETURN collect({
     id: f.id, text: f.text, tier: f.tier, tier_rank: f.tier_rank,
     confidence: f.confidence, subject: f.subject, predicate: f.predicate,

@@ -3,22 +3,30 @@
 // The full records of recalled items and their provenance, in one round trip: supporting
 // episodes (fact DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own evidence) with
 // their contributors. Only the few survivors of ranking get here, never every candidate.
-CALL () {
+#include forget/_hidden
+CALL (hidden) {
   UNWIND $facts AS id
   MATCH (f:Fact {id: id})
-  WHERE f.tenant = $tenant
+  WHERE f.tenant = $tenant AND NOT
+#include forget/_hidden_fact(f)
   OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(src:Episode)
+  WHERE NOT
+#include forget/_hidden_episode(src)
   RETURN f AS n, src, d.weight AS weight, null AS success, d.at AS linked_at
   UNION ALL
   UNWIND $procedures AS id
   MATCH (p:Procedure {id: id})
-  WHERE p.tenant = $tenant
+  WHERE p.tenant = $tenant AND NOT
+#include forget/_hidden_procedure(p)
   OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
+  WHERE NOT
+#include forget/_hidden_episode(src)
   RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at
   UNION ALL
   UNWIND $episodes AS id
   MATCH (e:Episode {id: id})
-  WHERE e.tenant = $tenant
+  WHERE e.tenant = $tenant AND NOT
+#include forget/_hidden_episode(e)
   RETURN e AS n, e AS src, null AS weight, null AS success, null AS linked_at
 }
 OPTIONAL MATCH (src)-[:CONTRIBUTED_BY]->(u:User)

@@ -2,10 +2,15 @@
 // returns: fact, sessions, contributors, evidence
 // Candidates awaiting corroboration or review, with their evidence: the best supported first
 // (closest to promotion), then the oldest. Candidates already past their TTL are not queued.
+#include forget/_hidden
 MATCH (f:Fact {tenant: $tenant, status: 'candidate'})
 WHERE f.scope IN $scopes AND f.superseded_at IS NULL AND f.retracted_at IS NULL
   AND (f.expires_at IS NULL OR f.expires_at > $now)
+  AND NOT
+#include forget/_hidden_fact(f)
 OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
+WHERE NOT
+#include forget/_hidden_episode(e)
 OPTIONAL MATCH (e)-[:CONTRIBUTED_BY]->(u:User)
 WITH f, d, e, coalesce(u.id, e.user_id) AS user ORDER BY e.started_at
 WITH f,

@@ -14,7 +14,7 @@ from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.context import require_role
 from graph_memory.graphql.convert import decode_cursor, dt, encode_cursor
 from graph_memory.graphql.query import PageInfo
-from graph_memory.graphql.types.fact import Evidence, Fact, TrustTier, fact_from_record
+from graph_memory.graphql.types.fact import Evidence, Fact, fact_from_record
 from graph_memory.graphql.types.trust import (
     AlertCount,
     Alerts,
@@ -26,8 +26,8 @@ from graph_memory.graphql.types.trust import (
     ReviewItem,
     TenantPolicyGQL,
     TenantPolicyInput,
-    TierCount,
     audit_event,
+    forget_result,
     policy_changes,
     policy_view,
     when,
@@ -135,6 +135,11 @@ class TrustQuery:
             ],
         )
 
+    @strawberry.field(description="A forget's purge job: progress and counts so far (admin).")
+    async def forget_job(self, info: Info[Any, None], id: strawberry.ID) -> ForgetResult:
+        ctx = info.context
+        return forget_result(await _need(ctx.services.forget, "forget").job(ctx.principal, str(id)))
+
     @strawberry.field(description="The caller's tenant's effective write-gate policy.")
     async def tenant_policy(self, info: Info[Any, None]) -> TenantPolicyGQL:
         ctx = info.context
@@ -162,31 +167,24 @@ class TrustMutation:
         return fact_from_record(rec)
 
     @strawberry.mutation(
-        description="Excise a contributor from this tenant's memory (admin): "
-        "their episodes, facts only they supported (every version), and "
-        "their content in the audit log. One transaction."
+        description="Forget a contributor (admin): from this call's first transaction on, "
+        "nothing only they gave (episodes, facts only they supported at every version, "
+        "memos, procedures, entities only those facts name) is answerable by any read at "
+        "any asOf; a purge job then deletes it in batches (resumable) and writes one "
+        "counts-only audit event. The call waits up to waitSeconds for the purge (0: return "
+        "at once; follow it with forgetJob). A second forget of the same user joins the job."
     )
-    async def forget_contributor(self, info: Info[Any, None], user_id: str) -> ForgetResult:
+    async def forget_contributor(
+        self, info: Info[Any, None], user_id: str, wait_seconds: float = 10.0
+    ) -> ForgetResult:
         ctx = info.context
-        r = await _need(ctx.services.forget, "forget").forget(ctx.principal, user_id)
-        return ForgetResult(
-            receipt=r.receipt,
-            episodes_deleted=r.episodes_deleted,
-            fact_versions_deleted=r.fact_versions_deleted,
-            facts_deleted_by_tier=[
-                TierCount(tier=TrustTier(t), count=n) for t, n in r.facts_deleted.items()
-            ],
-            facts_recomputed=r.facts_recomputed,
-            facts_reworded=r.facts_reworded,
-            facts_returned_to_review=r.facts_returned_to_review,
-            facts_reinstated=r.facts_reinstated,
-            dependents_flagged=r.dependents_flagged,
-            procedures_demoted=r.procedures_demoted,
-            entities_deleted=r.entities_deleted,
-            audit_events_redacted=r.audit_events_redacted,
-            user_deleted=r.user_deleted,
-            took_ms=round(r.took_ms, 3),
+        job = await _need(ctx.services.forget, "forget").forget(
+            # Capped: a forget of any size answers within a minute, its job runs on.
+            ctx.principal,
+            user_id,
+            wait_seconds=min(wait_seconds, 60.0),
         )
+        return forget_result(job)
 
     @strawberry.mutation(description="Expire this tenant's facts whose TTL has elapsed (admin).")
     async def expire_facts(self, info: Info[Any, None]) -> ExpireResult:

@@ -190,14 +190,18 @@ class FactRepository:
         return rows[0]["fact"] if rows else None
 
     @staticmethod
-    async def get_in_tx(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:
+    async def get_in_tx(
+        tx: Tx, tenant: str, ids: list[str], *, forgotten: bool = True
+    ) -> dict[str, Record]:
+        """Versions by id; ``forgotten=False`` leaves out those only forgotten contributors
+        support (forget/_hidden_fact): a write may not build on them."""
         rows = await tx.run("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["fact"]["id"]: r["fact"] for r in rows}
+        return {r["fact"]["id"]: r["fact"] for r in rows if forgotten or not r["forgotten"]}
 
     # -- reads ------------------------------------------------------------------------------
     async def get(self, tenant: str, ids: list[str]) -> dict[str, Record]:
         rows = await self.db.read("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["fact"]["id"]: r["fact"] for r in rows}
+        return {r["fact"]["id"]: r["fact"] for r in rows if not r["forgotten"]}
 
     async def in_force(
         self,

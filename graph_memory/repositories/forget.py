@@ -1,4 +1,4 @@
-"""Excision of one contributor: every step runs inside the caller's single write transaction."""
+"""Excision of forgotten contributors: each step runs inside the purge batch's write transaction."""
 
 from __future__ import annotations
 
@@ -15,23 +15,47 @@ class ForgetRepository:
     # Reads return one row of lists: thousands of ids cross the wire far faster as one value
     # than as thousands of records, and a forget of 10k facts has a latency budget.
     @staticmethod
-    async def episodes(tx: Tx, tenant: str, user_id: str) -> list[str]:
+    async def batch_episodes(
+        tx: Tx, tenant: str, contributors: list[str], limit: int
+    ) -> tuple[list[str], list[dict[str, str]], list[str]]:
+        """The contributors' next episodes, the slots of the facts citing them (deduplicated,
+        in order) and the procedures they evidence."""
         rows = await tx.run(
-            "forget.episodes", {"tenant": require_tenant(tenant), "user_id": user_id}
+            "forget.batch_episodes",
+            {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},
         )
-        return sorted(rows[0]["ids"]) if rows else []
+        if not rows:
+            return [], [], []
+        slots: dict[tuple[str, str, str], dict[str, str]] = {}
+        for per_episode in rows[0]["slots"]:
+            for s in per_episode:
+                slots.setdefault((s["scope"], s["subject"], s["predicate"]), s)
+        procedures = sorted({p for per in rows[0]["procedures"] for p in per})
+        return list(rows[0]["ids"]), list(slots.values()), procedures
 
     @staticmethod
-    async def facts(tx: Tx, tenant: str, episode_ids: list[str]) -> Record:
-        """doomed (+ doomed_tiers, same order), chained, shared, shared_inferred: id lists."""
+    async def batch_facts(
+        tx: Tx, tenant: str, slots: list[dict[str, str]], contributors: list[str]
+    ) -> Record:
+        """doomed (+ doomed_tiers, same order), chained, shared, shared_inferred, worded,
+        episodes: what of these slots cites the contributors (forget.batch_facts)."""
         empty: Record = {
             k: []
-            for k in ("doomed", "doomed_tiers", "chained", "shared", "shared_inferred", "worded")
+            for k in (
+                "doomed",
+                "doomed_tiers",
+                "chained",
+                "shared",
+                "shared_inferred",
+                "worded",
+                "episodes",
+            )
         }
-        if not episode_ids:
+        if not slots:
             return empty
         rows = await tx.run(
-            "forget.facts", {"tenant": require_tenant(tenant), "episode_ids": episode_ids}
+            "forget.batch_facts",
+            {"tenant": require_tenant(tenant), "slots": slots, "contributors": contributors},
         )
         return rows[0] if rows else empty
 
@@ -69,16 +93,16 @@ class ForgetRepository:
         )
 
     @staticmethod
-    async def unlink_evidence(
-        tx: Tx, tenant: str, fact_ids: list[str], episode_ids: list[str]
+    async def unlink_contributors(
+        tx: Tx, tenant: str, fact_ids: list[str], contributors: list[str]
     ) -> None:
-        if fact_ids and episode_ids:
+        if fact_ids and contributors:
             await tx.run(
-                "forget.unlink_evidence",
+                "forget.unlink_contributors",
                 {
                     "tenant": require_tenant(tenant),
                     "fact_ids": fact_ids,
-                    "episodes": dict.fromkeys(episode_ids, True),
+                    "contributors": contributors,
                 },
             )
 
@@ -128,9 +152,12 @@ class ForgetRepository:
         )
 
     @staticmethod
-    async def delete_user(tx: Tx, tenant: str, user_id: str) -> int:
+    async def delete_contributors(tx: Tx, tenant: str, contributors: list[str]) -> int:
+        if not contributors:
+            return 0
         rows = await tx.run(
-            "forget.delete_user", {"tenant": require_tenant(tenant), "user_id": user_id}
+            "forget.delete_contributors",
+            {"tenant": require_tenant(tenant), "contributors": contributors},
         )
         return int(rows[0]["deleted"]) if rows else 0
 

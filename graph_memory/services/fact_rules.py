@@ -15,7 +15,13 @@ from typing import Any
 
 from graph_memory.db import Record, Tx
 from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, as_datetime, parse_scope
-from graph_memory.errors import Conflict, GraphMemoryError, NotFound, ValidationError
+from graph_memory.errors import (
+    Conflict,
+    ContributorForgotten,
+    GraphMemoryError,
+    NotFound,
+    ValidationError,
+)
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.locks import WriteLocks
@@ -62,8 +68,15 @@ def check_citations(
     failed: dict[int, GraphMemoryError] = {}
     for i, cf in list(checked.items()):
         missing = [c.episode_id for c in cf.item.citations if c.episode_id not in episodes]
+        forgotten = [c.episode_id for c in cf.item.citations if c.episode_id not in missing
+                     and episodes[c.episode_id].get("forgotten")]
         if missing:
             failed[i] = NotFound(f"unknown episode(s) {missing}", field="episodes")
+            del checked[i]
+        elif forgotten:
+            failed[i] = ContributorForgotten(
+                f"episode(s) {forgotten} belong to a forgotten contributor", field="episodes"
+            )
             del checked[i]
     return failed
 
@@ -99,7 +112,7 @@ async def check_premises(tx: Tx, tenant: str, checked: dict[int, CheckedFact]) -
     wanted = sorted({p for cf in checked.values() for p in cf.item.depends_on})
     if not wanted:
         return out
-    found = await FactRepository.get_in_tx(tx, tenant, wanted)
+    found = await FactRepository.get_in_tx(tx, tenant, wanted, forgotten=False)
     for i, cf in list(checked.items()):
         missing = [p for p in cf.item.depends_on if p not in found]
         if missing:

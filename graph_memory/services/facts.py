@@ -333,7 +333,7 @@ class FactService:
             await WriteLocks.facts(tx, tenant, [fact_id])
             # Read under the lock: retractedAt and event times follow commit order.
             now = utcnow()
-            found = await FactRepository.get_in_tx(tx, tenant, [fact_id])
+            found = await FactRepository.get_in_tx(tx, tenant, [fact_id], forgotten=False)
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")
             before = found[fact_id]

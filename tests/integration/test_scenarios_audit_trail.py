@@ -461,7 +461,8 @@ def test_forget_recounts_shared_facts_and_the_forget_event_carries_the_delta(
     (rc,) = log(analyst, target=fid, action="recompute_confidence")
     assert rc["confidenceDelta"] == pytest.approx(after - before) == pytest.approx(-0.2)
     (fe,) = log(analyst, action="forget_contributor")
-    assert rc["actor"] == "admin:admin" and ts(rc["at"]) == ts(fe["at"])
+    # The purge writes its changes batch by batch; the forget event, when it is done, last.
+    assert rc["actor"] == "admin:admin" and ts(rc["at"]) <= ts(fe["at"])
     assert fe["confidenceDelta"] == pytest.approx(after - before)
 
 

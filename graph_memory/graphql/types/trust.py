@@ -4,6 +4,7 @@ policy and what a forget or an expiry sweep did."""
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 import strawberry
@@ -13,6 +14,7 @@ from graph_memory.graphql.convert import dt
 from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.query import PageInfo
 from graph_memory.graphql.types.fact import Evidence, Fact, TrustTier
+from graph_memory.services.forget import ForgetJob
 from graph_memory.services.trust import PolicyView
 
 __all__ = [
@@ -241,11 +243,24 @@ class TierCount:
     count: int
 
 
-@strawberry.type(description="What forgetting a contributor removed or changed (counts only).")
+@strawberry.enum(description="Where a forget's purge stands.")
+class ForgetState(Enum):
+    RUNNING = "running"
+    DONE = "done"
+
+
+@strawberry.type(
+    description="A forget: its purge job and what it removed or changed so far (counts only; "
+    "final once state is DONE). Nothing only the user gave is answerable from the call on."
+)
 class ForgetResult:
     receipt: str = strawberry.field(
         description="Pseudonymous id of the forget audit event (the log never names the user)."
     )
+    job_id: strawberry.ID = strawberry.field(description="The purge job, for forgetJob(id).")
+    state: ForgetState
+    batches: int = strawberry.field(description="Purge batches committed so far.")
+    finished_at: datetime | None
     episodes_deleted: int
     fact_versions_deleted: int
     facts_deleted_by_tier: list[TierCount]
@@ -261,7 +276,33 @@ class ForgetResult:
     entities_deleted: int
     audit_events_redacted: int
     user_deleted: bool
-    took_ms: float
+    took_ms: float = strawberry.field(description="Time this call took (ms).")
+
+
+def forget_result(job: ForgetJob) -> ForgetResult:
+    c = job.counts
+    return ForgetResult(
+        receipt=job.receipt,
+        job_id=strawberry.ID(job.id),
+        state=ForgetState(job.state),
+        batches=job.batches,
+        finished_at=job.finished_at,
+        episodes_deleted=c.episodes_deleted,
+        fact_versions_deleted=c.fact_versions_deleted,
+        facts_deleted_by_tier=[
+            TierCount(tier=TrustTier(t), count=n) for t, n in c.facts_deleted.items()
+        ],
+        facts_recomputed=c.facts_recomputed,
+        facts_reworded=c.facts_reworded,
+        facts_returned_to_review=c.facts_returned_to_review,
+        facts_reinstated=c.facts_reinstated,
+        dependents_flagged=c.dependents_flagged,
+        procedures_demoted=c.procedures_demoted,
+        entities_deleted=c.entities_deleted,
+        audit_events_redacted=c.audit_events_redacted,
+        user_deleted=c.user_deleted,
+        took_ms=round(job.took_ms, 3),
+    )
 
 
 @strawberry.type

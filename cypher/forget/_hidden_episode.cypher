@@ -1,0 +1,2 @@
+  // The episode is a forgotten contributor's (forget/_hidden).
+  coalesce(@node.contributor IN hidden, false)

@@ -1,0 +1,330 @@
+"""Forget in two phases: everything only the contributor gave is unanswerable from the call's
+first transaction on, while the purge job is still in flight (held here by a runner that does
+not go on, as a crashed or slow one would); the job then purges in batches, resumes after its
+runner dies, counts every batch once, and a second forget joins it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
+from graph_memory.container import Services, build_services
+from graph_memory.db import Database
+from graph_memory.domain import Principal, Role, utcnow
+from graph_memory.repositories.forget_jobs import ForgetJobRepository
+from graph_memory.services.forget import ForgetJob, ForgetService
+from graph_memory.settings import Settings
+from tests.integration.conftest import episode
+from tests.integration.conftest import fact as _fact
+
+SECRET = "Quetzalcoatl"
+SCOPES = ["team:core"]
+T = TypeVar("T")
+STALLED = "stalled-runner"
+
+FORGET = """mutation($u: String!, $w: Float!) { forgetContributor(userId: $u, waitSeconds: $w) {
+  receipt jobId state batches episodesDeleted factVersionsDeleted userDeleted } }"""
+JOB = """query($id: ID!) { forgetJob(id: $id) {
+  jobId state batches episodesDeleted factVersionsDeleted factsRecomputed finishedAt } }"""
+ENTITY = "query($n: String!) { entity(name: $n) { id name } }"
+EPISODES = """query($sc: [String!]!, $u: String) {
+  episodes(scopes: $sc, userId: $u, first: 100) { id userId summary } }"""
+
+
+def fact(subject: str, predicate: str, obj: str, episodes: list[str]) -> dict[str, Any]:
+    return _fact(subject, predicate, obj, episodes, cardinality="ONE")
+
+
+def _with_services(settings: Settings, work: Callable[[Services], Awaitable[T]]) -> T:
+    async def go() -> T:
+        services = build_services(settings)
+        try:
+            return await work(services)
+        finally:
+            await services.close()
+
+    return asyncio.run(go())
+
+
+def _bolt(settings: Settings, text: str, **params: Any) -> list[dict[str, Any]]:
+    async def go() -> list[dict[str, Any]]:
+        db = Database.connect(settings.neo4j())
+        try:
+            return await db.run_raw(text, params)
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
+def _admin(tenant: str) -> Principal:
+    return Principal(tenant=tenant, role=Role.ADMIN, key_id="test-admin", name="admin")
+
+
+def _held(settings: Settings, tenant: str, user: str) -> str:
+    """Phase 1 only, with the purge claimed by a runner that never goes on (a crashed one whose
+    lease has not run out): the window a purge in flight leaves open."""
+
+    async def work(s: Services) -> str:
+        assert s.forget is not None
+        job_id = await s.forget.mark(_admin(tenant), user)
+
+        async def hold(tx: Any) -> bool:
+            now = utcnow()
+            return await ForgetJobRepository.claim(
+                tx, tenant, job_id, STALLED, now, now + timedelta(minutes=10)
+            )
+
+        assert await s.db.write_tx(hold)
+        return job_id
+
+    return _with_services(settings, work)
+
+
+def _release(settings: Settings, job_id: str) -> None:
+    """The stalled runner's lease runs out (the passage of time, moved over Bolt)."""
+    _bolt(
+        settings,
+        "MATCH (j:ForgetJob {id: $id}) SET j.lease_until = datetime() - duration('PT1S')",
+        id=job_id,
+    )
+
+
+def _run(
+    settings: Settings,
+    tenant: str,
+    job_id: str,
+    batch: int,
+    max_batches: int | None = None,
+    owner: str | None = None,
+) -> ForgetJob | None:
+    """A runner of the purge in this process (``owner``: as the one holding its lease)."""
+
+    async def work(s: Services) -> ForgetJob | None:
+        assert s.policies is not None
+        svc = ForgetService(s.db, s.policies.policy_for, s.embedder, batch_episodes=batch)
+        svc.owner = owner or svc.owner
+        return await svc.run(tenant, job_id, max_batches=max_batches)
+
+    return _with_services(settings, work)
+
+
+def _until_done(settings: Settings, tenant: str, job_id: str, batch: int) -> ForgetJob:
+    """Run the purge to its end here, or, when the server's resumer took it over first (it
+    scans for purges without a runner), wait for that runner to finish it."""
+    ran = _run(settings, tenant, job_id, batch)
+    deadline = time.monotonic() + 60
+    while ran is None or not ran.done:
+        assert time.monotonic() < deadline, "the purge did not finish"
+        time.sleep(0.1)
+
+        async def get(s: Services) -> ForgetJob:
+            assert s.forget is not None
+            return await s.forget.job(_admin(tenant), job_id)
+
+        ran = _with_services(settings, get)
+    return ran
+
+
+def _canaries(settings: Settings, tenant: str, needle: str) -> list[str]:
+    """Every property of every node of the tenant and of every relationship touching one that
+    mentions the needle (a raw scan, bypassing every query of the service)."""
+    rows = _bolt(
+        settings,
+        "MATCH (n) WHERE n.tenant = $t OPTIONAL MATCH (n)-[r]-() "
+        "RETURN labels(n) AS labels, properties(n) AS props, collect(properties(r)) AS rels",
+        t=tenant,
+    )
+    return [
+        f"{r['labels']}.{k}"
+        for r in rows
+        for props in [r["props"], *r["rels"]]
+        for k, v in props.items()
+        if needle.lower() in str(v).lower()
+    ]
+
+
+def _world(client: GraphMemoryClient) -> dict[str, str]:
+    def ep(user: str, session: str, summary: str) -> str:
+        return client.record_episode(
+            **episode(user, session, scope="team:core", summary=summary, confidence=0.6)
+        )
+
+    w = {
+        "a1": ep("alice", "s-a1", "Alice set up the team's build tools."),
+        "b1": ep("bob", "s-b1", f"Bob kept talking about his project {SECRET}."),
+        "b2": ep("bob", "s-b2", f"Bob said {SECRET} ships in spring."),
+    }
+    out = client.assert_facts(
+        [
+            fact("core", "uses_tool", "gradle", [w["a1"]]),
+            fact("bob", "works_on", SECRET, [w["b1"], w["b2"]]),
+            fact("core", "ships_in", "spring", [w["a1"], w["b2"]]),
+        ]
+    )
+    assert out["accepted"] == 3, [r["error"] for r in out["results"]]
+    w["tool"], w["secret"], w["shared"] = (str(r["factId"]) for r in out["results"])
+    tool = client.fact(w["tool"])
+    assert tool is not None
+    w["told"] = str(tool["recordedAt"])
+    return w
+
+
+def _sees_nothing_of_bob(client: GraphMemoryClient, w: dict[str, str]) -> None:
+    # Now, and as of the moment the facts were written (before the forget): no asOf shows them.
+    told = datetime.fromisoformat(str(w["told"]))
+    for as_of in (None, datetime.now(UTC), told):
+        listed = client.facts(SCOPES, as_of=as_of, first=100, include_candidates=True)
+        ids = {e["node"]["id"] for e in listed["edges"]}
+        assert w["secret"] not in ids and w["tool"] in ids and w["shared"] in ids
+    assert client.fact(w["secret"]) is None
+    hist = client.history("bob", "works_on", SCOPES)
+    assert SECRET not in str(hist)
+    eps = client.execute(EPISODES, {"sc": SCOPES, "u": None})["episodes"]
+    seen = {e["id"] for e in eps}
+    assert w["a1"] in seen and not {w["b1"], w["b2"]} & seen
+    assert client.execute(ENTITY, {"n": SECRET})["entity"] is None
+    recalled = client.recall(f"what is {SECRET}", SCOPES, include_candidates=True)
+    assert SECRET not in str(recalled)
+    shared = client.fact(w["shared"])
+    assert shared is not None and SECRET not in str(shared)
+    assert {e["episodeId"] for e in shared["provenance"]} == {w["a1"]}
+
+
+def test_forget_hides_everything_at_once_while_the_purge_is_in_flight(
+    client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
+) -> None:
+    w = _world(client)
+    job_id = _held(settings, tenant, "bob")
+    _sees_nothing_of_bob(client, w)
+    # Nothing new may be built on their words while the purge runs.
+    refused = client.assert_facts([fact("bob", "likes", "tea", [w["b1"]])])
+    assert refused["accepted"] == 0
+    assert refused["results"][0]["error"]["code"] == "CONTRIBUTOR_FORGOTTEN"
+    # The same user id talking again is a new contributor, unrelated to the forgotten one.
+    fresh = client.record_episode(
+        **episode("bob", "s-b3", scope="team:core", summary="Bob joined the infra rota.")
+    )
+    assert client.assert_facts([fact("bob", "on_rota", "infra", [fresh])])["accepted"] == 1
+    running = admin.execute(JOB, {"id": job_id})["forgetJob"]
+    assert running["state"] == "RUNNING" and running["batches"] == 0
+
+    _release(settings, job_id)
+    done = _until_done(settings, tenant, job_id, batch=1)
+    assert done.counts.episodes_deleted == 2 and done.counts.fact_versions_deleted == 1
+    _sees_nothing_of_bob(client, w)
+    assert _canaries(settings, tenant, SECRET) == []
+    eps = client.execute(EPISODES, {"sc": SCOPES, "u": "bob"})["episodes"]
+    assert [e["id"] for e in eps] == [fresh]
+    shared = client.fact(w["shared"])
+    assert shared is not None and shared["confidence"] < 1.0
+    # The markers are gone once the purge is done: reads pay nothing for it any more.
+    assert _bolt(settings, "MATCH (h:Forgotten {tenant: $t}) RETURN h", t=tenant) == []
+    final = admin.execute(JOB, {"id": job_id})["forgetJob"]
+    assert final["state"] == "DONE" and final["finishedAt"] and final["factVersionsDeleted"] == 1
+
+
+def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    eps = [
+        client.record_episode(
+            **episode("bob", f"s-{i}", scope="team:core", summary=f"{SECRET} note {i}.")
+        )
+        for i in range(5)
+    ]
+    out = client.assert_facts(
+        [fact("bob", f"p{i}", f"{SECRET}-{i}", [e]) for i, e in enumerate(eps)]
+    )
+    assert out["accepted"] == 5
+    job_id = _held(settings, tenant, "bob")
+    first = _run(settings, tenant, job_id, batch=2, max_batches=1, owner=STALLED)
+    assert first is not None and first.state == "running" and first.batches == 1
+    # That runner dies holding the lease; a new one waits for it to run out, then resumes.
+    _bolt(
+        settings,
+        "MATCH (j:ForgetJob {id: $id}) SET j.lease_owner = 'dead', "
+        "j.lease_until = datetime() + duration('PT1H')",
+        id=job_id,
+    )
+    assert _run(settings, tenant, job_id, batch=2) is None
+    _release(settings, job_id)
+    done = _until_done(settings, tenant, job_id, batch=2)
+    assert done.batches >= 2
+    assert done.counts.episodes_deleted == 5 and done.counts.fact_versions_deleted == 5
+    assert done.counts.user_deleted
+    assert _canaries(settings, tenant, SECRET) == []
+    events = _bolt(
+        settings,
+        "MATCH (a:AuditEvent {tenant: $t}) WHERE a.action = 'forget_contributor' "
+        "RETURN a.after AS after",
+        t=tenant,
+    )
+    assert len(events) == 1 and '"episodes_deleted": 5' in str(events[0]["after"])
+    # Running a finished job again is a no-op.
+    again = _run(settings, tenant, job_id, batch=2)
+    assert again is None or again.batches == done.batches
+
+
+def test_a_second_forget_joins_the_running_purge(
+    client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
+) -> None:
+    w = _world(client)
+    job_id = _held(settings, tenant, "bob")
+    # Bob talks again (a new contributor), then is forgotten again while the first purge runs.
+    again = client.record_episode(
+        **episode("bob", "s-b9", scope="team:core", summary=f"Bob mentioned {SECRET} again.")
+    )
+    joined = admin.execute(FORGET, {"u": "bob", "w": 0})["forgetContributor"]
+    assert joined["jobId"] == job_id and joined["state"] == "RUNNING"
+    eps = client.execute(EPISODES, {"sc": SCOPES, "u": "bob"})["episodes"]
+    assert eps == []
+    _release(settings, job_id)
+    done = _until_done(settings, tenant, job_id, batch=50)
+    assert done.counts.episodes_deleted == 3
+    assert _canaries(settings, tenant, SECRET) == []
+    assert client.fact(w["tool"]) is not None and again not in str(
+        client.facts(SCOPES, include_candidates=True)
+    )
+
+
+def test_forget_over_http_returns_its_job_and_forget_job_follows_it(
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+    make_client: Callable[..., GraphMemoryClient],
+    tenant: str,
+    settings: Settings,
+) -> None:
+    _world(client)
+    started = admin.execute(FORGET, {"u": "bob", "w": 0})["forgetContributor"]
+    assert started["receipt"].startswith("forgotten_") and "bob" not in started["receipt"]
+    deadline = time.monotonic() + 30
+    job = admin.execute(JOB, {"id": started["jobId"]})["forgetJob"]
+    while job["state"] != "DONE" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        job = admin.execute(JOB, {"id": started["jobId"]})["forgetJob"]
+    assert job["state"] == "DONE" and job["episodesDeleted"] == 2
+    assert _canaries(settings, tenant, SECRET) == []
+    # An unknown user: nothing to delete, still a finished (audited) job.
+    nobody = admin.execute(FORGET, {"u": "nobody", "w": 5})["forgetContributor"]
+    assert nobody["state"] == "DONE" and nobody["episodesDeleted"] == 0
+    for bad in ({"u": "bob", "w": -1}, {"u": " ", "w": 0}):
+        with pytest.raises(GraphMemoryClientError) as e:
+            admin.execute(FORGET, bad)
+        assert e.value.code == "VALIDATION"
+    with pytest.raises(GraphMemoryClientError) as e:
+        admin.execute(JOB, {"id": "forget_nope"})
+    assert e.value.code == "NOT_FOUND"
+    with pytest.raises(GraphMemoryClientError) as e:
+        make_client(tenant, "analyst").execute(JOB, {"id": started["jobId"]})
+    assert e.value.code == "FORBIDDEN"
+    # Another tenant's admin cannot see the job.
+    with pytest.raises(GraphMemoryClientError) as e:
+        make_client(f"{tenant}-other", "admin").execute(JOB, {"id": started["jobId"]})
+    assert e.value.code == "NOT_FOUND"
