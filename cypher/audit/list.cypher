@@ -1,5 +1,6 @@
 // params: tenant, actor, target, action, from, to, after_at, after_id, limit
 // returns: event
+#include forget/_hidden
 MATCH (a:AuditEvent)
 WHERE a.tenant = $tenant
   AND ($actor IS NULL OR a.actor = $actor OR a.actor_type = $actor)
@@ -8,6 +9,12 @@ WHERE a.tenant = $tenant
   AND ($from IS NULL OR a.at >= $from)
   AND ($to IS NULL OR a.at < $to)
   AND ($after_at IS NULL OR a.at < $after_at OR (a.at = $after_at AND a.id < $after_id))
-RETURN a {.*} AS event
+// Events about what only forgotten contributors gave keep who, when and what action, not
+// their content, from the forget on (the purge then blanks it for good: audit.redact).
+WITH a, hidden ORDER BY a.at DESC, a.id DESC LIMIT $limit
+WITH a,
+#include forget/_hidden_audit(a)
+     AS blank
+RETURN CASE WHEN blank THEN a {.*, before: null, after: null, reason: null}
+            ELSE a {.*} END AS event
 ORDER BY a.at DESC, a.id DESC
-LIMIT $limit

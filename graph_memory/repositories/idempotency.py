@@ -18,24 +18,18 @@ class IdempotencyRepository:
         rows = await self.db.read("idempotency.get", {"tenant": require_tenant(tenant), "key": key})
         return rows[0] if rows else None
 
-    async def put(
-        self, tenant: str, key: str, request_hash: str, result: str, now: datetime
-    ) -> None:
-        await self.db.write(
-            "idempotency.put",
-            {
-                "tenant": require_tenant(tenant),
-                "key": key,
-                "request_hash": request_hash,
-                "result": result,
-                "now": now,
-            },
-        )
-
     @staticmethod
     async def put_in_tx(
-        tx: Tx, tenant: str, key: str, request_hash: str, result: str, now: datetime
+        tx: Tx,
+        tenant: str,
+        key: str,
+        request_hash: str,
+        result: str,
+        now: datetime,
+        episode_ids: list[str] | None = None,
     ) -> None:
+        """``episode_ids``: what the batch cited (the record goes when their contributor is
+        forgotten)."""
         await tx.run(
             "idempotency.put",
             {
@@ -43,6 +37,7 @@ class IdempotencyRepository:
                 "key": key,
                 "request_hash": request_hash,
                 "result": result,
+                "episode_ids": episode_ids or [],
                 "now": now,
             },
         )

@@ -144,6 +144,7 @@ class FactService:
                     request_hash,
                     json.dumps([r.__dict__ for r in ordered]),
                     now,
+                    sorted({c.episode_id for it in items for c in it.citations}),
                 )
             return ordered
 

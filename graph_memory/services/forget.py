@@ -60,8 +60,8 @@ log = logging.getLogger("graph_memory.forget")
 
 # Episodes per purge batch: a few hundred facts, well under a second of one transaction, so
 # writers of the tenant (who wait for the batch's locks) are held up briefly.
-BATCH_EPISODES = int(os.environ.get("GRAPH_MEMORY_FORGET_BATCH", "200"))
-LEASE = timedelta(seconds=30)
+BATCH_EPISODES = int(os.environ.get("GRAPH_MEMORY_FORGET_BATCH", "100"))
+LEASE = timedelta(seconds=120)
 
 
 def receipt_for(tenant: str, user_id: str) -> str:

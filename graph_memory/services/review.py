@@ -90,7 +90,7 @@ class ReviewService:
             await WriteLocks.facts(tx, tenant, [fact_id])
             # Read under the lock: event times follow commit order.
             now = utcnow()
-            found = await FactRepository.get_in_tx(tx, tenant, [fact_id])
+            found = await FactRepository.get_in_tx(tx, tenant, [fact_id], forgotten=False)
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")
             before = found[fact_id]

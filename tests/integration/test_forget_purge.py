@@ -203,6 +203,9 @@ def test_forget_hides_everything_at_once_while_the_purge_is_in_flight(
     w = _world(client)
     job_id = _held(settings, tenant, "bob")
     _sees_nothing_of_bob(client, w)
+    # The audit trail keeps who/when/what of the events about bob's fact, not their content.
+    trail = admin.audit_log(first=200)
+    assert w["secret"] in str(trail) and SECRET not in str(trail)
     # Nothing new may be built on their words while the purge runs.
     refused = client.assert_facts([fact("bob", "likes", "tea", [w["b1"]])])
     assert refused["accepted"] == 0
@@ -239,9 +242,8 @@ def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
         )
         for i in range(5)
     ]
-    out = client.assert_facts(
-        [fact("bob", f"p{i}", f"{SECRET}-{i}", [e]) for i, e in enumerate(eps)]
-    )
+    batch = [fact("bob", f"p{i}", f"{SECRET}-{i}", [e]) for i, e in enumerate(eps)]
+    out = client.assert_facts(batch, idempotency_key="bob-notes")
     assert out["accepted"] == 5
     job_id = _held(settings, tenant, "bob")
     first = _run(settings, tenant, job_id, batch=2, max_batches=1, owner=STALLED)
@@ -267,6 +269,11 @@ def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
         t=tenant,
     )
     assert len(events) == 1 and '"episodes_deleted": 5' in str(events[0]["after"])
+    # The idempotency record of bob's batch went with his episodes: a replay of the key is
+    # a fresh request (whose episodes no longer exist), not the stored answer.
+    replay = client.assert_facts(batch, idempotency_key="bob-notes")
+    assert replay["accepted"] == 0
+    assert {r["error"]["code"] for r in replay["results"]} == {"NOT_FOUND"}
     # Running a finished job again is a no-op.
     again = _run(settings, tenant, job_id, batch=2)
     assert again is None or again.batches == done.batches
