@@ -68,8 +68,11 @@ def check_citations(
     failed: dict[int, GraphMemoryError] = {}
     for i, cf in list(checked.items()):
         missing = [c.episode_id for c in cf.item.citations if c.episode_id not in episodes]
-        forgotten = [c.episode_id for c in cf.item.citations if c.episode_id not in missing
-                     and episodes[c.episode_id].get("forgotten")]
+        forgotten = [
+            c.episode_id
+            for c in cf.item.citations
+            if c.episode_id not in missing and episodes[c.episode_id].get("forgotten")
+        ]
         if missing:
             failed[i] = NotFound(f"unknown episode(s) {missing}", field="episodes")
             del checked[i]
