@@ -5,7 +5,7 @@
 CREATE (j:ForgetJob {
   id: $id, tenant: $tenant, receipt: $receipt, user_id: $user_id,
   contributors: $contributors, state: 'running', phase: 'facts', batches: 0, counts: '{}',
-  created_at: $now, updated_at: $now, caption: 'forget job',
+  created_at: $now, updated_at: $now, marked_at: $now, caption: 'forget job',
   // Who asked: a resumed purge audits its changes as theirs.
   actor_role: $actor_role, actor_key: $actor_key, actor_name: $actor_name
 })

@@ -7,5 +7,5 @@ WHERE j.tenant = $tenant AND j.state <> 'done'
 SET j.contributors = j.contributors + [c IN $contributors WHERE NOT c IN j.contributors],
     j.phase = CASE WHEN size([c IN $contributors WHERE NOT c IN j.contributors]) > 0
                    THEN 'facts' ELSE j.phase END,
-    j.updated_at = $now
+    j.updated_at = $now, j.marked_at = $now
 RETURN j.id AS id

@@ -1,16 +1,19 @@
-// params: tenant, user_id
+// params: tenant, user_id, before
 // returns: jobs, memos
 // Physically removes what ingestion kept of a forgotten contributor: their memos (events,
-// todos) and ingest jobs (which hold their turns until extraction and item texts after it).
+// todos) and ingest jobs (which hold their turns until extraction and item texts after it),
+// made before the forget ($before): what the user id said since is a new contributor's.
 CALL () {
   MATCH (m:Memo)
   WHERE m.tenant = $tenant AND m.user_id = $user_id
+    AND ($before IS NULL OR m.recorded_at < $before)
   DETACH DELETE m
   RETURN count(*) AS memos
 }
 CALL () {
   MATCH (j:IngestJob)
   WHERE j.tenant = $tenant AND j.user_id = $user_id
+    AND ($before IS NULL OR j.created_at < $before)
   DETACH DELETE j
   RETURN count(*) AS jobs
 }

@@ -28,6 +28,13 @@ class ForgetJobRepository:
         await tx.run("forget.mark", {"tenant": require_tenant(tenant), "key": key, "now": now})
 
     @staticmethod
+    async def stop_ingest(tx: Tx, tenant: str, user_id: str, now: datetime) -> None:
+        await tx.run(
+            "forget.stop_ingest",
+            {"tenant": require_tenant(tenant), "user_id": user_id, "now": now},
+        )
+
+    @staticmethod
     async def open_job(tx: Tx, tenant: str, receipt: str) -> str | None:
         rows = await tx.run(
             "forget.job_open", {"tenant": require_tenant(tenant), "receipt": receipt}

@@ -129,8 +129,11 @@ class IngestRepository:
             {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "ids": ids},
         )
 
-    async def forget_user(self, tenant: str, user_id: str) -> tuple[int, int]:
+    async def forget_user(
+        self, tenant: str, user_id: str, before: datetime | None = None
+    ) -> tuple[int, int]:
         rows = await self.db.write(
-            "ingest.forget_user", {"tenant": require_tenant(tenant), "user_id": user_id}
+            "ingest.forget_user",
+            {"tenant": require_tenant(tenant), "user_id": user_id, "before": before},
         )
         return int(rows[0]["jobs"]), int(rows[0]["memos"])

@@ -118,6 +118,7 @@ class _Claimed:
     user_id: str | None
     contributors: list[str]
     counts: ForgetCounts
+    marked_at: datetime  # the last forget's phase 1: the user id's words before it go
 
 
 class ForgetService:
@@ -126,7 +127,7 @@ class ForgetService:
         db: Database,
         policy_for: Callable[[str], Awaitable[TenantPolicy]],
         embedder: Embedder | None = None,
-        residue: Sequence[Callable[[str, str], Awaitable[object]]] = (),
+        residue: Sequence[Callable[[str, str, datetime], Awaitable[object]]] = (),
         batch_episodes: int = BATCH_EPISODES,
     ) -> None:
         self.db = db
@@ -184,6 +185,7 @@ class ForgetService:
             key = await Jobs.user_key(tx, tenant, user_id)
             if key is not None:
                 await Jobs.mark(tx, tenant, key, now)
+            await Jobs.stop_ingest(tx, tenant, user_id, now)
             contributors = [key] if key else []
             running = await Jobs.open_job(tx, tenant, receipt)
             if running is not None:
@@ -273,6 +275,7 @@ class ForgetService:
                 receipt=str(r["receipt"]),
                 user_id=r["user_id"],
                 contributors=list(r["contributors"] or []),
+                marked_at=datetime.fromisoformat(str(r["marked_at"])),
                 counts=ForgetCounts.from_dict(json.loads(r["counts"] or "{}")),
             )
 
@@ -314,7 +317,7 @@ class ForgetService:
         tenant = c.tenant
         if c.user_id:
             for purge in self._residue:
-                await purge(tenant, c.user_id)
+                await purge(tenant, c.user_id, c.marked_at)
 
         async def work(tx: Tx) -> bool:
             await WriteLocks.everything(tx, tenant)

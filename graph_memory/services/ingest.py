@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record
@@ -140,13 +141,16 @@ class IngestService:
             )
         return out
 
-    async def forget_user(self, tenant: str, user_id: str) -> tuple[int, int]:
-        """Delete the user's ingest jobs and memos; returns (jobs, memos) deleted.
+    async def forget_user(
+        self, tenant: str, user_id: str, before: datetime | None = None
+    ) -> tuple[int, int]:
+        """Delete the user's ingest jobs and memos (made before ``before``, the forget: the
+        user id talking since is a new contributor); returns (jobs, memos) deleted.
 
         The hook forgetContributor needs: memos already stop being served once the user's
         episodes are deleted (they are served only while their episode exists), but their
         nodes and the jobs' item texts stay until this runs."""
-        return await self.repo.forget_user(tenant, user_id.strip())
+        return await self.repo.forget_user(tenant, user_id.strip(), before)
 
 
 def principal_of(record: dict[str, object]) -> Principal:
