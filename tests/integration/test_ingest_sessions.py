@@ -536,6 +536,44 @@ def test_forgetting_a_contributor_removes_their_memos_and_ingest_jobs(
     assert asyncio.run(hook()) == (0, 0)
 
 
+def test_a_session_still_queued_when_its_user_is_forgotten_is_never_extracted(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """Forgotten while their session waits for extraction: the job stops at the forget
+    (CONTRIBUTOR_FORGOTTEN) and no worker extracts it later under the user id's next
+    contributor; what the same id says after the forget is ingested as usual and survives."""
+    c, admin = make(tenant), make(tenant, "admin")
+    before = session(user="zoe")
+    fake.script(
+        before["sessionId"],
+        extraction(
+            summary="Zoe told us her locker code is 4417.",
+            todos=[{"text": "Zoe's locker code is 4417", "turns": [0]}],
+        ),
+    )
+    queued = ingest(c, before)["job"]["id"]
+    done = admin.forget_contributor("zoe")
+    assert done["state"] == "DONE"
+    drain(llm, embedder, tenants=[tenant])
+    with pytest.raises(GraphMemoryClientError) as gone:
+        job(c, queued)
+    assert gone.value.code == "NOT_FOUND"
+    zoes = MEMOS.replace("user:alice", "user:zoe")
+    assert "4417" not in str(c.execute(zoes, {"kinds": ["todo"]}))
+    after = session(user="zoe")
+    fake.script(
+        after["sessionId"],
+        extraction(
+            summary="Zoe asked for a reminder to book the dentist.",
+            todos=[{"text": "Book the dentist for Zoe", "turns": [2]}],
+        ),
+    )
+    j = run(c, llm, embedder, after, tenant)
+    assert j["status"] == "DONE"
+    todos = c.execute(zoes, {"kinds": ["todo"]})["memos"]
+    assert [m["text"] for m in todos] == ["Book the dentist for Zoe"]
+
+
 def test_an_endpoint_failure_is_retried_and_a_lasting_one_requeues_the_job(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
