@@ -158,7 +158,7 @@ async def load(
                 "ft_scope": ft_token(tenant, f"user:{owner}"),
                 "subject": f"{owner} topic {i % 300}",
                 "subject_id": uuid.uuid4().hex,
-                "predicate": f"p{i % 50}",
+                "predicate": f"p{i // 300}",  # one slot per fact (bar the chains below)
                 "object": f"value {i}",
                 "status": "active",
                 "version": 1,
@@ -168,7 +168,7 @@ async def load(
                 "supersedes": None,
                 "embedding": vecs[i],
                 "episodes": cites,
-                "text": f"{owner} topic {i % 300} p{i % 50} value {i}",
+                "text": f"{owner} topic {i % 300} p{i // 300} value {i}",
             }
             if i % 10 == 9 and facts and facts[-1]["scope"] == row["scope"]:
                 prev = facts[-1]  # this version supersedes the previous fact

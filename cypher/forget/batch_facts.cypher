@@ -1,16 +1,19 @@
-// params: tenant, slots, contributors
+// params: tenant, contributors, limit
 // returns: doomed, doomed_tiers, chained, shared, shared_inferred, worded, episodes
-// The versions of these slots citing the contributors' episodes, split as forget.facts does:
-// `doomed` when every episode behind them is a forgotten contributor's (forget/_hidden_fact,
-// the rule the reads hide by), `shared` otherwise; `episodes` the contributors' episodes they
-// cite (lists, one per version).
+// The next facts (at most $limit) citing these contributors' episodes, split as the reads
+// hide them: `doomed` when every episode behind them is a forgotten contributor's
+// (forget/_hidden_fact), `shared` otherwise; `episodes` the contributors' episodes they cite.
+// A batch leaves none of them citing those episodes (excised, or their evidence unlinked), so
+// the next call finds the next ones: the job resumes from the graph, with no cursor to lose.
 #include forget/_hidden
-UNWIND $slots AS slot
-MATCH (f:Fact {tenant: $tenant, subject: slot.subject, predicate: slot.predicate})
-WHERE f.scope = slot.scope
+MATCH (u:User)
+WHERE u.key IN $contributors AND u.tenant = $tenant
+MATCH (u)<-[:CONTRIBUTED_BY]-(:Episode)<-[:DERIVED_FROM]-(f:Fact)
+WITH DISTINCT hidden, f LIMIT $limit
 MATCH (f)-[d:DERIVED_FROM]->(x:Episode)
 WHERE x.contributor IN $contributors
-WITH hidden, f, collect(x.id) AS eps, count(CASE WHEN d.at <= f.recorded_at THEN 1 END) > 0 AS wrote
+WITH hidden, f, collect(x.id) AS eps,
+     count(CASE WHEN d.at <= f.recorded_at THEN 1 END) > 0 AS wrote
 WITH f, eps, wrote,
 #include forget/_hidden_fact(f)
      AS only

@@ -15,49 +15,35 @@ class ForgetRepository:
     # Reads return one row of lists: thousands of ids cross the wire far faster as one value
     # than as thousands of records, and a forget of 10k facts has a latency budget.
     @staticmethod
-    async def batch_episodes(
-        tx: Tx, tenant: str, contributors: list[str], limit: int
-    ) -> tuple[list[str], list[dict[str, str]], list[str]]:
-        """The contributors' next episodes, the slots of the facts citing them (deduplicated,
-        in order) and the procedures they evidence."""
-        rows = await tx.run(
-            "forget.batch_episodes",
-            {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},
-        )
-        if not rows:
-            return [], [], []
-        slots: dict[tuple[str, str, str], dict[str, str]] = {}
-        for per_episode in rows[0]["slots"]:
-            for s in per_episode:
-                slots.setdefault((s["scope"], s["subject"], s["predicate"]), s)
-        procedures = sorted({p for per in rows[0]["procedures"] for p in per})
-        return list(rows[0]["ids"]), list(slots.values()), procedures
-
-    @staticmethod
-    async def batch_facts(
-        tx: Tx, tenant: str, slots: list[dict[str, str]], contributors: list[str]
-    ) -> Record:
+    async def batch_facts(tx: Tx, tenant: str, contributors: list[str], limit: int) -> Record:
         """doomed (+ doomed_tiers, same order), chained, shared, shared_inferred, worded,
-        episodes: what of these slots cites the contributors (forget.batch_facts)."""
-        empty: Record = {
-            k: []
-            for k in (
-                "doomed",
-                "doomed_tiers",
-                "chained",
-                "shared",
-                "shared_inferred",
-                "worded",
-                "episodes",
-            )
-        }
-        if not slots:
-            return empty
+        episodes: the next ``limit`` facts citing the contributors (forget.batch_facts)."""
         rows = await tx.run(
             "forget.batch_facts",
-            {"tenant": require_tenant(tenant), "slots": slots, "contributors": contributors},
+            {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},
         )
-        return rows[0] if rows else empty
+        return rows[0]
+
+    @staticmethod
+    async def free_episodes(
+        tx: Tx, tenant: str, contributors: list[str], ids: list[str] | None, limit: int
+    ) -> tuple[list[str], list[str]]:
+        """Episodes of the contributors no fact cites any more, and the procedures they
+        evidence: among ``ids``, or (None) the next ``limit`` of them."""
+        tenant = require_tenant(tenant)
+        if ids is None:
+            rows = await tx.run(
+                "forget.batch_episodes",
+                {"tenant": tenant, "contributors": contributors, "limit": limit},
+            )
+        elif ids:
+            rows = await tx.run(
+                "forget.free_episodes", {"tenant": tenant, "contributors": contributors, "ids": ids}
+            )
+        else:
+            return [], []
+        procedures = sorted({p for per in rows[0]["procedures"] for p in per}) if rows else []
+        return (list(rows[0]["ids"]) if rows else []), procedures
 
     @staticmethod
     async def chains(tx: Tx, tenant: str, ids: list[str]) -> list[Record]:

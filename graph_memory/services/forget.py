@@ -58,9 +58,9 @@ __all__ = ["ForgetJob", "ForgetService", "receipt_for"]
 
 log = logging.getLogger("graph_memory.forget")
 
-# Episodes per purge batch: a few hundred facts, well under a second of one transaction, so
-# writers of the tenant (who wait for the batch's locks) are held up briefly.
-BATCH_EPISODES = int(os.environ.get("GRAPH_MEMORY_FORGET_BATCH", "100"))
+# Facts (or, in the last batches, episodes) per purge batch: well under a second of one
+# transaction, so writers of the tenant (who wait for the batch's locks) are held up briefly.
+BATCH_SIZE = int(os.environ.get("GRAPH_MEMORY_FORGET_BATCH", "2000"))
 LEASE = timedelta(seconds=120)
 
 
@@ -128,10 +128,10 @@ class ForgetService:
         policy_for: Callable[[str], Awaitable[TenantPolicy]],
         embedder: Embedder | None = None,
         residue: Sequence[Callable[[str, str, datetime], Awaitable[object]]] = (),
-        batch_episodes: int = BATCH_EPISODES,
+        batch_size: int = BATCH_SIZE,
     ) -> None:
         self.db = db
-        self.batch_episodes = batch_episodes
+        self.batch_size = batch_size
         self._policy_for = policy_for
         self.embedder = embedder
         self.jobs = Jobs(db)
@@ -291,9 +291,8 @@ class ForgetService:
         now = utcnow()
         counts = ForgetCounts.from_dict(c.counts.as_dict())
         batch = Batch(c.principal, policy, c.contributors, now, self.embedder)
-        episodes_before = counts.episodes_deleted
-        events = await purge_batch(tx, batch, counts, self.batch_episodes)
-        if counts.episodes_deleted == episodes_before:
+        events = await purge_batch(tx, batch, counts, self.batch_size)
+        if events is None:
             return False
         await AuditRepository.record_in_tx(tx, tenant, events)
         if not await Jobs.progress(
@@ -325,7 +324,7 @@ class ForgetService:
             # Under the locks a joining forget also takes: the contributors as they are now.
             job = await Jobs.get_in_tx(tx, tenant, c.job_id)
             contributors = list(job["contributors"] or []) if job else c.contributors
-            left, _, _ = await Repo.batch_episodes(tx, tenant, contributors, 1)
+            left, _ = await Repo.free_episodes(tx, tenant, contributors, None, 1)
             if left:
                 return False
             counts = ForgetCounts.from_dict(c.counts.as_dict())

@@ -1,7 +1,7 @@
 """Phase 2 of a forget: one purge batch, in one write transaction.
 
-A batch takes the forgotten contributors' next episodes and, whole, every slot (scope, subject,
-predicate) of the facts citing them, then:
+A batch takes the next facts citing the forgotten contributors' episodes (a bounded number,
+whatever the shape of the data), then:
 
 * every fact version whose evidence is all forgotten contributors' episodes (the rule the
   reads hide by, ``forget/_hidden_fact``) is deleted, whatever its status. Supersession chains
@@ -19,9 +19,12 @@ predicate) of the facts citing them, then:
 * the audit trail keeps who/when/which action of events about what was deleted, with their
   content blanked; surviving objects that changed get their own content-free events.
 
-A slot is processed whole, so a chain is always rewritten in one transaction, and a batch
-never leaves a fact citing the episodes it deletes: the next batch starts from what is left,
-which is what makes the job resumable and idempotent.
+A batch leaves none of its facts citing the contributors' episodes and deletes the episodes it
+left uncited (the last batches delete those no fact ever cited): the next batch starts from
+what is left, which is what makes the job resumable and idempotent. A chain whose excised
+versions fall in several batches is rewritten step by step, each step "as if that version was
+never written" (its neighbours join; a later batch joins them again), which ends where
+rewriting it at once would.
 """
 
 from __future__ import annotations
@@ -123,17 +126,24 @@ class Batch:
     embedder: Embedder | None
 
 
-async def purge_batch(tx: Tx, b: Batch, counts: ForgetCounts, limit: int) -> list[dict[str, Any]]:
-    """One batch of ``limit`` episodes (and every slot their facts sit in); returns the audit
-    events of what changed. ``counts`` grows by what the batch did. Nothing left: no events
-    and ``counts`` unchanged (the caller then finishes the job)."""
+async def purge_batch(
+    tx: Tx, b: Batch, counts: ForgetCounts, limit: int
+) -> list[dict[str, Any]] | None:
+    """One batch: the next ``limit`` facts citing the contributors' episodes and the episodes
+    they leave uncited (or, once no fact cites any, the next ``limit`` episodes); returns the
+    audit events of what changed, ``counts`` grown by what it did. None: nothing was left
+    (the caller then finishes the job)."""
     tenant = b.principal.tenant
-    episode_ids, slots, procedures = await Repo.batch_episodes(tx, tenant, b.contributors, limit)
-    if not episode_ids:
-        return []
-    facts = await Repo.batch_facts(tx, tenant, slots, b.contributors)
-    excised = set(episode_ids) | {e for per in facts["episodes"] for e in per}
-    events = await _excise_facts(tx, b, counts, facts, excised)
+    facts = await Repo.batch_facts(tx, tenant, b.contributors, limit)
+    cited = sorted({e for per in facts["episodes"] for e in per})
+    if facts["doomed"] or facts["shared"]:
+        events = await _excise_facts(tx, b, counts, facts, set(cited))
+        episode_ids, procedures = await Repo.free_episodes(tx, tenant, b.contributors, cited, limit)
+    else:
+        events = []
+        episode_ids, procedures = await Repo.free_episodes(tx, tenant, b.contributors, None, limit)
+        if not episode_ids:
+            return None
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, episode_ids, b.now)
     counts.episodes_deleted += await Repo.delete_episodes(tx, tenant, episode_ids)
     events += await _procedures(tx, b, counts, procedures)

@@ -108,7 +108,7 @@ def _run(
 
     async def work(s: Services) -> ForgetJob | None:
         assert s.policies is not None
-        svc = ForgetService(s.db, s.policies.policy_for, s.embedder, batch_episodes=batch)
+        svc = ForgetService(s.db, s.policies.policy_for, s.embedder, batch_size=batch)
         svc.owner = owner or svc.owner
         return await svc.run(tenant, job_id, max_batches=max_batches)
 
