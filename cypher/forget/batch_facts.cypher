@@ -1,6 +1,6 @@
 // params: tenant, contributors, limit
 // returns: doomed, doomed_tiers, chained, shared, shared_inferred, worded, episodes
-// The next facts (at most $limit) citing these contributors' episodes, split as the reads
+// The next facts (about $limit) citing these contributors' episodes, split as the reads
 // hide them: `doomed` when every episode behind them is a forgotten contributor's
 // (forget/_hidden_fact), `shared` otherwise; `episodes` the contributors' episodes they cite.
 // A batch leaves none of them citing those episodes (excised, or their evidence unlinked), so
@@ -10,6 +10,13 @@ MATCH (u:User)
 WHERE u.key IN $contributors AND u.tenant = $tenant
 MATCH (u)<-[:CONTRIBUTED_BY]-(:Episode)<-[:DERIVED_FROM]-(f:Fact)
 WITH DISTINCT hidden, f LIMIT $limit
+// With the rest of their supersession chains: a chain is rewritten in one batch, so no
+// version of it is reinstated only to be excised by the next.
+CALL (f) {
+  MATCH (f)-[:SUPERSEDES*0..]-(g:Fact)
+  RETURN g
+}
+WITH DISTINCT hidden, g AS f
 MATCH (f)-[d:DERIVED_FROM]->(x:Episode)
 WHERE x.contributor IN $contributors
 WITH hidden, f, collect(x.id) AS eps,
