@@ -6,11 +6,17 @@ runner dies, counts every batch once, and a second forget joins it."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
@@ -20,7 +26,7 @@ from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.repositories.forget_jobs import ForgetJobRepository
 from graph_memory.services.forget import ForgetJob, ForgetService
 from graph_memory.settings import Settings
-from tests.integration.conftest import episode
+from tests.integration.conftest import _create_key, _free_port, episode
 from tests.integration.conftest import fact as _fact
 
 SECRET = "Quetzalcoatl"
@@ -335,3 +341,66 @@ def test_forget_over_http_returns_its_job_and_forget_job_follows_it(
     with pytest.raises(GraphMemoryClientError) as e:
         make_client(f"{tenant}-other", "admin").execute(JOB, {"id": started["jobId"]})
     assert e.value.code == "NOT_FOUND"
+
+
+def test_a_service_killed_mid_purge_leaves_it_resumable_and_it_finishes_exactly_once(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """kill -9 of the process running a purge, between two of its batches: nothing of bob is
+    answerable meanwhile, and the next runner finishes the job with every count once."""
+    eps = [
+        client.record_episode(
+            **episode("bob", f"s-{i}", scope="team:core", summary=f"{SECRET} log {i}.")
+        )
+        for i in range(12)
+    ]
+    assert (
+        client.assert_facts(
+            [fact("bob", f"q{i}", f"{SECRET}-{i}", [e]) for i, e in enumerate(eps)]
+        )["accepted"]
+        == 12
+    )
+    port = _free_port()
+    env = {**os.environ, "GRAPH_MEMORY_FORGET_BATCH": "1"}
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "graph_memory.cli", "serve", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            admin = GraphMemoryClient(
+                f"http://127.0.0.1:{port}/graphql", _create_key(settings, tenant, "admin")
+            )
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    started = admin.execute(FORGET, {"u": "bob", "w": 0})["forgetContributor"]
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, "serve did not start"
+                    time.sleep(0.2)
+            job_id = started["jobId"]
+            while admin.execute(JOB, {"id": job_id})["forgetJob"]["batches"] < 3:
+                assert time.monotonic() < deadline, "the purge made no progress"
+                time.sleep(0.05)
+        finally:
+            proc.send_signal(signal.SIGKILL)  # a crash: no cleanup, the lease stays behind
+            proc.wait(timeout=10)
+    mid = _bolt(
+        settings, "MATCH (j:ForgetJob {id: $id}) RETURN j.state AS s, j.batches AS b", id=job_id
+    )[0]
+    assert mid["s"] == "running" and mid["b"] >= 3, mid
+    assert SECRET not in str(client.facts(SCOPES, include_candidates=True))
+    assert SECRET not in str(client.recall(SECRET, SCOPES, include_candidates=True))
+    _release(settings, job_id)
+    done = _until_done(settings, tenant, job_id, batch=5)
+    assert done.counts.episodes_deleted == 12 and done.counts.fact_versions_deleted == 12
+    assert _canaries(settings, tenant, SECRET) == []
+    events = _bolt(
+        settings,
+        "MATCH (a:AuditEvent {tenant: $t}) WHERE a.action = 'forget_contributor' RETURN a",
+        t=tenant,
+    )
+    assert len(events) == 1
