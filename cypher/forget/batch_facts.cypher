@@ -1,5 +1,5 @@
 // params: tenant, contributors, limit
-// returns: doomed, doomed_tiers, chained, shared, shared_inferred, worded, episodes
+// returns: doomed, doomed_tiers, chained, shared, shared_inferred, worded, episodes, predicates
 // The next facts (about $limit) citing these contributors' episodes, split as the reads
 // hide them: `doomed` when every episode behind them is a forgotten contributor's
 // (forget/_hidden_fact), `shared` otherwise; `episodes` the contributors' episodes they cite.
@@ -32,4 +32,5 @@ RETURN collect(CASE WHEN only THEN f.id END) AS doomed,
        collect(CASE WHEN NOT only AND wrote THEN {
          id: f.id, subject: f.subject_name, predicate: f.predicate, object: f.object,
          text: f.text} END) AS worded,
-       collect(eps) AS episodes
+       collect(eps) AS episodes,
+       collect(DISTINCT CASE WHEN only THEN f.predicate END) AS predicates

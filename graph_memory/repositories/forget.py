@@ -138,6 +138,16 @@ class ForgetRepository:
         )
 
     @staticmethod
+    async def delete_predicates(tx: Tx, tenant: str, names: list[str], now: datetime) -> int:
+        if not names:
+            return 0
+        rows = await tx.run(
+            "forget.delete_predicates",
+            {"tenant": require_tenant(tenant), "names": names, "now": now},
+        )
+        return len(rows)
+
+    @staticmethod
     async def delete_contributors(tx: Tx, tenant: str, contributors: list[str]) -> int:
         if not contributors:
             return 0

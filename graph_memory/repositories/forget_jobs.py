@@ -112,10 +112,12 @@ class ForgetJobRepository:
         counts: str,
         now: datetime,
         until: datetime,
+        predicates: list[str] | None = None,
     ) -> bool:
         rows = await tx.run(
             "forget.job_progress",
             {
+                "predicates": predicates or [],
                 "tenant": require_tenant(tenant),
                 "id": job_id,
                 "owner": owner,

@@ -291,10 +291,10 @@ class ForgetService:
         now = utcnow()
         counts = ForgetCounts.from_dict(c.counts.as_dict())
         batch = Batch(c.principal, policy, c.contributors, now, self.embedder)
-        events = await purge_batch(tx, batch, counts, self.batch_size)
-        if events is None:
+        done = await purge_batch(tx, batch, counts, self.batch_size)
+        if done is None:
             return False
-        await AuditRepository.record_in_tx(tx, tenant, events)
+        await AuditRepository.record_in_tx(tx, tenant, done.events)
         if not await Jobs.progress(
             tx,
             tenant,
@@ -304,6 +304,7 @@ class ForgetService:
             json.dumps(counts.as_dict()),
             now,
             now + LEASE,
+            done.predicates,
         ):
             raise _LeaseLost(c.job_id)
         c.counts.__dict__.update(counts.__dict__)
@@ -332,6 +333,9 @@ class ForgetService:
                 counts.audit_events_redacted += await Repo.redact_audit(
                     tx, tenant, [c.user_id], now
                 )
+            counts.predicates_deleted += await Repo.delete_predicates(
+                tx, tenant, list(job["predicates"] or []) if job else [], now
+            )
             counts.user_deleted = (
                 await Repo.delete_contributors(tx, tenant, contributors) > 0 or counts.user_deleted
             )

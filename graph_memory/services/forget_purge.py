@@ -46,7 +46,7 @@ from graph_memory.services import audit, forget_trail
 from graph_memory.services.gate import default_text
 from graph_memory.services.procedures import DEMOTE_MARGIN, PROMOTE_SUCCESSES
 
-__all__ = ["REASON", "ForgetCounts", "plan_relinks", "purge_batch"]
+__all__ = ["REASON", "Batch", "BatchDone", "ForgetCounts", "plan_relinks", "purge_batch"]
 
 REASON = "evidence removed: a contributor was forgotten"
 
@@ -65,6 +65,7 @@ class ForgetCounts:
     procedures_demoted: int = 0
     entities_deleted: int = 0
     audit_events_redacted: int = 0
+    predicates_deleted: int = 0
     user_deleted: bool = False
     # Sum of the confidence changes of surviving facts (the forget event's confidence_delta).
     confidence_delta: float = 0.0
@@ -126,9 +127,16 @@ class Batch:
     embedder: Embedder | None
 
 
-async def purge_batch(
-    tx: Tx, b: Batch, counts: ForgetCounts, limit: int
-) -> list[dict[str, Any]] | None:
+@dataclass(frozen=True)
+class BatchDone:
+    """What one batch leaves for the job: its audit events, and the predicates its excised
+    facts used (the job deletes the ones no fact uses any more when it finishes)."""
+
+    events: list[dict[str, Any]]
+    predicates: list[str]
+
+
+async def purge_batch(tx: Tx, b: Batch, counts: ForgetCounts, limit: int) -> BatchDone | None:
     """One batch: the next ``limit`` facts citing the contributors' episodes and the episodes
     they leave uncited (or, once no fact cites any, the next ``limit`` episodes); returns the
     audit events of what changed, ``counts`` grown by what it did. None: nothing was left
@@ -147,7 +155,7 @@ async def purge_batch(
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, episode_ids, b.now)
     counts.episodes_deleted += await Repo.delete_episodes(tx, tenant, episode_ids)
     events += await _procedures(tx, b, counts, procedures)
-    return events
+    return BatchDone(events, sorted(p for p in facts.get("predicates") or [] if p))
 
 
 async def _excise_facts(

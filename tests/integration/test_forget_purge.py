@@ -233,6 +233,10 @@ def test_forget_hides_everything_at_once_while_the_purge_is_in_flight(
     assert [e["id"] for e in eps] == [fresh]
     shared = client.fact(w["shared"])
     assert shared is not None and shared["confidence"] < 1.0
+    # A predicate only bob's facts used goes (its name can be his words); the others stay.
+    names = _bolt(settings, "MATCH (p:Predicate {tenant: $t}) RETURN p.name AS n", t=tenant)
+    assert {r["n"] for r in names} == {"uses_tool", "ships_in", "on_rota"}
+    assert done.counts.predicates_deleted == 1
     # The markers are gone once the purge is done: reads pay nothing for it any more.
     assert _bolt(settings, "MATCH (h:Forgotten {tenant: $t}) RETURN h", t=tenant) == []
     final = admin.execute(JOB, {"id": job_id})["forgetJob"]

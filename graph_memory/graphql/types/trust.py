@@ -275,6 +275,9 @@ class ForgetResult:
     procedures_demoted: int
     entities_deleted: int
     audit_events_redacted: int
+    predicates_deleted: int = strawberry.field(
+        description="Predicates only the user's facts used (their names may be the user's)."
+    )
     user_deleted: bool
     took_ms: float = strawberry.field(description="Time this call took (ms).")
 
@@ -300,6 +303,7 @@ def forget_result(job: ForgetJob) -> ForgetResult:
         procedures_demoted=c.procedures_demoted,
         entities_deleted=c.entities_deleted,
         audit_events_redacted=c.audit_events_redacted,
+        predicates_deleted=c.predicates_deleted,
         user_deleted=c.user_deleted,
         took_ms=round(job.took_ms, 3),
     )

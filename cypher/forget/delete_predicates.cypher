@@ -1,0 +1,16 @@
+// params: tenant, names, now
+// returns: name
+// Predicates that only the forgotten contributors' facts used go with them (their names can
+// be the contributor's words); the audit events of their registration keep who/when/what
+// action, with the name replaced by a content-free stand-in.
+UNWIND $names AS name
+MATCH (p:Predicate {tenant: $tenant, name: name})
+WHERE NOT EXISTS { MATCH (f:Fact) WHERE f.tenant = $tenant AND f.predicate = name }
+CALL (p, name) {
+  OPTIONAL MATCH (a:AuditEvent {tenant: $tenant, target_id: name})
+  WHERE a.target_type = 'predicate'
+  SET a.target_id = 'forgotten-predicate', a.before = null, a.after = null, a.reason = null,
+      a.redacted_at = $now
+}
+DETACH DELETE p
+RETURN name
