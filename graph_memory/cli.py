@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -53,9 +52,18 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from graph_memory.app import create_app
+    from graph_memory.logs import configure
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    uvicorn.run(create_app(Settings.from_env()), host=args.host, port=args.port, log_level="info")
+    configure()
+    # uvicorn's own log config and access lines would be a second format: the app writes
+    # one JSON request line per GraphQL request instead.
+    uvicorn.run(
+        create_app(Settings.from_env()),
+        host=args.host,
+        port=args.port,
+        log_config=None,
+        access_log=False,
+    )
     return 0
 
 
@@ -93,10 +101,11 @@ def _worker(args: argparse.Namespace) -> int:
     import signal
 
     from graph_memory.container import build_services
+    from graph_memory.logs import configure
     from graph_memory.services.extraction import Extractor
     from graph_memory.services.ingest_worker import IngestWorker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure()
 
     async def go() -> int:
         settings = Settings.from_env()
@@ -163,7 +172,9 @@ def _mcp(args: argparse.Namespace) -> int:
         )
         return 2
     # stdout is the protocol channel over stdio: logs go to stderr.
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    from graph_memory.logs import configure
+
+    configure(default_level="WARNING")
     config = McpConfig(
         url=args.url or os.environ.get("GRAPH_MEMORY_URL") or "http://127.0.0.1:8000/graphql",
         api_key=key,
