@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from neo4j import (
@@ -163,6 +163,22 @@ class Database:
         finally:
             metrics.observe_neo4j_call("read", time.perf_counter() - began)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def stream(self, name: str, params: Mapping[str, Any]) -> AsyncIterator[Record]:
+        """A read too large to hold in memory (an export): records as the driver pulls them.
+        Not retried, since records already handed out cannot be taken back."""
+        query = self.queries[name]
+        bound = query.bind(dict(params))
+        try:
+            async with self.driver.session(
+                database=self.database, default_access_mode=READ_ACCESS
+            ) as session:
+                result = await session.run(query.text, bound)
+                keys = result.keys()
+                async for record in result:
+                    yield dict(zip(keys, map(_plain, record.values()), strict=True))
+        except (ServiceUnavailable, SessionExpired) as e:
+            raise _unavailable(e) from e
 
     async def write(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         return await self._run(name, params, write=True)
