@@ -7,89 +7,86 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from graph_memory.settings import Settings
 
+if TYPE_CHECKING:
+    from graph_memory.embeddings import Embedder
+    from graph_memory.repositories.transfer import TransferRepository
+    from graph_memory.services.transfer import TransferSummary
+
 __all__ = ["register"]
 
+Work = Callable[["TransferRepository", "Embedder", IO[str]], Awaitable["TransferSummary"]]
 
-async def _open(settings: Settings) -> tuple[Any, Any]:
+
+def _run(path: str, mode: str, work: Work) -> TransferSummary:
+    """``work`` on this store (its embedder checked against the store's) and on the file
+    (``-``: stdin or stdout)."""
     from graph_memory.db import Database
     from graph_memory.embeddings import build_embedder
+    from graph_memory.repositories.transfer import TransferRepository
     from graph_memory.services.embedding_config import check_embedding_model
 
-    db = Database.connect(settings.neo4j())
-    embedder = build_embedder(settings)
-    try:
-        await check_embedding_model(db, embedder, record=False)
-    except BaseException:
-        await db.close()
-        raise
-    return db, embedder
+    async def go() -> TransferSummary:
+        settings = Settings.from_env()
+        db = Database.connect(settings.neo4j())
+        embedder = build_embedder(settings)
+        try:
+            await check_embedding_model(db, embedder, record=False)
+            with contextlib.ExitStack() as files:
+                stdio = sys.stdout if "w" in mode else sys.stdin
+                stream = (
+                    stdio
+                    if path == "-"
+                    else files.enter_context(Path(path).open(mode, encoding="utf-8"))
+                )
+                return await work(TransferRepository(db), embedder, stream)
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
 
 
 def _export(args: argparse.Namespace) -> int:
-    from graph_memory.repositories.transfer import TransferRepository
     from graph_memory.services.transfer import export_tenant
 
-    async def go() -> int:
-        db, embedder = await _open(Settings.from_env())
-        try:
-            with contextlib.ExitStack() as files:
-                out = (
-                    sys.stdout
-                    if args.output == "-"
-                    else files.enter_context(Path(args.output).open("w", encoding="utf-8"))
-                )
-                summary = await export_tenant(
-                    TransferRepository(db),
-                    args.tenant,
-                    embedder.model,
-                    embedder.dimensions,
-                    out.write,
-                )
-        finally:
-            await db.close()
-        print(
-            f"exported tenant {summary.tenant}: {summary.nodes} nodes, "
-            f"{summary.relationships} relationships"
-            + (f" ({summary.skipped} to API keys left out)" if summary.skipped else ""),
-            file=sys.stderr,
-        )
-        return 0
-
-    return asyncio.run(go())
+    summary = _run(
+        args.output,
+        "w",
+        lambda repo, embedder, out: export_tenant(
+            repo, args.tenant, embedder.model, embedder.dimensions, out.write
+        ),
+    )
+    skipped = f" ({summary.skipped} to API keys left out)" if summary.skipped else ""
+    print(
+        f"exported tenant {summary.tenant}: {summary.nodes} nodes, "
+        f"{summary.relationships} relationships{skipped}",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    from graph_memory.repositories.transfer import TransferRepository
     from graph_memory.services.transfer import import_tenant
 
-    async def go() -> int:
-        db, embedder = await _open(Settings.from_env())
-        try:
-            with contextlib.ExitStack() as files:
-                source = (
-                    sys.stdin
-                    if args.file == "-"
-                    else files.enter_context(Path(args.file).open(encoding="utf-8"))
-                )
-                summary = await import_tenant(
-                    TransferRepository(db), source, embedder.model, embedder.dimensions
-                )
-        finally:
-            await db.close()
-        print(
-            f"imported tenant {summary.tenant}: {summary.nodes} nodes, "
-            f"{summary.relationships} relationships (create its keys with "
-            f"`graph-memory keys create --tenant {summary.tenant}`)",
-            file=sys.stderr,
-        )
-        return 0
-
-    return asyncio.run(go())
+    summary = _run(
+        args.file,
+        "r",
+        lambda repo, embedder, source: import_tenant(
+            repo, source, embedder.model, embedder.dimensions
+        ),
+    )
+    print(
+        f"imported tenant {summary.tenant}: {summary.nodes} nodes, "
+        f"{summary.relationships} relationships (create its keys with "
+        f"`graph-memory keys create --tenant {summary.tenant}`)",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def register(sub: Any) -> None:

@@ -183,19 +183,26 @@ def fact(subject: str, predicate: str, obj: str, episodes: list[str], **kw: Any)
     return base
 
 
-def elapse_ttl(settings: Settings, tenant: str, fact_id: str) -> None:
-    """The passage of time: the fact's TTL ran out a minute ago. No API can make a day go by,
-    so this one property is moved over Bolt; everything else goes through GraphQL."""
+def bolt(settings: Settings, text: str, params: dict[str, Any] | None = None) -> list[Any]:
+    """Cypher straight over Bolt, for what a test must see or do beneath the API (the raw
+    graph, the passage of time); on its own connection and loop, so callable from anywhere."""
 
-    async def go() -> None:
+    async def go() -> list[Any]:
         db = Database.connect(settings.neo4j())
         try:
-            await db.run_raw(
-                "MATCH (f:Fact {id: $id}) WHERE f.tenant = $tenant "
-                "SET f.expires_at = datetime() - duration('PT1M')",
-                {"id": fact_id, "tenant": tenant},
-            )
+            return await db.run_raw(text, params or {})
         finally:
             await db.close()
 
-    asyncio.run(go())
+    return asyncio.run(go())
+
+
+def elapse_ttl(settings: Settings, tenant: str, fact_id: str) -> None:
+    """The passage of time: the fact's TTL ran out a minute ago. No API can make a day go by,
+    so this one property is moved over Bolt; everything else goes through GraphQL."""
+    bolt(
+        settings,
+        "MATCH (f:Fact {id: $id}) WHERE f.tenant = $tenant "
+        "SET f.expires_at = datetime() - duration('PT1M')",
+        {"id": fact_id, "tenant": tenant},
+    )

@@ -4,7 +4,6 @@ procedures), answering every read as before; a bad file changes nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -12,10 +11,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from graph_memory.client import GraphMemoryClient
-from graph_memory.db import Database
 from graph_memory.settings import Settings
-from tests.integration.conftest import episode, fact
+from tests.integration.conftest import bolt, episode, fact
 
 GM = str(Path(sys.executable).parent / "graph-memory")
 SCOPES = ["user:alice"]
@@ -26,26 +26,18 @@ def gm(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([GM, *args], capture_output=True, text=True, timeout=120, check=False)
 
 
-def raw(settings: Settings, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    async def go() -> list[dict[str, Any]]:
-        db = Database.connect(settings.neo4j())
-        try:
-            return await db.run_raw(text, params)
-        finally:
-            await db.close()
-
-    return asyncio.run(go())
+# The tenant's nodes as the export sees them (its API keys aside).
+OF_TENANT = "MATCH (n) WHERE (n.tenant = $t OR (n:Tenant AND n.id = $t)) AND NOT n:ApiKey "
 
 
 def drop_tenant(settings: Settings, tenant: str) -> None:
     """The tenant gone from the store, its API keys aside (a fresh store where the operator
     made the tenant's key first)."""
-    raw(
-        settings,
-        "MATCH (n) WHERE (n.tenant = $t OR (n:Tenant AND n.id = $t)) AND NOT n:ApiKey "
-        "DETACH DELETE n",
-        {"t": tenant},
-    )
+    bolt(settings, OF_TENANT + "DETACH DELETE n", {"t": tenant})
+
+
+def count(settings: Settings, tenant: str) -> int:
+    return int(bolt(settings, OF_TENANT + "RETURN count(n) AS c", {"t": tenant})[0]["c"])
 
 
 def populate(client: GraphMemoryClient, admin: GraphMemoryClient) -> None:
@@ -101,20 +93,29 @@ def views(client: GraphMemoryClient, admin: GraphMemoryClient) -> dict[str, Any]
     }
 
 
+@pytest.fixture
+def exported(
+    tmp_path: Path, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> tuple[Path, dict[str, Any]]:
+    """The tenant populated through the API, what it answers, and its export file."""
+    populate(client, admin)
+    before = views(client, admin)
+    assert before["history"] and before["recall"] and before["audit"]["edges"]
+    dump = tmp_path / "tenant.jsonl"
+    out = gm("export", "--tenant", tenant, "-o", str(dump))
+    assert out.returncode == 0, out.stderr
+    return dump, before
+
+
 def test_export_import_round_trip(
+    exported: tuple[Path, dict[str, Any]],
     tmp_path: Path,
     settings: Settings,
     tenant: str,
     client: GraphMemoryClient,
     admin: GraphMemoryClient,
 ) -> None:
-    populate(client, admin)
-    before = views(client, admin)
-    assert before["history"] and before["recall"] and before["audit"]["edges"]
-
-    dump = tmp_path / "tenant.jsonl"
-    out = gm("export", "--tenant", tenant, "-o", str(dump))
-    assert out.returncode == 0, out.stderr
+    dump, before = exported
     lines = [json.loads(x) for x in dump.read_text().splitlines()]
     assert lines[0]["kind"] == "header" and lines[0]["tenant"] == tenant
     assert lines[-1] == {
@@ -160,26 +161,10 @@ def canonical(path: Path) -> tuple[list[str], list[str]]:
     return sorted(nodes.values()), rels
 
 
-def count(settings: Settings, tenant: str) -> int:
-    rows = raw(
-        settings,
-        "MATCH (n) WHERE (n.tenant = $t OR (n:Tenant AND n.id = $t)) AND NOT n:ApiKey "
-        "RETURN count(n) AS c",
-        {"t": tenant},
-    )
-    return int(rows[0]["c"])
-
-
 def test_a_bad_file_changes_nothing(
-    tmp_path: Path,
-    settings: Settings,
-    tenant: str,
-    client: GraphMemoryClient,
-    admin: GraphMemoryClient,
+    exported: tuple[Path, dict[str, Any]], tmp_path: Path, settings: Settings, tenant: str
 ) -> None:
-    populate(client, admin)
-    dump = tmp_path / "tenant.jsonl"
-    assert gm("export", "--tenant", tenant, "-o", str(dump)).returncode == 0
+    dump, _ = exported
     drop_tenant(settings, tenant)
     lines = dump.read_text().splitlines()
 
