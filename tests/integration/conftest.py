@@ -21,11 +21,12 @@ import uvicorn
 from graph_memory.app import create_app
 from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database
-from graph_memory.embeddings import build_embedder
+from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.migrations import migrate
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.auth import AuthService
 from graph_memory.settings import Settings
+from tests.integration.fake_llm import FakeLLM, running
 from tests.integration.timeline_check import timeline_mismatches
 
 
@@ -67,6 +68,18 @@ def serving(settings: Settings) -> Iterator[str]:
     finally:
         srv.should_exit = True
         thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeLLM]:
+    """A scripted OpenAI-compatible endpoint (chat completions and embeddings) on loopback,
+    one per test module."""
+    yield from running()
+
+
+@pytest.fixture(scope="module")
+def embedder(settings: Settings) -> Embedder:
+    return build_embedder(settings)
 
 
 @pytest.fixture(scope="session")

@@ -5,26 +5,21 @@ failures. No Neo4j is needed."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from graph_memory.embeddings import EmbedderError, OpenAIEmbedder
-from tests.integration.fake_llm import Answer, FakeLLM, running
+from tests.integration.fake_llm import Answer, FakeLLM
 
 Make = Callable[..., OpenAIEmbedder]
 
 
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[FakeLLM]:
-    yield from running()
-
-
-@pytest.fixture
-def fake(endpoint: FakeLLM) -> FakeLLM:
-    endpoint.reset_embeddings(dims=4)
-    return endpoint
+@pytest.fixture(autouse=True)
+def fresh_endpoint(fake: FakeLLM) -> None:
+    """The module's endpoint (conftest `fake`) with nothing scripted or recorded yet."""
+    fake.reset_embeddings(dims=4)
 
 
 @pytest.fixture
