@@ -47,7 +47,7 @@ from graph_memory.observability import RequestObserver, metrics_endpoint
 from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
 
-__all__ = ["create_app"]
+__all__ = ["app_from_env", "create_app"]
 
 log = logging.getLogger("graph_memory")
 
@@ -329,3 +329,12 @@ def create_app(
         middleware=[Middleware(RequestObserver)],
         lifespan=lifespan,
     )
+
+
+def app_from_env() -> Starlette:
+    """The app of one of `graph-memory serve --workers N`'s processes: each configures its
+    own logging (a spawned process inherits none) from the environment."""
+    from graph_memory.logs import configure
+
+    configure()
+    return create_app(Settings.from_env())

@@ -49,21 +49,32 @@ async def _migrate(settings: Settings) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import os
+    import tempfile
+
     import uvicorn
 
-    from graph_memory.app import create_app
     from graph_memory.logs import configure
 
     configure()
     # uvicorn's own log config and access lines would be a second format: the app writes
     # one JSON request line per GraphQL request instead.
-    uvicorn.run(
-        create_app(Settings.from_env()),
-        host=args.host,
-        port=args.port,
-        log_config=None,
-        access_log=False,
-    )
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "log_config": None,
+        "access_log": False,
+    }
+    if args.workers <= 1:
+        from graph_memory.app import create_app
+
+        uvicorn.run(create_app(Settings.from_env()), **options)
+        return 0
+    # Several processes on one port: each builds its app (graph_memory.app.app_from_env), and
+    # /metrics adds up all of them through prometheus_client's multiprocess files, in a
+    # directory of this run's own (stale files of an earlier run would be counted too).
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="gm-metrics-"))
+    uvicorn.run("graph_memory.app:app_from_env", factory=True, workers=args.workers, **options)
     return 0
 
 
@@ -234,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve GraphQL (GraphiQL at /graphql)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--workers", type=int, default=1, help="service processes sharing the port (default 1)"
+    )
     p.set_defaults(handler=_serve)
     p = sub.add_parser("worker", help="run ingest jobs (session extraction) in this process")
     p.add_argument("--once", action="store_true", help="claim and run at most one job")

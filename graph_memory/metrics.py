@@ -11,10 +11,19 @@ another tenant's activity from them.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterator
 
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 
 from graph_memory import request_trace
 
@@ -157,4 +166,10 @@ def count_llm_tokens(model: str, prompt_tokens: int, completion_tokens: int) -> 
 
 
 def render() -> bytes:
+    """This process's figures; under `serve --workers N` (PROMETHEUS_MULTIPROC_DIR set) every
+    worker's, added up, whichever worker is asked."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)
     return generate_latest(REGISTRY)

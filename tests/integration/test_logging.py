@@ -4,65 +4,31 @@ duration on each request's line; a client's errors at INFO or below without a tr
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.integration.conftest import _free_port, episode
+from tests.integration.conftest import episode
+from tests.integration.serve_process import Served, serve_process
 
-GM = str(Path(sys.executable).parent / "graph-memory")
 
-
-class Served:
-    def __init__(self, url: str, log: Path) -> None:
-        self.url = url
-        self.log = log
-
-    def lines(self) -> list[dict[str, Any]]:
-        raw = self.log.read_text().splitlines()
-        parsed = []
-        for line in raw:
-            assert line.startswith("{"), f"not a JSON line: {line!r}"
-            parsed.append(json.loads(line))
-        return parsed
+def log_lines(served: Served) -> list[dict[str, Any]]:
+    parsed = []
+    for line in served.log.read_text().splitlines():
+        assert line.startswith("{"), f"not a JSON line: {line!r}"
+        parsed.append(json.loads(line))
+    return parsed
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory, server: str) -> Iterator[Served]:
     del server  # a migrated store
     log = tmp_path_factory.mktemp("serve") / "stderr.log"
-    port = _free_port()
-    env = {**os.environ, "GRAPH_MEMORY_INGEST_WORKER": "0", "GRAPH_MEMORY_LOG_LEVEL": "INFO"}
-    with log.open("w") as sink:
-        proc = subprocess.Popen(
-            [GM, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            stdout=sink,
-            stderr=sink,
-            env=env,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"{url}/health").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError(f"serve did not start:\n{log.read_text()}")
-            time.sleep(0.2)
-        yield Served(f"{url}/graphql", log)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with serve_process(log, GRAPH_MEMORY_LOG_LEVEL="INFO") as running:
+        yield running
 
 
 def post(
@@ -83,14 +49,14 @@ def request_line(served: Served, request_id: str) -> dict[str, Any]:
     while True:
         found = [
             x
-            for x in served.lines()
+            for x in log_lines(served)
             if x.get("request_id") == request_id and x["message"] == "request"
         ]
         if found:
             assert len(found) == 1, found
             return found[0]
         if time.monotonic() > deadline:
-            raise AssertionError(f"no request line for {request_id}: {served.lines()[-5:]}")
+            raise AssertionError(f"no request line for {request_id}: {log_lines(served)[-5:]}")
         time.sleep(0.1)
 
 
@@ -144,13 +110,15 @@ def test_client_errors_are_info_without_a_traceback(
     refused_line = request_line(served, "refused-1")
     assert refused_line["errors"] == ["UNAUTHENTICATED"] and refused_line["status"] == 401
     assert "tenant" not in refused_line  # no key, no tenant
-    ours = [x for x in served.lines() if x.get("request_id") in {"missing-1", "bad-1", "refused-1"}]
+    ours = [
+        x for x in log_lines(served) if x.get("request_id") in {"missing-1", "bad-1", "refused-1"}
+    ]
     assert all(x["level"] in {"INFO", "DEBUG"} for x in ours), ours
     assert not any("exc" in x for x in ours), ours
     assert sum(len(json.dumps(x)) for x in ours) < 3_000  # was 3.6 KB for one NOT_FOUND
 
 
 def test_every_line_is_json_from_start_up_on(served: Served) -> None:
-    lines = served.lines()  # raises on any line that is not JSON
+    lines = log_lines(served)  # raises on any line that is not JSON
     assert any(x["logger"].startswith("uvicorn") for x in lines), lines[:5]
     assert all({"ts", "level", "logger", "message"} <= x.keys() for x in lines)
