@@ -1,10 +1,11 @@
 """One log format for the whole process: a JSON object a line.
 
-Every line has ``ts`` (UTC, ISO 8601), ``level``, ``logger`` and ``message``; a line written
-while a request is served also has its ``request_id`` and, once known, ``tenant`` and
-``operation``; fields given as ``extra=`` (the request line's ``status``, ``duration_ms``,
-...) are added as they are; a traceback, when there is one, is ``exc``. uvicorn's and the
-libraries' records go through the same formatter, so nothing prints in a second format.
+Every line has ``ts`` (UTC, ISO 8601), ``level``, ``logger``, ``message`` and ``pid``; a
+line written while a request is served also has its ``request_id`` and, once known,
+``tenant`` and ``operation``; fields given as ``extra=`` (the request line's ``status``,
+``duration_ms``, ...) are added as they are; a traceback, when there is one, is ``exc``.
+uvicorn's and the libraries' records go through the same formatter, so nothing prints in a
+second format.
 
 Levels, by who is at fault: a client's mistake (a refused key, a VALIDATION or NOT_FOUND
 error) is INFO or below and has no traceback; a fault of ours (INTERNAL) is ERROR with the
@@ -41,6 +42,8 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
+            # Which process: `serve --workers N` writes N processes' lines into one stream.
+            "pid": record.process,
         }
         trace = request_trace.current()
         if trace is not None:

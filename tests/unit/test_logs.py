@@ -90,10 +90,12 @@ def test_the_format_is_one_json_object_with_extra_fields() -> None:
         "level": "INFO",
         "logger": "graph_memory.request",
         "message": "request",
+        "pid": line["pid"],
         "status": 200,
         "duration_ms": 1.5,
     }
     assert line["ts"].endswith("+00:00")
+    assert isinstance(line["pid"], int)
 
 
 def test_configure_sets_one_json_handler(monkeypatch: pytest.MonkeyPatch) -> None:
