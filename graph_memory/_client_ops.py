@@ -5,8 +5,12 @@ and async clients. Each builder returns an `Op` whose type parameter is what the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Generic, TypeVar
+
+from graph_memory._wire import camel as _camel
+from graph_memory._wire import iso as _iso
+from graph_memory._wire import jsonable as _jsonable
+from graph_memory._wire import variables as _vars
 
 __all__ = ["FactCalls", "Op", "RecallCalls", "TrustCalls"]
 
@@ -61,33 +65,6 @@ class Op(Generic[T]):
     query: str
     variables: dict[str, Any]
     key: str
-
-
-def _iso(value: datetime | str | None) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return value.isoformat()
-
-
-def _vars(**kw: Any) -> dict[str, Any]:
-    return {k: (_iso(v) if isinstance(v, datetime) else v) for k, v in kw.items()}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(w.title() for w in rest)
-
-
-def _jsonable(obj: Any) -> Any:
-    """JSON for the wire: ISO datetimes, and snake_case keys (``user_id``) as the camelCase
-    GraphQL names them (``userId``), so Python callers can write either."""
-    if isinstance(obj, datetime):
-        return obj.isoformat()
-    if isinstance(obj, dict):
-        return {_camel(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_jsonable(v) for v in obj]
-    return obj
 
 
 class FactCalls:

@@ -14,17 +14,20 @@ from typing import Any
 
 from cross_web import HTTPException
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from strawberry.asgi import GraphQL
 
+from graph_memory import request_trace
 from graph_memory.container import Services, build_services
 from graph_memory.errors import GraphMemoryError, StoreUnavailable
 from graph_memory.graphql.context import Context
 from graph_memory.graphql.errors import RETRY_AFTER_SECONDS, coded
 from graph_memory.graphql.introspection import ANONYMOUS, introspection_only
+from graph_memory.graphql.operation_label import describe
 from graph_memory.graphql.schema import schema
 from graph_memory.http_guard import (
     Refusal,
@@ -40,10 +43,11 @@ from graph_memory.http_guard import (
 )
 from graph_memory.limits import Limits
 from graph_memory.migrations import pending
+from graph_memory.observability import RequestObserver, metrics_endpoint
 from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
 
-__all__ = ["create_app"]
+__all__ = ["app_from_env", "create_app"]
 
 log = logging.getLogger("graph_memory")
 
@@ -58,6 +62,20 @@ _PARSED_BODY: contextvars.ContextVar[tuple[bytes, Any] | None] = contextvars.Con
 # /graphql works without internet access; strawberry's own page loads them from unpkg.com.
 _GRAPHIQL_PACKAGE = ("graph_memory.static", "graphiql")
 _GRAPHIQL_ASSET = re.compile(r'(?:src|href)="/graphql/static/([^"]+)"')
+
+
+def _refuse(r: Refusal, headers: dict[str, str] | None = None) -> Response:
+    """A boundary refusal, counted under its code like any GraphQL error."""
+    trace = request_trace.current()
+    if trace is not None:
+        trace.error_codes.append(r.code)
+    return refusal_response(r, headers)
+
+
+def _name_operation(query: object, operation_name: object, limits: Limits) -> None:
+    trace = request_trace.current()
+    if trace is not None:
+        trace.kind, trace.operation = describe(query, operation_name, limits.max_tokens)
 
 
 def _graphiql_page() -> str:
@@ -112,10 +130,15 @@ class _GraphQL(GraphQL[Context, None]):
         check_value(parsed, limits)
         if isinstance(parsed.get("query"), str):
             check_query_text(parsed["query"], limits)
+            _name_operation(parsed["query"], parsed.get("operationName"), limits)
         return parsed
 
     async def process_result(self, request: Any, result: Any) -> Any:
-        return coded(dict(await super().process_result(request, result)))
+        response = coded(dict(await super().process_result(request, result)))
+        trace = request_trace.current()
+        if trace is not None:
+            trace.error_codes.extend(e["extensions"]["code"] for e in response.get("errors") or [])
+        return response
 
     async def get_context(self, request: Any, response: Any) -> Context:
         return Context(
@@ -223,13 +246,13 @@ def create_app(
             check_headers(request, limits)
             key = credential(request)
         except Refusal as e:
-            return refusal_response(e, _AUTH_CHALLENGE if e.status == 401 else None)
+            return _refuse(e, _AUTH_CHALLENGE if e.status == 401 else None)
         auth = gql.services.auth
         client = request.client.host if request.client else "unknown"
         if auth.cached(key) is None:
             wait = throttle.retry_after(client)
             if wait is not None:
-                return refusal_response(
+                return _refuse(
                     Refusal(429, "RATE_LIMITED", "too many failed API keys; retry later"),
                     {"Retry-After": str(math.ceil(wait) or 1)},
                 )
@@ -237,7 +260,7 @@ def create_app(
             request.state.principal = await auth.authenticate(key)
         except StoreUnavailable as e:
             # The key may well be good: a 401 would make clients throw it away.
-            return refusal_response(
+            return _refuse(
                 Refusal(503, e.code, e.message), {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
         except GraphMemoryError as e:
@@ -248,7 +271,10 @@ def create_app(
                 return await _run(request, limits)
             throttle.failed(client)
             log.info("authentication failed from %s: %s", client, e.message)
-            return refusal_response(Refusal(401, e.code, e.message), _AUTH_CHALLENGE)
+            return _refuse(Refusal(401, e.code, e.message), _AUTH_CHALLENGE)
+        trace = request_trace.current()
+        if trace is not None:
+            trace.tenant = request.state.principal.tenant
         return await _run(request, limits)
 
     async def _run(request: Request, limits: Limits) -> Response:
@@ -260,23 +286,24 @@ def create_app(
                     body = await request.body()
                     payload = check_payload(decode_json(body, limits), limits)
                     _PARSED_BODY.set((body, payload))
+                    _name_operation(payload.get("query"), payload.get("operationName"), limits)
                     read_only = is_read_only(payload, limits)
             if not read_only:
                 return await gql.run(request)
             return await asyncio.wait_for(gql.run(request), limits.max_query_seconds)
         except TimeoutError:
             log.warning("query cancelled after %d s", limits.max_query_seconds)
-            return refusal_response(
+            return _refuse(
                 Refusal(
                     503, "TIMEOUT", f"the query ran past {limits.max_query_seconds} s: ask for less"
                 )
             )
         except Refusal as e:
-            return refusal_response(e)
+            return _refuse(e)
         except HTTPException as e:
             # strawberry's own refusals (unsupported content type, GET for a mutation, ...).
             code = "PAYLOAD_TOO_LARGE" if e.status_code == 413 else "BAD_REQUEST"
-            return refusal_response(Refusal(e.status_code, code, e.reason))
+            return _refuse(Refusal(e.status_code, code, e.reason))
 
     async def health(request: Request) -> Response:
         """Liveness and Neo4j reachability, with no detail: a probe learns nothing of the
@@ -316,6 +343,17 @@ def create_app(
             Mount("/graphql/static", StaticFiles(packages=[_GRAPHIQL_PACKAGE]), name="graphiql"),
             Route("/health", health, methods=["GET"]),
             Route("/ready", ready, methods=["GET"]),
+            Route("/metrics", metrics_endpoint(settings.metrics_token), methods=["GET"]),
         ],
+        middleware=[Middleware(RequestObserver)],
         lifespan=lifespan,
     )
+
+
+def app_from_env() -> Starlette:
+    """The app of one of `graph-memory serve --workers N`'s processes: each configures its
+    own logging (a spawned process inherits none) from the environment."""
+    from graph_memory.logs import configure
+
+    configure()
+    return create_app(Settings.from_env())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -50,12 +49,32 @@ async def _migrate(settings: Settings) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import os
+    import tempfile
+
     import uvicorn
 
-    from graph_memory.app import create_app
+    from graph_memory.logs import configure
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    uvicorn.run(create_app(Settings.from_env()), host=args.host, port=args.port, log_level="info")
+    configure()
+    # uvicorn's own log config and access lines would be a second format: the app writes
+    # one JSON request line per GraphQL request instead.
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "log_config": None,
+        "access_log": False,
+    }
+    if args.workers <= 1:
+        from graph_memory.app import create_app
+
+        uvicorn.run(create_app(Settings.from_env()), **options)
+        return 0
+    # Several processes on one port: each builds its app (graph_memory.app.app_from_env), and
+    # /metrics adds up all of them through prometheus_client's multiprocess files, in a
+    # directory of this run's own (stale files of an earlier run would be counted too).
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="gm-metrics-"))
+    uvicorn.run("graph_memory.app:app_from_env", factory=True, workers=args.workers, **options)
     return 0
 
 
@@ -93,10 +112,11 @@ def _worker(args: argparse.Namespace) -> int:
     import signal
 
     from graph_memory.container import build_services
+    from graph_memory.logs import configure
     from graph_memory.services.extraction import Extractor
     from graph_memory.services.ingest_worker import IngestWorker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure()
 
     async def go() -> int:
         settings = Settings.from_env()
@@ -163,7 +183,9 @@ def _mcp(args: argparse.Namespace) -> int:
         )
         return 2
     # stdout is the protocol channel over stdio: logs go to stderr.
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    from graph_memory.logs import configure
+
+    configure(default_level="WARNING")
     config = McpConfig(
         url=args.url or os.environ.get("GRAPH_MEMORY_URL") or "http://127.0.0.1:8000/graphql",
         api_key=key,
@@ -223,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve GraphQL (GraphiQL at /graphql)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--workers", type=int, default=1, help="service processes sharing the port (default 1)"
+    )
     p.set_defaults(handler=_serve)
     p = sub.add_parser("worker", help="run ingest jobs (session extraction) in this process")
     p.add_argument("--once", action="store_true", help="claim and run at most one job")
@@ -257,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     from graph_memory.consolidate_cli import register as register_consolidate
 
     register_consolidate(sub)
+    from graph_memory.transfer_cli import register as register_transfer
+
+    register_transfer(sub)
     p = sub.add_parser("export-schema", help="write the GraphQL SDL")
     p.add_argument("-o", "--output", default="schema.graphql")
     p.set_defaults(handler=_export_schema)

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
+from graph_memory._wire import camel as _camel
+from graph_memory._wire import iso
+
 __all__ = [
     "AssertResult",
     "Citation",
@@ -272,11 +275,6 @@ class ForgetReceipt:
 
 
 # -- the mapping -------------------------------------------------------------------------------
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(w.title() for w in rest)
-
-
 def _convert(tp: Any, raw: Any) -> Any:
     if raw is None:
         return None
@@ -322,7 +320,7 @@ def to_wire(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return _fields(obj)
     if isinstance(obj, datetime):
-        return obj.isoformat()
+        return iso(obj)
     if isinstance(obj, tuple | list):
         return [to_wire(v) for v in obj]
     return obj

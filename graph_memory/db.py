@@ -8,7 +8,8 @@ it cannot succeed. Callers name a query from the catalog; they never pass Cypher
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from neo4j import (
@@ -32,6 +33,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from graph_memory import metrics
 from graph_memory.cypher import CypherCatalog, catalog
 from graph_memory.errors import StoreUnavailable
 from graph_memory.settings import Neo4jConnection
@@ -49,6 +51,7 @@ def _unavailable(e: Exception) -> StoreUnavailable:
     """The driver's message names the server's host and port: operators read it in the log,
     clients get a message that tells them only to retry."""
     log.warning("Neo4j unavailable after retries: %s", e)
+    metrics.NEO4J_UNAVAILABLE.inc()
     return StoreUnavailable("the memory store is unavailable; retry later")
 
 
@@ -61,8 +64,11 @@ class Tx:
 
     async def run(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         query = self._queries[name]
+        began = time.perf_counter()
         result = await self._tx.run(query.text, query.bind(dict(params)))
-        return await _records(result)
+        records = await _records(result)
+        metrics.observe_neo4j_query(name, time.perf_counter() - began)
+        return records
 
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
@@ -91,11 +97,13 @@ async def _records(result: AsyncResult) -> list[Record]:
     return [dict(zip(keys, map(_plain, row), strict=True)) for row in await result.values()]
 
 
-def _retrying() -> AsyncRetrying:
+def _retrying(access: str) -> AsyncRetrying:
+    retries = metrics.NEO4J_RETRIES.labels(access)
     return AsyncRetrying(
         retry=retry_if_exception_type(_TRANSIENT),
         stop=stop_after_attempt(5),
         wait=wait_random_exponential(multiplier=0.05, max=2.0),
+        before_sleep=lambda _: retries.inc(),
         reraise=True,
     )
 
@@ -131,23 +139,46 @@ class Database:
         bound = query.bind(dict(params))
 
         async def once() -> list[Record]:
+            began = time.perf_counter()
             async with self.driver.session(
                 database=self.database, default_access_mode=READ_ACCESS
             ) as session:
                 result = await session.run(query.text, bound)
-                return await _records(result)
+                records = await _records(result)
+            metrics.observe_neo4j_query(name, time.perf_counter() - began)
+            return records
 
+        began = time.perf_counter()
         try:
             try:
                 # First attempt outside tenacity: its bookkeeping costs more than a fast read.
                 return await once()
             except _TRANSIENT:
-                async for attempt in _retrying():
+                metrics.NEO4J_RETRIES.labels("read").inc()
+                async for attempt in _retrying("read"):
                     with attempt:
                         return await once()
         except (ServiceUnavailable, SessionExpired) as e:
             raise _unavailable(e) from e
+        finally:
+            metrics.observe_neo4j_call("read", time.perf_counter() - began)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def stream(self, name: str, params: Mapping[str, Any]) -> AsyncIterator[Record]:
+        """A read too large to hold in memory (an export): records as the driver pulls them.
+        Not retried, since records already handed out cannot be taken back."""
+        query = self.queries[name]
+        bound = query.bind(dict(params))
+        try:
+            async with self.driver.session(
+                database=self.database, default_access_mode=READ_ACCESS
+            ) as session:
+                result = await session.run(query.text, bound)
+                keys = result.keys()
+                async for record in result:
+                    yield dict(zip(keys, map(_plain, record.values()), strict=True))
+        except (ServiceUnavailable, SessionExpired) as e:
+            raise _unavailable(e) from e
 
     async def write(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         return await self._run(name, params, write=True)
@@ -170,13 +201,15 @@ class Database:
 
     async def write_many(self, steps: list[tuple[str, Mapping[str, Any]]]) -> list[list[Record]]:
         """Run several named queries in ONE write transaction: all land or none does."""
-        bound = [(self.queries[n].text, self.queries[n].bind(dict(p))) for n, p in steps]
+        bound = [(n, self.queries[n].text, self.queries[n].bind(dict(p))) for n, p in steps]
 
         async def work(tx: AsyncManagedTransaction) -> list[list[Record]]:
             out: list[list[Record]] = []
-            for text, p in bound:
+            for name, text, p in bound:
+                began = time.perf_counter()
                 result = await tx.run(text, p)
                 out.append(await _records(result))
+                metrics.observe_neo4j_query(name, time.perf_counter() - began)
             return out
 
         out: list[list[Record]] = await self._with_retry(work, write=True)
@@ -187,15 +220,20 @@ class Database:
         bound = query.bind(dict(params))
 
         async def work(tx: AsyncManagedTransaction) -> list[Record]:
+            began = time.perf_counter()
             result = await tx.run(query.text, bound)
-            return await _records(result)
+            records = await _records(result)
+            metrics.observe_neo4j_query(name, time.perf_counter() - began)
+            return records
 
         out: list[Record] = await self._with_retry(work, write=write)
         return out
 
     async def _with_retry(self, work: Any, *, write: bool) -> Any:
+        access = "write" if write else "read"
+        began = time.perf_counter()
         try:
-            async for attempt in _retrying():
+            async for attempt in _retrying(access):
                 with attempt:
                     async with self.driver.session(database=self.database) as session:
                         if write:
@@ -203,6 +241,8 @@ class Database:
                         return await session.execute_read(work)
         except (ServiceUnavailable, SessionExpired) as e:
             raise _unavailable(e) from e
+        finally:
+            metrics.observe_neo4j_call(access, time.perf_counter() - began)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def run_raw(self, text: str, params: Mapping[str, Any] | None = None) -> list[Record]:

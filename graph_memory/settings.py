@@ -134,6 +134,8 @@ class Settings:
     # How long a verified key is trusted without asking Neo4j: a revocation reaches other
     # processes within this delay (this process forgets at once). 0 asks on every request.
     auth_cache_seconds: float = 10.0
+    # The bearer token Prometheus sends for /metrics; None: loopback scrapers only.
+    metrics_token: str | None = None
 
     @property
     def llm_configured(self) -> bool:
@@ -175,6 +177,7 @@ class Settings:
             else None,
             consolidate_every_seconds=_cadence_env("GRAPH_MEMORY_CONSOLIDATE_EVERY_SECONDS"),
             forget_poll_seconds=_cadence_env("GRAPH_MEMORY_FORGET_POLL_SECONDS") or 5.0,
+            metrics_token=os.environ.get("GRAPH_MEMORY_METRICS_TOKEN") or None,
         )
 
     def neo4j(self) -> Neo4jConnection:

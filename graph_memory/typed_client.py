@@ -112,6 +112,15 @@ def _fact(raw: dict[str, Any] | None) -> Fact | None:
     return None if raw is None else from_wire(Fact, raw)
 
 
+_FACT_FILTERS = (
+    "subject",
+    "predicate",
+    "include_candidates",
+    "include_expired",
+    "needs_verification",
+)
+
+
 class Calls:
     """One builder per call, shared by the sync and async clients."""
 
@@ -127,13 +136,8 @@ class Calls:
 
     @staticmethod
     def facts(scopes: Sequence[str], kw: dict[str, Any]) -> _Call[FactPage]:
-        flt = {
-            "subject": kw.pop("subject"),
-            "predicate": kw.pop("predicate"),
-            "includeCandidates": kw.pop("include_candidates"),
-            "includeExpired": kw.pop("include_expired"),
-            "needsVerification": kw.pop("needs_verification"),
-        }
+        # The filter's fields by their Python names: FactCalls.facts puts them on the wire.
+        flt = {k: kw.pop(k) for k in _FACT_FILTERS}
         flt = {k: v for k, v in flt.items() if v is not None}
         return _Call(FactCalls.facts(list(scopes), **kw, **flt), _page)
 

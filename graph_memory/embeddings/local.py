@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graph_memory import metrics
 from graph_memory.embeddings.base import EmbedderError, QueryCache, l2_normalise
 
 __all__ = [
@@ -207,7 +208,8 @@ class LocalEmbedder:
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = await asyncio.to_thread(self.encode, list(texts))
+        with metrics.timed_embedding(self.model, len(texts)):
+            vectors = await asyncio.to_thread(self.encode, list(texts))
         result: list[list[float]] = vectors.tolist()
         return result
 
@@ -215,7 +217,8 @@ class LocalEmbedder:
         cached = self._cache.get(text)
         if cached is not None:
             return cached
-        vectors = await asyncio.to_thread(self.encode, [text])
+        with metrics.timed_embedding(self.model, 1):
+            vectors = await asyncio.to_thread(self.encode, [text])
         vector: list[float] = vectors[0].tolist()
         self._cache.put(text, vector)
         return vector

@@ -23,6 +23,7 @@ from tenacity import (
     wait_random,
 )
 
+from graph_memory import metrics
 from graph_memory.embeddings.base import EmbedderError, QueryCache, l2_normalise
 
 __all__ = ["KNOWN_DIMENSIONS", "OpenAIEmbedder"]
@@ -163,7 +164,8 @@ class OpenAIEmbedder:
 
     async def _embed_batch(self, batch: list[str]) -> list[list[float]]:
         async with self._semaphore:
-            data = await self._request(batch)
+            with metrics.timed_embedding(self._model, len(batch)):
+                data = await self._request(batch)
         if len(data) != len(batch):
             raise EmbedderError(
                 f"{self._model}: asked for {len(batch)} embeddings, got {len(data)}"

@@ -3,6 +3,11 @@
 A GraphMemoryError becomes a GraphQL error with ``extensions.code``; any other exception is
 logged with its traceback and reaches the client only as "Internal error" (code INTERNAL), so
 driver messages and stack details never leak.
+
+Logging (`LoggedSchema.process_errors`, which sees every error once, before it is typed):
+a client's mistake is a DEBUG line without traceback (the request's INFO line already
+counts its codes), an outage is the database layer's WARNING, and only a fault of ours is an
+ERROR with its traceback (and, through graph_memory.logs, the request id).
 """
 
 from __future__ import annotations
@@ -11,13 +16,15 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+import strawberry
 from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 from strawberry.types.execution import ExecutionResult
 
 from graph_memory.errors import GraphMemoryError, LimitExceeded, StoreUnavailable
 
-__all__ = ["RETRY_AFTER_SECONDS", "ErrorCodes", "OneOperation", "coded"]
+__all__ = ["RETRY_AFTER_SECONDS", "ErrorCodes", "LoggedSchema", "OneOperation", "coded"]
 
 log = logging.getLogger("graph_memory.graphql")
 
@@ -69,6 +76,38 @@ def coded(response: dict[str, Any]) -> dict[str, Any]:
 # graphql-core's own words for its limits: the parser's max_tokens (set by QueryLimits) and
 # its rule against recursive introspection.
 _TOO_COMPLEX = ("tokens. Parsing aborted.", "Maximum introspection depth exceeded")
+
+
+def _caller_input(original: BaseException) -> bool:
+    """A value that does not parse as its scalar (a DateTime that is not ISO 8601, say): the
+    caller's input is wrong, not the server."""
+    return isinstance(original, GraphQLError) or (
+        isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower()
+    )
+
+
+def _ours(original: BaseException | None) -> bool:
+    """True for a fault of the service (masked as INTERNAL), not of the caller or the store."""
+    if original is None or isinstance(original, (RecursionError, GraphMemoryError)):
+        return False
+    return not _caller_input(original)
+
+
+class LoggedSchema(strawberry.Schema):
+    """strawberry's schema, logging by who is at fault instead of every error at ERROR with
+    a traceback (3.6 KB a NOT_FOUND)."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        del execution_context
+        for error in errors:
+            original = error.original_error
+            if _ours(original):
+                log.error("unexpected error in %s", error.path, exc_info=original)
+            elif not isinstance(original, StoreUnavailable):
+                code = getattr(original, "code", None) or "GRAPHQL_VALIDATION"
+                log.debug("client error %s at %s: %s", code, error.path, error.message)
 
 
 class ErrorCodes(SchemaExtension):
@@ -128,11 +167,7 @@ class ErrorCodes(SchemaExtension):
                 original,
                 typed,
             )
-        if isinstance(original, GraphQLError) or (
-            isinstance(original, (ValueError, TypeError)) and "datetime" in str(original).lower()
-        ):
-            # A value that does not parse as its scalar (a DateTime that is not ISO 8601, say):
-            # the caller's input is wrong, not the server.
+        if _caller_input(original):
             return GraphQLError(
                 str(original),
                 error.nodes,
@@ -142,7 +177,7 @@ class ErrorCodes(SchemaExtension):
                 original,
                 {"code": "VALIDATION"},
             )
-        log.error("unexpected error in %s", error.path, exc_info=original)
+        # Logged with its traceback by LoggedSchema.process_errors, before this masking.
         return GraphQLError(
             "Internal error",
             error.nodes,

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import strawberry
 from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
 from graph_memory.graphql.consolidation import ConsolidationMutation, ConsolidationQuery
 from graph_memory.graphql.denials import AuditDenials
-from graph_memory.graphql.errors import ErrorCodes, OneOperation
+from graph_memory.graphql.errors import ErrorCodes, LoggedSchema, OneOperation
 from graph_memory.graphql.ingest import IngestMutation, IngestQuery
 from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
@@ -41,7 +40,7 @@ Mutation = merge_types("Mutation", MUTATIONS)
 
 # Agents send the same few operations over and over: parse and validate each text once.
 # QueryLimits runs after OneOperation (which picks the operation) and before execution.
-schema = strawberry.Schema(
+schema = LoggedSchema(
     query=Query,
     mutation=Mutation,
     scalar_overrides=SCALAR_OVERRIDES,

@@ -375,4 +375,20 @@ def build_server(config: McpConfig) -> FastMCP:
 
 def run(config: McpConfig, transport: Literal["stdio", "http"]) -> None:
     server = build_server(config)
-    server.run("stdio" if transport == "stdio" else "streamable-http")
+    if transport == "stdio":
+        server.run("stdio")
+        return
+    # FastMCP's own uvicorn would install uvicorn's log format beside the process's JSON one
+    # (graph_memory.logs): the same app, served with the logging left as configured.
+    import anyio
+    import uvicorn
+
+    http = uvicorn.Server(
+        uvicorn.Config(
+            server.streamable_http_app(),
+            host=server.settings.host,
+            port=server.settings.port,
+            log_config=None,
+        )
+    )
+    anyio.run(http.serve)

@@ -25,6 +25,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from graph_memory import metrics
 from graph_memory.errors import LlmNotConfigured, ModelOutputInvalid, ModelUnavailable
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.services.extraction_schema import (
@@ -178,10 +179,17 @@ class Extractor:
                         self.schema_supported = False
                         raise _Malformed(f"json_schema refused: {e}") from e
                     finally:
-                        model_ms += (time.perf_counter() - began) * 1000
+                        elapsed = time.perf_counter() - began
+                        model_ms += elapsed * 1000
+                        metrics.observe_llm_call(self.model, elapsed)
                     if response.usage is not None:
                         prompt_tokens += response.usage.prompt_tokens or 0
                         completion_tokens += response.usage.completion_tokens or 0
+                        metrics.count_llm_tokens(
+                            self.model,
+                            response.usage.prompt_tokens or 0,
+                            response.usage.completion_tokens or 0,
+                        )
                     content = response.choices[0].message.content if response.choices else None
                     try:
                         extraction = parse_answer(content)

@@ -24,6 +24,7 @@ import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from graph_memory import metrics
 from graph_memory.db import Record
 from graph_memory.domain import utcnow
 from graph_memory.errors import GraphMemoryError, ModelOutputInvalid, ModelUnavailable
@@ -275,6 +276,7 @@ class IngestWorker:
         if not keep_turns or status == "failed":
             changes["turns_json"] = None
         await self._update(record, changes)
+        metrics.INGEST_JOBS.labels(status).inc()
 
 
 def _usage(record: Record, prompt: int, completion: int, model_ms: float) -> dict[str, Any]:

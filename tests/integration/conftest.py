@@ -21,11 +21,12 @@ import uvicorn
 from graph_memory.app import create_app
 from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database
-from graph_memory.embeddings import build_embedder
+from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.migrations import migrate
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.auth import AuthService
 from graph_memory.settings import Settings
+from tests.integration.fake_llm import FakeLLM, running
 from tests.integration.timeline_check import timeline_mismatches
 
 
@@ -67,6 +68,18 @@ def serving(settings: Settings) -> Iterator[str]:
     finally:
         srv.should_exit = True
         thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeLLM]:
+    """A scripted OpenAI-compatible endpoint (chat completions and embeddings) on loopback,
+    one per test module."""
+    yield from running()
+
+
+@pytest.fixture(scope="module")
+def embedder(settings: Settings) -> Embedder:
+    return build_embedder(settings)
 
 
 @pytest.fixture(scope="session")
@@ -183,19 +196,26 @@ def fact(subject: str, predicate: str, obj: str, episodes: list[str], **kw: Any)
     return base
 
 
-def elapse_ttl(settings: Settings, tenant: str, fact_id: str) -> None:
-    """The passage of time: the fact's TTL ran out a minute ago. No API can make a day go by,
-    so this one property is moved over Bolt; everything else goes through GraphQL."""
+def bolt(settings: Settings, text: str, params: dict[str, Any] | None = None) -> list[Any]:
+    """Cypher straight over Bolt, for what a test must see or do beneath the API (the raw
+    graph, the passage of time); on its own connection and loop, so callable from anywhere."""
 
-    async def go() -> None:
+    async def go() -> list[Any]:
         db = Database.connect(settings.neo4j())
         try:
-            await db.run_raw(
-                "MATCH (f:Fact {id: $id}) WHERE f.tenant = $tenant "
-                "SET f.expires_at = datetime() - duration('PT1M')",
-                {"id": fact_id, "tenant": tenant},
-            )
+            return await db.run_raw(text, params or {})
         finally:
             await db.close()
 
-    asyncio.run(go())
+    return asyncio.run(go())
+
+
+def elapse_ttl(settings: Settings, tenant: str, fact_id: str) -> None:
+    """The passage of time: the fact's TTL ran out a minute ago. No API can make a day go by,
+    so this one property is moved over Bolt; everything else goes through GraphQL."""
+    bolt(
+        settings,
+        "MATCH (f:Fact {id: $id}) WHERE f.tenant = $tenant "
+        "SET f.expires_at = datetime() - duration('PT1M')",
+        {"id": fact_id, "tenant": tenant},
+    )

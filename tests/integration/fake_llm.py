@@ -1,13 +1,19 @@
-"""A local OpenAI-compatible chat endpoint for the ingestion tests: the real HTTP protocol
-(POST /v1/chat/completions, as the `openai` client sends it), answers scripted per session.
+"""A local OpenAI-compatible endpoint for the tests: the real HTTP protocol, as the `openai`
+client sends it, with scripted answers.
 
-A test scripts what the "model" answers for a session id (the extractor names the session in
-its prompt), and reads back every request it received, so it can check what was sent.
+* ``POST /v1/chat/completions`` (ingestion): a test scripts what the "model" answers for a
+  session id (the extractor names the session in its prompt).
+* ``POST /v1/embeddings`` (the OpenAI embedder): the text ``t<n>`` is answered with the
+  vector ``[1, n, 0, ...]`` (so a test can decode which text a vector belongs to), any other
+  text with a vector derived from its bytes; failures are scripted one per request.
+
+Every request received is kept, so a test can check what was sent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 import socket
@@ -80,6 +86,35 @@ class FakeLLM:
     scripts: dict[str, list[Answer]] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # /v1/embeddings: vector size, requests received, failures answered one per request
+    # (then success), and whether `data` comes back in reverse order (the index is the rule).
+    embedding_dims: int = 4
+    embedding_requests: list[dict[str, Any]] = field(default_factory=list)
+    embedding_auth: list[str] = field(default_factory=list)  # each request's Authorization
+    embedding_failures: list[Answer] = field(default_factory=list)
+    embedding_reverse: bool = False
+
+    def reset_embeddings(self, dims: int = 4) -> None:
+        with self.lock:
+            self.embedding_dims = dims
+            self.embedding_requests.clear()
+            self.embedding_auth.clear()
+            self.embedding_failures.clear()
+            self.embedding_reverse = False
+
+    def fail_embeddings(self, *failures: Answer | int) -> None:
+        """The next requests fail in this order: a status code, or an Answer (with a delay
+        longer than the client's timeout, a transport failure)."""
+        with self.lock:
+            self.embedding_failures.extend(
+                f if isinstance(f, Answer) else Answer(status=f) for f in failures
+            )
+
+    def embedding_vector(self, text: str) -> list[float]:
+        if text.startswith("t") and text[1:].isdigit():
+            return [1.0, float(text[1:])] + [0.0] * (self.embedding_dims - 2)
+        digest = hashlib.sha256(text.encode()).digest()
+        return [1.0 + b / 255 for b in digest[: self.embedding_dims]]
 
     def script(self, session_id: str, *answers: Answer | str) -> None:
         with self.lock:
@@ -139,6 +174,36 @@ class FakeLLM:
             }
         )
 
+    async def embeddings(self, request: Request) -> Response:
+        body = await request.json()
+        with self.lock:
+            self.embedding_requests.append(body)
+            self.embedding_auth.append(request.headers.get("authorization", ""))
+            failure = self.embedding_failures.pop(0) if self.embedding_failures else None
+            reverse = self.embedding_reverse
+        if failure is not None and failure.delay:
+            await asyncio.sleep(failure.delay)  # the client times out before this ends
+        if failure is not None and failure.status != 200:
+            return JSONResponse(
+                {"error": {"message": f"scripted status {failure.status}", "type": "error"}},
+                status_code=failure.status,
+            )
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [
+            {"object": "embedding", "index": i, "embedding": self.embedding_vector(t)}
+            for i, t in enumerate(texts)
+        ]
+        if reverse:
+            data.reverse()
+        return JSONResponse(
+            {
+                "object": "list",
+                "model": body["model"],
+                "data": data,
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+            }
+        )
+
 
 def _session_of(body: dict[str, Any]) -> str | None:
     for message in body.get("messages") or []:
@@ -157,7 +222,12 @@ def _free_port() -> int:
 def running() -> Iterator[FakeLLM]:
     """Serve a FakeLLM on a free loopback port for the duration of the generator."""
     fake = FakeLLM()
-    app = Starlette(routes=[Route("/v1/chat/completions", fake.completions, methods=["POST"])])
+    app = Starlette(
+        routes=[
+            Route("/v1/chat/completions", fake.completions, methods=["POST"]),
+            Route("/v1/embeddings", fake.embeddings, methods=["POST"]),
+        ]
+    )
     port = _free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")

@@ -4,7 +4,6 @@ and workers driven in-process against the real Neo4j."""
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 import uuid
 from collections.abc import Generator
@@ -12,16 +11,14 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import uvicorn
-
-from graph_memory.app import create_app
 from graph_memory.container import build_services
 from graph_memory.db import Database
 from graph_memory.embeddings import Embedder
 from graph_memory.services.extraction import Extractor
 from graph_memory.services.ingest_worker import IngestWorker
 from graph_memory.settings import Settings
-from tests.integration.conftest import _free_port
+from tests.integration.conftest import serving
+from tests.integration.fake_llm import extraction
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -56,22 +53,27 @@ def llm_settings(settings: Settings, url: str, **kw: Any) -> Settings:
 
 def serve(settings: Settings) -> Generator[str, None, None]:
     """The real app on a free port (with the settings given); yields its /graphql URL."""
-    port = _free_port()
-    srv = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    with serving(settings) as url:
+        yield url
+
+
+LIVES_IN_BERLIN = {
+    "subject": "Alice",
+    "predicate": "lives_in",
+    "object": "Berlin",
+    "turns": [0, 1],
+    "kind": "profile",
+    "cardinality": "one",
+}
+
+
+def moved_to_berlin(*more_facts: dict[str, Any]) -> str:
+    """The model's answer for the default `session()`: its summary and the lives_in fact
+    (inferred, so a candidate), and any further facts."""
+    return extraction(
+        summary="Alice said she moved to Berlin last month and loves jazz music.",
+        facts=[LIVES_IN_BERLIN, *more_facts],
     )
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not srv.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("ingest test server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/graphql"
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=15)
 
 
 def session(

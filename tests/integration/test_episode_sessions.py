@@ -3,15 +3,13 @@ their scope; the migration backfills sessions recorded before the links existed.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 from typing import Any
 
 from graph_memory.client import GraphMemoryClient
-from graph_memory.db import Database
 from graph_memory.migrations import schema_migrations
 from graph_memory.settings import Settings
-from tests.integration.conftest import T0, episode
+from tests.integration.conftest import T0, bolt, episode
 
 CHAIN = """
 MATCH (a:Episode {tenant: $tenant, session_id: $session})-[:NEXT]->(b:Episode)
@@ -19,20 +17,9 @@ RETURN a.id AS a, b.id AS b
 """
 
 
-def _bolt(settings: Settings, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    async def go() -> list[dict[str, Any]]:
-        db = Database.connect(settings.neo4j())
-        try:
-            return await db.run_raw(text, params)
-        finally:
-            await db.close()
-
-    return asyncio.run(go())
-
-
 def _order(settings: Settings, tenant: str, session: str) -> list[str]:
     """The session's episodes following NEXT from its first one."""
-    nxt = {r["a"]: r["b"] for r in _bolt(settings, CHAIN, {"tenant": tenant, "session": session})}
+    nxt = {r["a"]: r["b"] for r in bolt(settings, CHAIN, {"tenant": tenant, "session": session})}
     if not nxt:
         return []
     (first,) = set(nxt) - set(nxt.values())
@@ -58,7 +45,7 @@ def test_turns_are_chained_in_the_order_they_happened(
     # A turn reported late lands in its place; the edge it splits is gone.
     late = client.record_episode(**_turn("s1", 1, "a turn said between one and two"))
     late_at = T0 + timedelta(minutes=1, seconds=30)
-    _bolt(
+    bolt(
         settings, "MATCH (e:Episode {id: $id}) SET e.started_at = $at", {"id": late, "at": late_at}
     )
     client.record_episode(**_turn("s1", 3, "the last turn of the talk"))
@@ -80,7 +67,7 @@ def test_chains_never_cross_sessions_or_scopes(
         ]
     )
     assert all(r["ok"] for r in made), made
-    rows = _bolt(
+    rows = bolt(
         settings,
         "MATCH (a:Episode {tenant: $tenant})-[:NEXT]->(b) RETURN a.scope AS sa, b.scope AS sb, "
         "a.session_id AS xa, b.session_id AS xb",
@@ -94,12 +81,12 @@ def test_the_migration_backfills_unlinked_sessions(
 ) -> None:
     got = client.record_episodes([_turn("s5", m, f"older turn {m}") for m in (0, 1, 2)])
     ids = [r["id"] for r in got]
-    _bolt(settings, "MATCH (e:Episode {tenant: $t})-[n:NEXT]->() DELETE n", {"t": tenant})
+    bolt(settings, "MATCH (e:Episode {tenant: $t})-[n:NEXT]->() DELETE n", {"t": tenant})
     assert _order(settings, tenant, "s5") == []
     (m,) = [m for m in schema_migrations() if m.name == "episode_next"]
     for stmt in m.statements:
-        _bolt(settings, stmt, {})
+        bolt(settings, stmt, {})
     assert _order(settings, tenant, "s5") == ids
     for stmt in m.statements:  # idempotent: a linked session is left as it is
-        _bolt(settings, stmt, {})
-    assert len(_bolt(settings, CHAIN, {"tenant": tenant, "session": "s5"})) == 2
+        bolt(settings, stmt, {})
+    assert len(bolt(settings, CHAIN, {"tenant": tenant, "session": "s5"})) == 2

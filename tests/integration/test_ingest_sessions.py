@@ -9,16 +9,19 @@ from typing import Any
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
-from graph_memory.embeddings import Embedder, build_embedder
+from graph_memory.embeddings import Embedder
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, episode, fact
-from tests.integration.fake_llm import Answer, FakeLLM, extraction, running
-from tests.integration.ingest_helpers import INGEST, JOB, drain, llm_settings, serve, session
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeLLM]:
-    yield from running()
+from tests.integration.fake_llm import Answer, FakeLLM, extraction
+from tests.integration.ingest_helpers import (
+    INGEST,
+    JOB,
+    drain,
+    llm_settings,
+    moved_to_berlin,
+    serve,
+    session,
+)
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +33,6 @@ def llm(settings: Settings, fake: FakeLLM) -> Settings:
 @pytest.fixture(scope="module")
 def ingest_url(llm: Settings) -> Iterator[str]:
     yield from serve(llm)
-
-
-@pytest.fixture(scope="module")
-def embedder(settings: Settings) -> Embedder:
-    return build_embedder(settings)
 
 
 Make = Callable[..., GraphMemoryClient]
@@ -113,25 +111,14 @@ def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     s = session()
     fake.script(
         s["sessionId"],
-        extraction(
-            summary="Alice said she moved to Berlin last month and loves jazz music.",
-            facts=[
-                {
-                    "subject": "Alice",
-                    "predicate": "lives_in",
-                    "object": "Berlin",
-                    "turns": [0, 1],
-                    "kind": "profile",
-                    "cardinality": "one",
-                },
-                {
-                    "subject": "alice",
-                    "predicate": "Enjoys Genre",
-                    "object": "jazz",
-                    "turns": [0],
-                    "cardinality": "many",
-                },
-            ],
+        moved_to_berlin(
+            {
+                "subject": "alice",
+                "predicate": "Enjoys Genre",
+                "object": "jazz",
+                "turns": [0],
+                "cardinality": "many",
+            }
         ),
     )
     sub = ingest(c, s)

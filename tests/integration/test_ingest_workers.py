@@ -19,10 +19,10 @@ import pytest
 from graph_memory.client import GraphMemoryClient
 from graph_memory.container import build_services
 from graph_memory.db import Database
-from graph_memory.embeddings import Embedder, build_embedder
+from graph_memory.embeddings import Embedder
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key
-from tests.integration.fake_llm import Answer, FakeLLM, extraction, running
+from tests.integration.fake_llm import Answer, FakeLLM, extraction
 from tests.integration.ingest_helpers import (
     INGEST,
     JOB,
@@ -33,16 +33,6 @@ from tests.integration.ingest_helpers import (
     session,
     wait_job,
 )
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeLLM]:
-    yield from running()
-
-
-@pytest.fixture(scope="module")
-def embedder(settings: Settings) -> Embedder:
-    return build_embedder(settings)
 
 
 @pytest.fixture(scope="module")

@@ -12,16 +12,11 @@ import pytest
 from mcp import ClientSession
 
 from graph_memory.settings import Settings
-from tests.integration.fake_llm import FakeLLM, extraction, running
-from tests.integration.ingest_helpers import llm_settings, serve, session
+from tests.integration.fake_llm import FakeLLM
+from tests.integration.ingest_helpers import llm_settings, moved_to_berlin, serve, session
 from tests.integration.test_mcp_server import data, error_text, stdio_session
 
 KeyFactory = Callable[..., str]
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeLLM]:
-    yield from running()
 
 
 @pytest.fixture(scope="module")
@@ -46,22 +41,7 @@ async def test_an_agent_hands_over_a_session_and_follows_its_job(
     ingest_url: str, make_key: KeyFactory, fake: FakeLLM, tenant: str
 ) -> None:
     s = session()
-    fake.script(
-        s["sessionId"],
-        extraction(
-            summary="Alice said she moved to Berlin last month and loves jazz music.",
-            facts=[
-                {
-                    "subject": "Alice",
-                    "predicate": "lives_in",
-                    "object": "Berlin",
-                    "turns": [0, 1],
-                    "kind": "profile",
-                    "cardinality": "one",
-                }
-            ],
-        ),
-    )
+    fake.script(s["sessionId"], moved_to_berlin())
     key = make_key(tenant, "agent")
     args = {"user_id": "alice", "session_id": s["sessionId"], "turns": _turns(s),
             "started_at": s["startedAt"], "ended_at": s["endedAt"]}  # fmt: skip

@@ -1,18 +1,15 @@
-"""Embeddings: the real local model (files only, no network) and the OpenAI-compatible client
-against an in-process `httpx.MockTransport`."""
+"""Embeddings: the real local model (files only, no network), the OpenAI-compatible client's
+configuration and the factory. The OpenAI client's requests are tested against a local
+OpenAI-compatible server in tests/integration/test_openai_embeddings.py."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import numpy as np
 import pytest
-from openai import AsyncOpenAI
 
 from graph_memory import embeddings
 from graph_memory.embeddings import (
@@ -158,160 +155,7 @@ def test_local_rejects_more_tokens_than_the_model_has_positions() -> None:
         LocalEmbedder(max_tokens=513)
 
 
-# --- OpenAI-compatible endpoint -------------------------------------------------------------
-
-Handler = Callable[[httpx.Request], httpx.Response]
-
-
-class FakeServer:
-    """Records request bodies; answers each text "t<n>" with the vector [1, n, 0, ...]."""
-
-    def __init__(self, dims: int = 4) -> None:
-        self.dims = dims
-        self.bodies: list[dict[str, object]] = []
-        self.failures: list[int | Exception] = []  # consumed one per request, then success
-        self.reverse = False
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        body = json.loads(request.content)
-        self.bodies.append(body)
-        if self.failures:
-            failure = self.failures.pop(0)
-            if isinstance(failure, Exception):
-                raise failure
-            return httpx.Response(failure, json={"error": {"message": f"status {failure}"}})
-        data = []
-        for index, text in enumerate(body["input"]):
-            n = float(text[1:]) if text.startswith("t") else 0.0
-            data.append({"object": "embedding", "index": index, "embedding": self.vector(n)})
-        if self.reverse:
-            data.reverse()
-        usage = {"prompt_tokens": 1, "total_tokens": 1}
-        return httpx.Response(
-            200, json={"object": "list", "model": body["model"], "data": data, "usage": usage}
-        )
-
-    def vector(self, n: float) -> list[float]:
-        return [1.0, n] + [0.0] * (self.dims - 2)
-
-
-@pytest.fixture
-def server() -> FakeServer:
-    return FakeServer()
-
-
-@pytest.fixture
-def make_embedder(server: FakeServer) -> Iterator[Callable[..., OpenAIEmbedder]]:
-    def make(**kwargs: object) -> OpenAIEmbedder:
-        client = AsyncOpenAI(
-            api_key="test-key",
-            base_url="http://embeddings.test/v1",
-            # openai types its http_client against its own bundled httpx stubs.
-            http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)),  # type: ignore[arg-type]
-        )
-        options: dict[str, object] = {
-            "model": "fake-embed",
-            "dimensions": server.dims,
-            "client": client,
-            "retry_wait_initial": 0.0,
-            "retry_wait_max": 0.0,
-        }
-        options.update(kwargs)
-        return OpenAIEmbedder(**options)  # type: ignore[arg-type]
-
-    yield make
-
-
-def decode(vector: list[float]) -> int:
-    """Recover n from a normalised [1, n, 0, ...] (float32, so round to the integer)."""
-    return round(vector[1] / vector[0])
-
-
-async def test_openai_batches_split_into_requests_in_order(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    embedder = make_embedder(batch_size=256)
-    texts = [f"t{i}" for i in range(600)]
-    vectors = await embedder.embed(texts)
-    # Batches go out concurrently, so they may arrive in any order.
-    sizes = sorted(len(b["input"]) for b in server.bodies)  # type: ignore[arg-type]
-    assert sizes == [88, 256, 256]
-    assert [decode(v) for v in vectors] == list(range(600))
-    for vector in vectors:
-        assert math.isclose(float(np.linalg.norm(vector)), 1.0, abs_tol=1e-6)
-    assert all(b["encoding_format"] == "float" for b in server.bodies)
-    assert "dimensions" not in server.bodies[0]  # not sent to a model we do not know
-
-
-async def test_openai_reorders_by_index(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    server.reverse = True
-    vectors = await make_embedder().embed(["t1", "t2", "t3"])
-    assert [decode(v) for v in vectors] == [1, 2, 3]
-
-
-async def test_openai_retries_transient_errors_then_succeeds(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    server.failures = [429, 500, httpx.ConnectError("refused"), 503]
-    vectors = await make_embedder(max_attempts=5).embed(["t7"])
-    assert len(server.bodies) == 5
-    assert decode(vectors[0]) == 7
-
-
-async def test_openai_does_not_retry_client_errors(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    server.failures = [400]
-    with pytest.raises(EmbedderError, match="embedding request failed: ") as caught:
-        await make_embedder().embed(["t1"])
-    assert len(server.bodies) == 1
-    assert "after retries" not in str(caught.value)
-
-
-async def test_openai_failure_in_one_of_many_batches_is_one_error(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    server.failures = [400]
-    with pytest.raises(EmbedderError):  # not an ExceptionGroup from the concurrent batches
-        await make_embedder(batch_size=1).embed(["t1", "t2", "t3"])
-
-
-async def test_openai_gives_up_after_max_attempts(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    server.failures = [503] * 10
-    with pytest.raises(EmbedderError, match="after retries"):
-        await make_embedder(max_attempts=3).embed(["t1", "t2"])
-    assert len(server.bodies) == 3
-
-
-async def test_openai_wrong_vector_size_is_an_error(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    with pytest.raises(EmbedderError, match="expected vectors of 8 dimensions"):
-        await make_embedder(dimensions=8).embed(["t1"])
-
-
-async def test_openai_sends_dimensions_for_text_embedding_3(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    embedder = make_embedder(model="text-embedding-3-small", dimensions=server.dims)
-    await embedder.embed(["t1"])
-    assert server.bodies[0]["dimensions"] == server.dims
-    assert server.bodies[0]["model"] == "text-embedding-3-small"
-
-
-async def test_openai_embed_query_is_cached(
-    server: FakeServer, make_embedder: Callable[..., OpenAIEmbedder]
-) -> None:
-    embedder = make_embedder()
-    first = await embedder.embed_query("t5")
-    second = await embedder.embed_query("t5")
-    assert first == second
-    assert decode(first) == 5
-    assert len(server.bodies) == 1
+# --- OpenAI-compatible endpoint (its requests: tests/integration/test_openai_embeddings.py)
 
 
 def test_openai_unknown_model_needs_dimensions() -> None:

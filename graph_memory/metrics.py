@@ -1,0 +1,175 @@
+"""Prometheus metrics of this process (served at ``/metrics``).
+
+One registry per process, prometheus_client's default, which also carries the process_*
+(resident memory, CPU, open files) and python_gc_* series; every app in the process adds to
+the same series. Labels come from closed sets only: the schema's root fields, the Cypher
+catalog's query names, ``extensions.code`` values, configured model names. Never a tenant,
+a key or request text, so a client can neither grow the series without bound nor read
+another tenant's activity from them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+from graph_memory import request_trace
+
+__all__ = [
+    "CONTENT_TYPE",
+    "ERRORS",
+    "INGEST_JOBS",
+    "NEO4J_RETRIES",
+    "NEO4J_UNAVAILABLE",
+    "count_llm_tokens",
+    "observe_llm_call",
+    "observe_neo4j_call",
+    "observe_neo4j_query",
+    "observe_request",
+    "render",
+    "timed_embedding",
+]
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+# Seconds, from a cached read (~1 ms) to the query time budget (30 s by default).
+_LATENCY = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+REQUESTS = Counter(
+    "graph_memory_requests",
+    "GraphQL HTTP requests by root field, operation type and HTTP status",
+    ["operation", "kind", "status"],
+)
+REQUEST_SECONDS = Histogram(
+    "graph_memory_request_seconds",
+    "GraphQL HTTP request latency (first byte in to response start) by root field",
+    ["operation", "kind"],
+    buckets=_LATENCY,
+)
+REQUEST_NEO4J_SECONDS = Histogram(
+    "graph_memory_request_neo4j_seconds",
+    "Neo4j time within one GraphQL request (its calls summed), by root field",
+    ["operation"],
+    buckets=_LATENCY,
+)
+REQUEST_EMBED_SECONDS = Histogram(
+    "graph_memory_request_embed_seconds",
+    "Embedding time within one GraphQL request (its calls summed), by root field",
+    ["operation"],
+    buckets=_LATENCY,
+)
+ERRORS = Counter(
+    "graph_memory_errors",
+    "GraphQL errors and HTTP refusals by extensions.code",
+    ["code"],
+)
+NEO4J_CALL_SECONDS = Histogram(
+    "graph_memory_neo4j_seconds",
+    "Neo4j calls (a read, or a transaction with its commit and retries) by access mode",
+    ["access"],
+    buckets=_LATENCY,
+)
+NEO4J_QUERY_SECONDS = Histogram(
+    "graph_memory_neo4j_query_seconds",
+    "One Cypher statement (run and fetch) by catalog name",
+    ["query"],
+    buckets=_LATENCY,
+)
+NEO4J_RETRIES = Counter(
+    "graph_memory_neo4j_retries", "Neo4j calls retried after a transient fault", ["access"]
+)
+NEO4J_UNAVAILABLE = Counter(
+    "graph_memory_neo4j_unavailable", "Neo4j calls given up on: the store was unreachable"
+)
+EMBED_SECONDS = Histogram(
+    "graph_memory_embed_seconds",
+    "Embedding calls (one batch of texts) by model",
+    ["model"],
+    buckets=_LATENCY,
+)
+EMBED_TEXTS = Counter("graph_memory_embed_texts", "Texts embedded, by model", ["model"])
+EMBED_ERRORS = Counter("graph_memory_embed_errors", "Embedding calls that failed", ["model"])
+LLM_SECONDS = Histogram(
+    "graph_memory_llm_seconds",
+    "Extraction model calls (one completion request) by model",
+    ["model"],
+    buckets=(*_LATENCY, 60.0, 120.0),
+)
+LLM_TOKENS = Counter(
+    "graph_memory_llm_tokens", "Extraction model tokens, by model and kind", ["model", "kind"]
+)
+
+INGEST_JOBS = Counter(
+    "graph_memory_ingest_jobs", "Ingest jobs finished by this process, by status", ["status"]
+)
+
+
+def observe_request(trace: request_trace.RequestTrace, status: int) -> None:
+    """The request's figures, once its response has started."""
+    op, kind = trace.operation, trace.kind
+    REQUESTS.labels(op, kind, str(status)).inc()
+    REQUEST_SECONDS.labels(op, kind).observe(trace.elapsed())
+    REQUEST_NEO4J_SECONDS.labels(op).observe(trace.neo4j_seconds)
+    REQUEST_EMBED_SECONDS.labels(op).observe(trace.embed_seconds)
+    for code in trace.error_codes:
+        ERRORS.labels(code).inc()
+
+
+def observe_neo4j_query(name: str, seconds: float) -> None:
+    NEO4J_QUERY_SECONDS.labels(name).observe(seconds)
+
+
+def observe_neo4j_call(access: str, seconds: float) -> None:
+    NEO4J_CALL_SECONDS.labels(access).observe(seconds)
+    trace = request_trace.current()
+    if trace is not None:
+        trace.neo4j_seconds += seconds
+        trace.neo4j_calls += 1
+
+
+@contextlib.contextmanager
+def timed_embedding(model: str, texts: int) -> Iterator[None]:
+    began = time.perf_counter()
+    try:
+        yield
+    except Exception:
+        EMBED_ERRORS.labels(model).inc()
+        raise
+    finally:
+        seconds = time.perf_counter() - began
+        EMBED_SECONDS.labels(model).observe(seconds)
+        trace = request_trace.current()
+        if trace is not None:
+            trace.embed_seconds += seconds
+    EMBED_TEXTS.labels(model).inc(texts)
+
+
+def observe_llm_call(model: str, seconds: float) -> None:
+    LLM_SECONDS.labels(model).observe(seconds)
+
+
+def count_llm_tokens(model: str, prompt_tokens: int, completion_tokens: int) -> None:
+    LLM_TOKENS.labels(model, "prompt").inc(prompt_tokens)
+    LLM_TOKENS.labels(model, "completion").inc(completion_tokens)
+
+
+def render() -> bytes:
+    """This process's figures; under `serve --workers N` (PROMETHEUS_MULTIPROC_DIR set) every
+    worker's, added up, whichever worker is asked."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)
+    return generate_latest(REGISTRY)

@@ -1,0 +1,53 @@
+"""Export values: every Neo4j property type the store holds survives JSON and comes back as
+the same type; what cannot cross is refused by name."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC
+
+import pytest
+from neo4j.time import Date, DateTime, Duration, Time
+
+from graph_memory.repositories.transfer import decode_value, encode_value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "text",
+        7,
+        0.25,
+        True,
+        None,
+        [0.1, -0.2, 0.3],
+        ["a", "b"],
+        [],
+        DateTime(2026, 3, 1, 9, 30, 15, 123456789, tzinfo=UTC),
+        DateTime(2026, 3, 1, 9, 30, 15),  # local
+        Date(2026, 3, 1),
+        Time(9, 30, 15, 500_000_000),
+        Duration(days=3, hours=4, minutes=5, seconds=6.5),
+        Duration(months=14),
+        [DateTime(2026, 1, 1, tzinfo=UTC), DateTime(2026, 2, 1, tzinfo=UTC)],
+    ],
+)
+def test_round_trip(value: object) -> None:
+    back = decode_value(json.loads(json.dumps(encode_value(value))))
+    assert back == value
+    assert type(back) is type(value)
+
+
+def test_a_zoned_datetime_comes_back_with_a_plain_offset() -> None:
+    back = decode_value({"$datetime": "2026-03-01T09:30:15.000000001+00:00"})
+    assert back.tzinfo is UTC  # not a zone id, which Neo4j would print as Z[UTC]
+    assert back.nanosecond == 1
+
+
+def test_what_cannot_cross_is_refused() -> None:
+    with pytest.raises(ValueError, match="bytes cannot be exported"):
+        encode_value(b"\x00")
+    with pytest.raises(ValueError, match="not an exported property value"):
+        decode_value({"$datetime": "yesterday", "extra": 1})
+    with pytest.raises(ValueError, match="not an exported property value"):
+        decode_value({"nested": "map"})
