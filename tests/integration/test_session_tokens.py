@@ -203,7 +203,7 @@ def test_minting_is_for_agent_and_admin_keys_with_bounded_lifetimes(
     assert mint(admin)["userId"] == "alice"
     for bad in ({"ttl": 0}, {"ttl": 10**9}, {"user": "bob smith"}, {"teams": ["a b"]}):
         with pytest.raises(GraphMemoryClientError) as e:
-            mint(admin, **bad)  # type: ignore[arg-type]
+            mint(admin, **bad)
         assert getattr(e.value, "code", None) == "VALIDATION", bad
 
 
