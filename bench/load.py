@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import signal
 import statistics
 import sys
 import time
@@ -176,7 +177,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def main() -> None:
+def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -185,45 +186,52 @@ async def main() -> None:
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--port", type=int, default=18741)
     ap.add_argument("--keep", action="store_true", help="keep the bench tenant")
+    ap.add_argument("--profile", help="run the server under cProfile, stats to this file")
     args = ap.parse_args()
 
     settings = Settings.from_env()
     tenant = f"bench-load-{uuid.uuid4().hex[:6]}"
     key = make_key(settings, tenant)
-    proc = start_server(args.port)
+    proc = start_server(args.port, profile=args.profile)
     load = Load(f"http://127.0.0.1:{args.port}/graphql", key, args.users)
     try:
-        started = time.perf_counter()
-        async with httpx.AsyncClient(headers=load.headers, timeout=300) as c:
-            await load.seed(c)
-        print(
-            f"seeded {args.users} users x (10 episodes, 40 facts) in "
-            f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(proc.pid):.0f} MB"
-        )
-        for n in args.clients:
-            lat, errors = await load.run(n, args.seconds)
-            total = sum(len(v) for v in lat.values())
-            print(
-                f"\n{n} client(s), {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
-                f"{sum(errors.values())} errors; server RSS {rss_mb(proc.pid):.0f} MB"
-            )
-            for kind in ("recall", "write", "as-of read"):
-                ms = [x * 1000 for x in lat.get(kind, [])]
-                if not ms:
-                    print(f"  {kind:<11} none")
-                    continue
-                print(
-                    f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
-                    f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
-                )
-            for what, count in errors.most_common(5):
-                print(f"  error x{count}: {what}")
+        asyncio.run(_levels(load, proc.pid, args))
     finally:
-        proc.terminate()
+        # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
+        # which lets cProfile write its file; SIGTERM would kill the process first.
+        proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
         if not args.keep:
             delete_tenant(settings, tenant)
 
 
+async def _levels(load: Load, pid: int, args: argparse.Namespace) -> None:
+    started = time.perf_counter()
+    async with httpx.AsyncClient(headers=load.headers, timeout=300) as c:
+        await load.seed(c)
+    print(
+        f"seeded {args.users} users x (10 episodes, 40 facts) in "
+        f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(pid):.0f} MB"
+    )
+    for n in args.clients:
+        lat, errors = await load.run(n, args.seconds)
+        total = sum(len(v) for v in lat.values())
+        print(
+            f"\n{n} client(s), {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
+            f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB"
+        )
+        for kind in ("recall", "write", "as-of read"):
+            ms = [x * 1000 for x in lat.get(kind, [])]
+            if not ms:
+                print(f"  {kind:<11} none")
+                continue
+            print(
+                f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
+                f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
+            )
+        for what, count in errors.most_common(5):
+            print(f"  error x{count}: {what}")
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -21,10 +21,14 @@ from graph_memory.settings import Settings
 __all__ = ["cpu_seconds", "delete_tenant", "make_key", "rss_mb", "start_server", "wait_idle"]
 
 
-def start_server(port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """`uvicorn graph_memory.app:create_app` on 127.0.0.1:port, once /health answers."""
+def start_server(
+    port: int, env: dict[str, str] | None = None, profile: str | None = None
+) -> subprocess.Popen[bytes]:
+    """`uvicorn graph_memory.app:create_app` on 127.0.0.1:port, once /health answers; under
+    cProfile (the event loop's thread) into ``profile`` when given, written at shutdown."""
     cmd = [
         sys.executable,
+        *(["-m", "cProfile", "-o", profile] if profile else []),
         "-m",
         "uvicorn",
         "--factory",
