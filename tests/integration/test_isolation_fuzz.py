@@ -31,6 +31,10 @@ from graph_memory.client import GraphMemoryClient
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, episode, fact
 
+# An episode's words may be served beyond its scope by design: a key may write a team or
+# tenant fact citing a user's episode (services/citation_scope.py: the wider scope states that
+# its evidence is shared that widely), and the fuzz's own writes do. So an episode's canary
+# is checked for tenant isolation and against session tokens, not against a key's scopes.
 REQUESTS = int(os.environ.get("GRAPH_MEMORY_FUZZ_REQUESTS", "200"))
 SCOPES = ("user:alice", "user:bob", "team:x", "tenant")
 TYPED = {
@@ -61,7 +65,7 @@ class Credential:
 @dataclass
 class Tenants:
     names: list[str]
-    canaries: dict[str, tuple[int, str]]  # canary -> (tenant index, scope)
+    canaries: dict[str, tuple[int, str, bool]]  # canary -> (tenant index, scope, evidence)
     ids: list[str]  # every memory id of every tenant
     credentials: list[Credential]
     seen: Counter[str]
@@ -71,7 +75,7 @@ class Tenants:
 def tenants(server: str, settings: Settings) -> Iterator[Tenants]:
     base = f"acme{uuid.uuid4().hex[:6]}"
     names = [base, f"{base}-2", f"{base}_"]
-    canaries: dict[str, tuple[int, str]] = {}
+    canaries: dict[str, tuple[int, str, bool]] = {}
     ids: list[str] = []
     creds: list[Credential] = []
     for t, name in enumerate(names):
@@ -79,10 +83,12 @@ def tenants(server: str, settings: Settings) -> Iterator[Tenants]:
         try:
             for s, scope in enumerate(SCOPES):
                 canary = f"canary{t}x{s}q{uuid.uuid4().hex[:6]}"
-                canaries[canary] = (t, scope)
+                canaries[canary] = (t, scope, False)
+                spoken = f"spoken{t}x{s}q{uuid.uuid4().hex[:6]}"
+                canaries[spoken] = (t, scope, True)
                 user = scope.split(":", 1)[1] if scope.startswith("user:") else "carol"
                 ep = admin.record_episode(
-                    **episode(user, scope=scope, summary=f"{user} said {canary} is the answer.")
+                    **episode(user, scope=scope, summary=f"{user} said {spoken} is the answer.")
                 )
                 out = admin.assert_facts(
                     [fact(user, "codeword", canary, [ep], scope=scope, source="admin")]
@@ -216,15 +222,16 @@ _OPS: dict[str, tuple[str, bool]] = {
 
 def _leaks(state: Tenants, cred: Credential, text: str, scopes: list[str] | None) -> list[str]:
     out = []
-    for canary, (t, scope) in state.canaries.items():
+    for canary, (t, scope, evidence) in state.canaries.items():
         if canary not in text:
             continue
+        bound = None if evidence and cred.kind != "token" else scopes
         if t != cred.tenant:
             out.append(f"{canary}: tenant {state.names[t]} to {state.names[cred.tenant]}")
         elif cred.kind == "token" and scope not in ("user:alice", "tenant"):
             out.append(f"{canary}: {scope} to alice's token")
-        elif scopes is not None and scope not in scopes:
-            out.append(f"{canary}: {scope} to a read of {scopes}")
+        elif bound is not None and scope not in bound:
+            out.append(f"{canary}: {scope} to a read of {bound}")
     return out
 
 
