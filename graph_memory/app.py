@@ -44,6 +44,7 @@ from graph_memory.http_guard import (
 from graph_memory.limits import Limits
 from graph_memory.migrations import pending
 from graph_memory.observability import RequestObserver, metrics_endpoint
+from graph_memory.request_budget import ClientGone, bounded
 from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
 
@@ -290,7 +291,11 @@ def create_app(
                     read_only = is_read_only(payload, limits)
             if not read_only:
                 return await gql.run(request)
-            return await asyncio.wait_for(gql.run(request), limits.max_query_seconds)
+            return await bounded(gql.run(request), request.receive, limits.max_query_seconds)
+        except ClientGone:
+            # Nobody reads the answer; 499 (nginx's "client closed request") is for the log.
+            log.info("query cancelled: the client went away")
+            return Response(status_code=499)
         except TimeoutError:
             log.warning("query cancelled after %d s", limits.max_query_seconds)
             return _refuse(

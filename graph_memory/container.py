@@ -14,6 +14,7 @@ from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.repositories.recall import RecallRepository
 from graph_memory.repositories.resolution import ResolutionRepository
+from graph_memory.repositories.session_tokens import SessionTokenRepository
 from graph_memory.repositories.similarity import SimilarityRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit_log import AuditLogService
@@ -34,6 +35,8 @@ from graph_memory.services.procedures import ProcedureService
 from graph_memory.services.reads import ReadService
 from graph_memory.services.recall import RecallService
 from graph_memory.services.review import ReviewService
+from graph_memory.services.session_scope import ScopeGuard
+from graph_memory.services.session_tokens import SessionTokenService
 from graph_memory.services.trust import PolicyStore
 from graph_memory.settings import Settings
 
@@ -75,6 +78,9 @@ class Services:
     memos: MemoService | None = None
     # Out-of-band consolidation runs (leases, diffs, rollback).
     consolidation: ConsolidationService | None = None
+    # Scoped session tokens and the check that keeps their requests inside their scopes.
+    session_tokens: SessionTokenService | None = None
+    scope_guard: ScopeGuard | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -93,6 +99,9 @@ def build_services(
     bookkeeper = RetrievalBookkeeper(RecallRepository(db))
     ingest = IngestService(IngestRepository(db), settings)
     recall = RecallService(RecallRepository(db), embedder, bookkeeper)
+    token_repo = SessionTokenRepository(db)
+    auth = AuthService(ApiKeyRepository(db), settings.auth_cache_seconds, token_repo)
+    session_tokens = SessionTokenService(token_repo, auth, settings.session_token_max_seconds)
     return Services(
         settings=settings,
         db=db,
@@ -102,12 +111,17 @@ def build_services(
         facts=FactService(db, embedder, policies.policy_for),
         reads=ReadService(fact_repo),
         episodes=EpisodeService(db, embedder, policies.policy_for),
-        auth=AuthService(ApiKeyRepository(db), settings.auth_cache_seconds),
+        auth=auth,
         policies=policies,
         review=ReviewService(trust_repo, policies.policy_for),
         expiry=ExpiryService(trust_repo),
         audit_log=AuditLogService(AuditRepository(db), trust_repo),
-        forget=ForgetService(db, policies.policy_for, embedder, residue=[ingest.forget_user]),
+        forget=ForgetService(
+            db,
+            policies.policy_for,
+            embedder,
+            residue=[ingest.forget_user, session_tokens.forget_user],
+        ),
         bookkeeper=bookkeeper,
         recall=recall,
         context=ContextService(recall),
@@ -123,4 +137,6 @@ def build_services(
                 ResolutionRepository(db), SimilarityRepository(settings.neo4j()), embedder
             ),
         ),
+        session_tokens=session_tokens,
+        scope_guard=ScopeGuard(token_repo),
     )

@@ -5,7 +5,7 @@
     │   └── LimitExceeded    one argument is over its size limit (code VALIDATION + limit)
     │   └── InvalidInput     several problems at once, each with its field (extensions.problems)
     ├── NotFound             unknown id, or not visible to this tenant (code NOT_FOUND)
-    ├── Forbidden            the credential's role may not do this (code FORBIDDEN)
+    ├── Forbidden            the credential's role or scopes do not allow this (code FORBIDDEN)
     ├── Unauthenticated      no or bad credential (code UNAUTHENTICATED)
     ├── Conflict             state does not allow the change (code CONFLICT)
     │   └── TierConflict     a lower trust tier would override a higher one (code TIER_CONFLICT)

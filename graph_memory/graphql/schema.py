@@ -14,6 +14,8 @@ from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
 from graph_memory.graphql.scalars import SCALAR_OVERRIDES
+from graph_memory.graphql.session_scope import SessionScope
+from graph_memory.graphql.session_tokens import SessionTokenMutation
 from graph_memory.graphql.trust import TrustMutation, TrustQuery
 
 __all__ = ["schema"]
@@ -33,6 +35,7 @@ MUTATIONS: tuple[type, ...] = (
     TrustMutation,
     IngestMutation,
     ConsolidationMutation,
+    SessionTokenMutation,
 )
 
 Query = merge_types("Query", QUERIES)
@@ -49,6 +52,7 @@ schema = LoggedSchema(
         AuditDenials,
         OneOperation,
         QueryLimits,
+        SessionScope,
         lambda: ParserCache(maxsize=512),
         lambda: ValidationCache(maxsize=512),
     ],

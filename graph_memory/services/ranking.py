@@ -44,6 +44,7 @@ a memory must also match that rest, by cosine or by keyword coverage, to be serv
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -139,10 +140,19 @@ def query_terms(query: str) -> list[str]:
     return out[:MAX_QUERY_TERMS]
 
 
+@functools.lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    # Pure-Python Porter stemming of every candidate's words was half the event loop's time
+    # under recall load (bench/load.py --profile); a memory's words recur across recalls, so
+    # each word is stemmed once (65k words: a few MB at most).
+    stem: str = _PORTER.stemWord(word)
+    return stem
+
+
 def _stems(words: list[str]) -> set[str]:
     # The full-text indexes use Lucene's English analyzer (Porter stemming), so coverage
     # compares stems too: "refunds" covers "refund".
-    return set(_PORTER.stemWords(words))
+    return {_stem(w) for w in words}
 
 
 def coverage(query: str, text: str) -> float:

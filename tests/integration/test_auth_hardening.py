@@ -99,6 +99,11 @@ MUTATIONS: dict[str, tuple[str, set[str]]] = {
     "closeTodo": ('closeTodo(id: "nope") { id }', {"agent", "admin"}),
     "runConsolidation": ('runConsolidation(scopes: ["user:u"], dryRun: true) { id }', {"admin"}),
     "rollbackConsolidation": ('rollbackConsolidation(runId: "nope") { id }', {"admin"}),
+    "mintSessionToken": (
+        'mintSessionToken(userId: "u", ttlSeconds: 60) { id }',
+        {"agent", "admin"},
+    ),
+    "revokeSessionToken": ('revokeSessionToken(id: "nope")', {"agent", "analyst", "admin"}),
 }
 
 

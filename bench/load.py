@@ -1,0 +1,237 @@
+"""Mixed load on one tenant: 80% recall, 15% writes, 5% as-of reads, at 1, 8 and 32 clients.
+
+    python bench/load.py                          # 30 s per level
+    python bench/load.py --seconds 60 --clients 1 8 32 --users 50
+
+The issue's targets at 32 clients on this 2-core machine: write p99 <= 2 s, recall p99 <=
+500 ms. The real app runs in a uvicorn subprocess (one process, as `graph-memory serve`);
+the clients are closed loops (each sends its next request when the last one is answered)
+on one asyncio loop in this process. Seeding goes through the API too: `--users` users with
+10 episodes and 40 facts each. Writes are an agent's turn: a recordEpisode (one in three) or
+an assertFacts of two facts citing one of the user's episodes, half of them on a
+single-valued predicate (each supersedes the last). As-of reads page the user's facts as
+believed at a random moment since seeding. Every request answers 200 without errors or
+counts as an error (by kind and code). The bench tenant is deleted at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import signal
+import statistics
+import sys
+import time
+import uuid
+from collections import Counter, defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.serving import delete_tenant, make_key, rss_mb, start_server
+from graph_memory.settings import Settings
+
+WORDS = [
+    "tea",
+    "coffee",
+    "paris",
+    "berlin",
+    "rome",
+    "order",
+    "refund",
+    "delay",
+    "invoice",
+    "laptop",
+    "phone",
+    "plan",
+    "trip",
+]
+QUESTIONS = [
+    "where does {u} live",
+    "what does {u} like to drink",
+    "which order of {u} was late",
+    "what plan is {u} on",
+    "did {u} ask for a refund",
+    "what device does {u} use",
+]
+RECALL = """query($q: String!, $s: [String!]!) {
+  recall(query: $q, scopes: $s, k: 5) { items { id kind text score { total } } } }"""
+AS_OF = """query($s: [String!]!, $at: DateTime!) {
+  facts(filter: {scopes: $s}, asOf: $at, first: 20) { edges { node { id object } } } }"""
+EPISODE = "mutation($e: EpisodeInput!) { recordEpisode(episode: $e) }"
+ASSERT = """mutation($f: [FactInput!]!) {
+  assertFacts(facts: $f) { accepted results { ok error { code message } } } }"""
+
+
+def _episode(user: str, at: datetime) -> dict[str, Any]:
+    words = " ".join(random.choices(WORDS, k=12))
+    return {
+        "userId": user,
+        "sessionId": uuid.uuid4().hex[:12],
+        "summary": f"{user} talked with support about {words}.",
+        "outcome": "SUCCESS",
+        "startedAt": at.isoformat(),
+        "source": "user",
+    }
+
+
+def _facts(user: str, episode: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "subject": user,
+            "predicate": "lives_in",
+            "object": random.choice(["Paris", "Berlin", "Rome", "Oslo", "Lima"]),
+            "cardinality": "ONE",
+            "episodes": [{"episodeId": episode}],
+        },
+        {
+            "subject": user,
+            "predicate": "likes",
+            "object": " ".join(random.choices(WORDS, k=2)),
+            "episodes": [{"episodeId": episode}],
+        },
+    ]
+
+
+class Load:
+    def __init__(self, url: str, key: str, users: int) -> None:
+        self.url = url
+        self.headers = {"Authorization": f"Bearer {key}"}
+        self.users = [f"u{i}" for i in range(users)]
+        self.episodes: dict[str, list[str]] = defaultdict(list)
+        self.seeded_at = datetime.now(UTC)
+
+    async def call(self, c: httpx.AsyncClient, query: str, variables: dict[str, Any]) -> Any:
+        r = await c.post(self.url, json={"query": query, "variables": variables})
+        body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+        if r.status_code != 200 or body.get("errors"):
+            errors = body.get("errors") or [{}]
+            raise RuntimeError(str(errors[0].get("extensions", {}).get("code", r.status_code)))
+        return body["data"]
+
+    async def seed(self, c: httpx.AsyncClient) -> None:
+        t0 = datetime(2026, 1, 1, tzinfo=UTC)
+        q = "mutation($e: [EpisodeInput!]!) { recordEpisodes(episodes: $e) { ok id } }"
+        for u in self.users:
+            eps = [_episode(u, t0 + timedelta(days=i)) for i in range(10)]
+            out = await self.call(c, q, {"e": eps})
+            self.episodes[u] = [e["id"] for e in out["recordEpisodes"]]
+            facts = [f for _ in range(20) for f in _facts(u, random.choice(self.episodes[u]))]
+            await self.call(c, ASSERT, {"f": facts})
+        self.seeded_at = datetime.now(UTC)
+
+    async def one(self, c: httpx.AsyncClient) -> str:
+        u = random.choice(self.users)
+        scopes = [f"user:{u}", "tenant"]
+        roll = random.random()
+        if roll < 0.80:
+            q = random.choice(QUESTIONS).format(u=u)
+            await self.call(c, RECALL, {"q": q, "s": scopes})
+            return "recall"
+        if roll < 0.95:
+            if random.random() < 1 / 3:
+                ep = _episode(u, datetime.now(UTC))
+                out = await self.call(c, EPISODE, {"e": ep})
+                self.episodes[u].append(out["recordEpisode"])
+            else:
+                out = await self.call(c, ASSERT, {"f": _facts(u, random.choice(self.episodes[u]))})
+                bad = [r["error"] for r in out["assertFacts"]["results"] if not r["ok"]]
+                if bad:
+                    raise RuntimeError(str(bad[0]["code"]))
+            return "write"
+        span = (datetime.now(UTC) - self.seeded_at).total_seconds()
+        at = self.seeded_at + timedelta(seconds=random.uniform(0, max(span, 1)))
+        await self.call(c, AS_OF, {"s": scopes, "at": at.isoformat()})
+        return "as-of read"
+
+    async def run(
+        self, clients: int, seconds: float
+    ) -> tuple[dict[str, list[float]], Counter[str]]:
+        latencies: dict[str, list[float]] = defaultdict(list)
+        errors: Counter[str] = Counter()
+        deadline = time.monotonic() + seconds
+        limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+        async with httpx.AsyncClient(headers=self.headers, timeout=120, limits=limits) as c:
+
+            async def loop() -> None:
+                while time.monotonic() < deadline:
+                    started = time.perf_counter()
+                    try:
+                        kind = await self.one(c)
+                    except (RuntimeError, httpx.HTTPError) as e:
+                        errors[f"{type(e).__name__}: {e}"] += 1
+                        continue
+                    latencies[kind].append(time.perf_counter() - started)
+
+            await asyncio.gather(*(loop() for _ in range(clients)))
+        return latencies, errors
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    ap.add_argument("--users", type=int, default=20)
+    ap.add_argument("--port", type=int, default=18741)
+    ap.add_argument("--keep", action="store_true", help="keep the bench tenant")
+    ap.add_argument("--profile", help="run the server under cProfile, stats to this file")
+    args = ap.parse_args()
+
+    settings = Settings.from_env()
+    tenant = f"bench-load-{uuid.uuid4().hex[:6]}"
+    key = make_key(settings, tenant)
+    proc = start_server(args.port, profile=args.profile)
+    load = Load(f"http://127.0.0.1:{args.port}/graphql", key, args.users)
+    try:
+        asyncio.run(_levels(load, proc.pid, args))
+    finally:
+        # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
+        # which lets cProfile write its file; SIGTERM would kill the process first.
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        if not args.keep:
+            delete_tenant(settings, tenant)
+
+
+async def _levels(load: Load, pid: int, args: argparse.Namespace) -> None:
+    started = time.perf_counter()
+    async with httpx.AsyncClient(headers=load.headers, timeout=300) as c:
+        await load.seed(c)
+    print(
+        f"seeded {args.users} users x (10 episodes, 40 facts) in "
+        f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(pid):.0f} MB"
+    )
+    for n in args.clients:
+        lat, errors = await load.run(n, args.seconds)
+        total = sum(len(v) for v in lat.values())
+        print(
+            f"\n{n} client(s), {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
+            f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB"
+        )
+        for kind in ("recall", "write", "as-of read"):
+            ms = [x * 1000 for x in lat.get(kind, [])]
+            if not ms:
+                print(f"  {kind:<11} none")
+                continue
+            print(
+                f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
+                f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
+            )
+        for what, count in errors.most_common(5):
+            print(f"  error x{count}: {what}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""Every field a session token's request resolves stays inside the token's scopes.
+
+One extension instead of a check in each resolver: a field added later is refused to tokens
+until it is listed here (``ROOT_FIELDS``), so no new read path can forget the rule. For a
+principal bound to scopes (services/session_scope.py) each field resolution
+
+1. checks every ``scope``/``scopes`` value in its arguments, at any depth of input objects;
+2. at the root, runs the field's rule (ids it names, defaulted scopes, the recorded user), or
+   refuses a field not listed (admin and analyst fields, minting);
+3. checks what it returns: an object (or list item) with a ``scope`` outside the token's is
+   refused, so a link from an allowed memory (provenance, dependents) cannot reach bob's.
+
+Keys (``scopes`` None) take the first line of ``resolve`` and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from inspect import isawaitable
+from typing import Any
+
+from graphql import GraphQLResolveInfo
+from strawberry.extensions import SchemaExtension
+
+from graph_memory.domain import Principal
+from graph_memory.errors import Forbidden
+from graph_memory.services.session_scope import ScopeGuard
+
+__all__ = ["ROOT_FIELDS", "SessionScope"]
+
+Args = dict[str, Any]
+Rule = Callable[[ScopeGuard, Principal, Args], Awaitable[None]]
+
+
+def named_scopes(value: object) -> Iterator[str]:
+    """Every string under a ``scope`` or ``scopes`` key of the raw (GraphQL-named) arguments."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("scope", "scopes"):
+                if isinstance(item, str):
+                    yield item
+                elif isinstance(item, list):
+                    yield from (s for s in item if isinstance(s, str))
+            else:
+                yield from named_scopes(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from named_scopes(item)
+
+
+async def _arguments_only(guard: ScopeGuard, p: Principal, args: Args) -> None:
+    del guard, p, args  # the argument walk and the result check are the whole rule
+
+
+def _episode_items(args: Args) -> list[Args]:
+    if "episodes" in args:
+        return [e for e in args["episodes"] or [] if isinstance(e, dict)]
+    return [args["episode"]] if isinstance(args.get("episode"), dict) else []
+
+
+async def _record_episodes(guard: ScopeGuard, p: Principal, args: Args) -> None:
+    for e in _episode_items(args):
+        guard.same_user(p, e.get("userId"), "userId")
+        guard.within(p, [e.get("scope") or f"user:{e.get('userId')}"], "scope")
+
+
+async def _assert_facts(guard: ScopeGuard, p: Principal, args: Args) -> None:
+    facts = [f for f in args.get("facts") or [] if isinstance(f, dict)]
+    cited = [[c.get("episodeId") for c in f.get("episodes") or []] for f in facts]
+    ids = [i for c in cited for i in c] + [d for f in facts for d in f.get("dependsOn") or []]
+    found = await guard.ids_within(p, ids, "episodes")
+    for f, c in zip(facts, cited, strict=True):
+        # A fact without a scope takes its first cited episode's (a missing one is the
+        # write's own error).
+        default = found.get(str(c[0])) if c else None
+        guard.within(p, [f.get("scope") or default], "scope")
+
+
+def _ids(*names: str) -> Rule:
+    async def rule(guard: ScopeGuard, p: Principal, args: Args) -> None:
+        ids: list[object] = []
+        for name in names:
+            value = args.get(name)
+            ids.extend(value if isinstance(value, list) else [value])
+        await guard.ids_within(p, ids, names[0])
+
+    return rule
+
+
+async def _ingest_session(guard: ScopeGuard, p: Principal, args: Args) -> None:
+    session = args.get("session") or {}
+    options = args.get("options") or {}
+    guard.same_user(p, session.get("userId"), "userId")
+    guard.within(p, [options.get("scope") or f"user:{session.get('userId')}"], "scope")
+
+
+# The root fields a session token may call, each with the rule its arguments obey beyond
+# the scope walk. Anything else (admin and analyst fields, minting) is refused to tokens.
+ROOT_FIELDS: dict[tuple[str, str], Rule] = {
+    **{
+        ("Query", name): _arguments_only
+        for name in (
+            "fact",
+            "facts",
+            "history",
+            "entity",
+            "episodes",
+            "episode",
+            "predicates",
+            "recall",
+            "context",
+            "procedures",
+            "tenantPolicy",
+            "ingestJob",
+            "memos",
+        )
+    },
+    ("Query", "factCitations"): _ids("ids"),
+    ("Mutation", "recordEpisodes"): _record_episodes,
+    ("Mutation", "recordEpisode"): _record_episodes,
+    ("Mutation", "assertFacts"): _assert_facts,
+    ("Mutation", "retractFact"): _ids("id"),
+    ("Mutation", "upsertProcedure"): _arguments_only,
+    ("Mutation", "recordProcedureOutcome"): _ids("id", "episodeId"),
+    ("Mutation", "ingestSession"): _ingest_session,
+    ("Mutation", "closeTodo"): _ids("id"),
+    ("Mutation", "revokeSessionToken"): _arguments_only,
+}
+
+
+# Objects that carry no scope of their own but name a memory that has one (Evidence and
+# ProvenanceEpisode show an episode's summary, TurnCitation a fact's turns).
+_LINKS = ("episode_id", "fact_id")
+
+
+def _check_returned(p: Principal, value: object, field: str) -> list[str]:
+    """Checks the scopes ``value`` carries; returns the ids of memories it names without
+    their scope, for the caller to look up."""
+    items = value if isinstance(value, list) else [value]
+    ScopeGuard.within(p, (getattr(i, "scope", None) for i in items), field)
+    return [
+        link
+        for i in items
+        if getattr(i, "scope", None) is None
+        for link in (getattr(i, name, None) for name in _LINKS)
+        if isinstance(link, str) and link
+    ]
+
+
+class SessionScope(SchemaExtension):
+    def resolve(
+        self,
+        _next: Callable[..., object],
+        root: object,
+        info: GraphQLResolveInfo[Any],
+        *args: object,
+        **kwargs: object,
+    ) -> object:
+        principal: Principal | None = getattr(info.context, "principal", None)
+        if principal is None or principal.scopes is None:
+            return _next(root, info, *args, **kwargs)
+        field = info.field_name
+        ScopeGuard.within(principal, named_scopes(kwargs), field)
+        if info.path.prev is None and not field.startswith("__"):
+            return self._root(principal, _next, root, info, args, kwargs)
+        result = _next(root, info, *args, **kwargs)
+        if isawaitable(result):
+            return self._checked(principal, result, info)
+        linked = _check_returned(principal, result, field)
+        return self._linked(principal, result, info, linked) if linked else result
+
+    @staticmethod
+    async def _root(
+        principal: Principal,
+        _next: Callable[..., object],
+        root: object,
+        info: GraphQLResolveInfo[Any],
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+    ) -> object:
+        field = info.field_name
+        rule = ROOT_FIELDS.get((info.parent_type.name, field))
+        if rule is None:
+            raise Forbidden(f"a session token may not call {field}")
+        guard: ScopeGuard = info.context.services.scope_guard
+        await rule(guard, principal, kwargs)
+        return await SessionScope._checked(principal, _next(root, info, *args, **kwargs), info)
+
+    @staticmethod
+    async def _checked(
+        principal: Principal, pending: object, info: GraphQLResolveInfo[Any]
+    ) -> object:
+        result = await pending if isawaitable(pending) else pending
+        linked = _check_returned(principal, result, info.field_name)
+        if linked:
+            await info.context.services.scope_guard.ids_within(principal, linked, info.field_name)
+        return result
+
+    @staticmethod
+    async def _linked(
+        principal: Principal, result: object, info: GraphQLResolveInfo[Any], linked: list[str]
+    ) -> object:
+        await info.context.services.scope_guard.ids_within(principal, linked, info.field_name)
+        return result

@@ -1,0 +1,109 @@
+"""A read whose client went away stops costing the server: its task is cancelled at once,
+the process goes idle, and Neo4j is left running nothing of it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import httpx
+import pytest
+
+from graph_memory.client import GraphMemoryClient
+from graph_memory.db import Database
+from graph_memory.limits import Limits
+from graph_memory.settings import Settings
+from tests.integration.conftest import _create_key, episode, fact, serving
+
+
+@pytest.fixture(scope="module")
+def patient_server(settings: Settings) -> Iterator[str]:
+    """Shape limits lifted and a long budget: only the client's leaving can stop a read."""
+    lifted = Limits(max_aliases=10**4, max_cost=10**12, max_query_seconds=120)
+    with serving(replace(settings, limits=lifted)) as url:
+        yield url
+
+
+def _heavy(n: int) -> str:
+    return (
+        "{ "
+        + " ".join(
+            f'r{i}: recall(query: "where did person {i} live in {1900 + i}", '
+            f'scopes: ["user:alice", "tenant"]) {{ considered }}'
+            for i in range(n)
+        )
+        + " }"
+    )
+
+
+def _running(settings: Settings, tenant: str) -> int:
+    async def go() -> int:
+        db = Database.connect(settings.neo4j())
+        try:
+            rows = await db.run_raw(
+                "SHOW TRANSACTIONS YIELD parameters WHERE parameters.tenant = $t "
+                "RETURN count(*) AS n",
+                {"t": tenant},
+            )
+            return int(rows[0]["n"])
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
+def _cpu_over(seconds: float) -> float:
+    before = time.process_time()
+    time.sleep(seconds)
+    return time.process_time() - before
+
+
+def test_a_disconnected_clients_read_is_cancelled(
+    patient_server: str, settings: Settings, tenant: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="graph_memory")
+    key = _create_key(settings, tenant, "agent")
+    headers = {"Authorization": f"Bearer {key}"}
+    with GraphMemoryClient(patient_server, key) as c:  # candidates for every recall to rank
+        eps = c.record_episodes(
+            [episode("alice", summary=f"alice told of trip {i} to city {i}") for i in range(100)]
+        )
+        c.assert_facts([fact("alice", "visited", f"city {i}", [eps[i]["id"]]) for i in range(100)])
+    outcome: dict[str, Any] = {}
+
+    def impatient() -> None:
+        try:
+            httpx.post(patient_server, json={"query": _heavy(150)}, headers=headers, timeout=1.5)
+        except httpx.TimeoutException as e:  # gives up and closes the connection
+            outcome["gone"] = e
+
+    client = threading.Thread(target=impatient)
+    client.start()
+    time.sleep(0.5)
+    busy = _cpu_over(0.8)  # the read is at work
+    client.join(timeout=30)
+    assert "gone" in outcome
+    left_at = time.perf_counter()
+    deadline = left_at + 5
+    while not any("client went away" in r.getMessage() for r in caplog.records):
+        assert time.perf_counter() < deadline, "the read was not cancelled"
+        time.sleep(0.05)
+    noticed = time.perf_counter() - left_at
+    idle = _cpu_over(1.0)
+    running = _running(settings, tenant)
+    print(
+        f"cpu {busy / 0.8:.2f} s/s while the read ran, cancelled {noticed * 1000:.0f} ms after "
+        f"the client left, then {idle:.2f} s/s; Neo4j transactions left: {running}"
+    )
+    assert busy > 0.3, "the read did not keep the server busy: the test proves nothing"
+    assert noticed < 1.5
+    assert idle < 0.25
+    assert running == 0
+    # The server answers as before.
+    r = httpx.post(patient_server, json={"query": "{ __typename }"}, headers=headers, timeout=10)
+    assert r.json() == {"data": {"__typename": "Query"}}
