@@ -80,9 +80,9 @@ class SessionTokenRepository:
         )
         return bool(rows)
 
-    async def forget_user(self, tenant: str, user_id: str) -> int:
+    async def forget_user(self, tenant: str, user_id: str, before: datetime | None = None) -> int:
         rows = await self.db.write(
-            "session_token.forget_user", {"tenant": tenant, "user_id": user_id}
+            "session_token.forget_user", {"tenant": tenant, "user_id": user_id, "before": before}
         )
         return int(rows[0]["deleted"]) if rows else 0
 

@@ -123,8 +123,9 @@ class SessionTokenService:
             raise NotFound(f"no live session token {token_id} of yours")
         self.auth.forget_cached()
 
-    async def forget_user(self, tenant: str, user_id: str) -> int:
-        """forgetContributor's hook: the user's tokens name them and their scopes."""
-        deleted = await self.repo.forget_user(tenant, user_id.strip())
+    async def forget_user(self, tenant: str, user_id: str, before: datetime | None = None) -> int:
+        """forgetContributor's hook: the user's tokens (minted before the forget) name them and
+        their scopes."""
+        deleted = await self.repo.forget_user(tenant, user_id.strip(), before)
         self.auth.forget_cached()
         return deleted
