@@ -1,17 +1,20 @@
-// params: tenant, run_id
-// returns: id, scope, subject, predicate
-// Rollback: every memory the run changed gets back exactly the properties and evidence it
-// had before the run (the caller rebuilds the slots' timelines from the restored versions).
+// params: tenant, run_id, ids
+// returns: id, scope, subject, predicate, status_before, status
+// Rollback of one batch: each named memory gets back exactly the properties and evidence it
+// had before the run, and its snapshot is spent in the same transaction (a rollback that
+// stops half way goes on from the snapshots left). The caller rebuilds the slots' timelines.
 // Its vector and its retrieval bookkeeping (usage, not belief) are left as they are now.
-MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id})
+UNWIND $ids AS id
+MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id, snapshot_of: id})
 WHERE s.tenant = $tenant
-MATCH (f:Fact {id: s.snapshot_of})
+MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
-WITH f, s, f.embedding AS vector, f.retrieval_count AS served, f.last_retrieved_at AS last
+WITH f, s, f.status AS status_before, f.embedding AS vector, f.retrieval_count AS served,
+     f.last_retrieved_at AS last
 SET f = properties(s)
 SET f.embedding = vector, f.retrieval_count = served, f.last_retrieved_at = last
-REMOVE f.snapshot_run, f.snapshot_of
-WITH f, s
+REMOVE f.snapshot_run, f.snapshot_of, f.after_print
+WITH f, s, status_before
 CALL (f) {
   OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(:Episode)
   DELETE d
@@ -35,4 +38,9 @@ CALL (f) {
   MERGE (f)-[:ABOUT]->(e)
   RETURN count(*) AS about
 }
-RETURN f.id AS id, f.scope AS scope, f.subject AS subject, f.predicate AS predicate
+CALL (s) {
+  DETACH DELETE s
+  RETURN count(*) AS spent
+}
+RETURN f.id AS id, f.scope AS scope, f.subject AS subject, f.predicate AS predicate,
+       status_before, f.status AS status

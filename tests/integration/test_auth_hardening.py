@@ -99,6 +99,7 @@ MUTATIONS: dict[str, tuple[str, set[str]]] = {
     "closeTodo": ('closeTodo(id: "nope") { id }', {"agent", "admin"}),
     "runConsolidation": ('runConsolidation(scopes: ["user:u"], dryRun: true) { id }', {"admin"}),
     "rollbackConsolidation": ('rollbackConsolidation(runId: "nope") { id }', {"admin"}),
+    "resumeConsolidation": ('resumeConsolidation(runId: "nope") { id }', {"admin"}),
 }
 
 
