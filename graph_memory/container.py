@@ -29,6 +29,7 @@ from graph_memory.services.facts import FactService
 from graph_memory.services.forget import ForgetService
 from graph_memory.services.ingest import IngestService
 from graph_memory.services.memos import MemoService
+from graph_memory.services.outcomes import OutcomeService
 from graph_memory.services.predicates import PredicateService
 from graph_memory.services.procedures import ProcedureService
 from graph_memory.services.reads import ReadService
@@ -75,6 +76,8 @@ class Services:
     memos: MemoService | None = None
     # Out-of-band consolidation runs (leases, diffs, rollback).
     consolidation: ConsolidationService | None = None
+    # What retrieved memories led to (reportOutcome), read by recall's salience.
+    outcomes: OutcomeService | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -116,6 +119,7 @@ def build_services(
         denials=DenialAudit(AuditRepository(db)),
         ingest=ingest,
         memos=MemoService(db, embedder),
+        outcomes=OutcomeService(db),
         consolidation=ConsolidationService(
             db,
             policies.policy_for,

@@ -3,16 +3,18 @@
 // Rollback of one batch: each named memory gets back exactly the properties and evidence it
 // had before the run, and its snapshot is spent in the same transaction (a rollback that
 // stops half way goes on from the snapshots left). The caller rebuilds the slots' timelines.
-// Its vector and its retrieval bookkeeping (usage, not belief) are left as they are now.
+// Its vector, its retrieval bookkeeping and outcome counts (usage, not belief) are left as
+// they are now.
 UNWIND $ids AS id
 MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id, snapshot_of: id})
 WHERE s.tenant = $tenant
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
-WITH f, s, f.status AS status_before, f.embedding AS vector, f.retrieval_count AS served,
-     f.last_retrieved_at AS last
+WITH f, s, f.status AS status_before, f.embedding AS vector,
+     f {.retrieval_count, .last_retrieved_at, .helpful_count, .harmful_count, .last_outcome_at,
+        .last_outcome} AS usage
 SET f = properties(s)
-SET f.embedding = vector, f.retrieval_count = served, f.last_retrieved_at = last
+SET f += usage, f.embedding = vector
 REMOVE f.snapshot_run, f.snapshot_of, f.after_print
 WITH f, s, status_before
 CALL (f) {

@@ -36,7 +36,10 @@ CALL (hits) {
     similarity: coalesce(vscore, vector.similarity.cosine(e.embedding, $vector)),
     content: CASE WHEN $content_vector IS NULL THEN null
                   ELSE vector.similarity.cosine(e.embedding, $content_vector) END,
-    keyword: kscore
+    keyword: kscore,
+    // Usage for salience (services/salience.py): last retrieval, outcome reports.
+    last_retrieved_ms: e.last_retrieved_at.epochMillis, recorded_ms: e.recorded_at.epochMillis,
+    harmful: e.harmful_count, helpful: e.helpful_count
   }) AS rows
 }
 RETURN rows, size(hits) AS raw_hits

@@ -147,18 +147,35 @@ class ConsolidationRepository:
 
     # -- snapshots and rollback -------------------------------------------------------------
     @staticmethod
-    async def snapshot(tx: Tx, tenant: str, run_id: str, ids: list[str]) -> None:
-        if ids:
-            await tx.run(
-                "consolidation.snapshot",
-                {"tenant": require_tenant(tenant), "run_id": run_id, "ids": ids},
-            )
+    async def touch(
+        tx: Tx, tenant: str, run_id: str, ids: list[str], fresh: set[str]
+    ) -> dict[str, Record]:
+        """The memories' state now (as fact.get gives it), snapshotting those in ``fresh``."""
+        if not ids:
+            return {}
+        rows = await tx.run(
+            "consolidation.touch",
+            {
+                "tenant": require_tenant(tenant),
+                "run_id": run_id,
+                "rows": [{"id": i, "fresh": i in fresh} for i in ids],
+            },
+        )
+        return {r["fact"]["id"]: r["fact"] for r in rows}
 
     @staticmethod
     async def snapshots(tx: Tx, tenant: str, run_id: str, limit: int) -> list[Record]:
         return await tx.run(
             "consolidation.snapshots",
             {"tenant": require_tenant(tenant), "run_id": run_id, "limit": limit},
+        )
+
+    @staticmethod
+    async def snapshot_prints(tx: Tx, tenant: str, run_id: str, ids: list[str]) -> list[Record]:
+        """(id, print) of these memories' snapshots in the run not yet restored."""
+        return await tx.run(
+            "consolidation.snapshot_prints",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "ids": ids},
         )
 
     @staticmethod
@@ -233,3 +250,33 @@ class ConsolidationRepository:
             "consolidation.contradictions",
             {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "now": now},
         )
+
+    @staticmethod
+    async def collectable(
+        tx: Tx,
+        tenant: str,
+        scopes: list[str],
+        now: datetime,
+        max_confidence: float,
+        unused_days: int,
+    ) -> list[Record]:
+        return await tx.run(
+            "consolidation.collectable",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "now": now,
+                "max_confidence": max_confidence,
+                "unused_days": unused_days,
+            },
+        )
+
+    @staticmethod
+    async def collect(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> list[str]:
+        if not rows:
+            return []
+        done = await tx.run(
+            "consolidation.collect",
+            {"tenant": require_tenant(tenant), "rows": rows, "now": now, "actor": "consolidation"},
+        )
+        return [r["id"] for r in done]

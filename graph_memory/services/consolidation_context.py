@@ -36,8 +36,17 @@ ACTOR = "consolidation"
 # batch holds the scope locks for well under a second.
 BATCH = 1_000
 _WHO: dict[str, Any] = {"actor": ACTOR, "actor_type": "consolidation"}
-# Usage, not belief: served counts move on every read and never make a run's change stale.
-_USAGE = {"retrieval_count", "last_retrieved_at", "after_print"}
+# Usage, not belief: served counts move on every read, outcome reports on every use; neither
+# makes a run's change stale (and a rollback leaves them as they are).
+_USAGE = {
+    "retrieval_count",
+    "last_retrieved_at",
+    "helpful_count",
+    "harmful_count",
+    "last_outcome_at",
+    "last_outcome",
+    "after_print",
+}
 T = TypeVar("T")
 Item = TypeVar("Item")
 
@@ -254,19 +263,22 @@ class RunContext:
     async def touch(self, ids: list[str]) -> dict[str, Record]:
         """Snapshot the memories not yet changed in this run; returns their current state."""
         wanted = list(dict.fromkeys(ids))
-        fresh = [i for i in wanted if i not in self.touched]
-        await Repo.snapshot(self.tx, self.tenant, self.run_id, fresh)
+        fresh = {i for i in wanted if i not in self.touched}
+        state = await Repo.touch(self.tx, self.tenant, self.run_id, wanted, fresh)
         self.touched.update(fresh)
-        return await FactRepository.get_in_tx(self.tx, self.tenant, wanted)
+        return state
 
     async def record(
         self,
         action: str,
         before: dict[str, Record],
         reasons: dict[str, str | None],
+        after: dict[str, Record] | None = None,
     ) -> list[dict[str, Any]]:
-        """Diff entries and audit events for the memories in ``reasons``."""
-        after = await FactRepository.get_in_tx(self.tx, self.tenant, list(reasons))
+        """Diff entries and audit events for the memories in ``reasons``; ``after``: their
+        state now, when the caller knows it exactly (else read back)."""
+        if after is None:
+            after = await FactRepository.get_in_tx(self.tx, self.tenant, list(reasons))
         events = []
         for fid, reason in reasons.items():
             b, a = _diff(before.get(fid), after.get(fid))

@@ -139,7 +139,19 @@ class EntityResolver:
         ids = [r["id"] for r in found]
         before = await ctx.touch(ids)
         left = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
-        await ResolutionRepository.merge_facts(ctx.tx, ctx.tenant, merges, ctx.run_id, ctx.now)
+        moved = await ResolutionRepository.merge_facts(
+            ctx.tx, ctx.tenant, merges, ctx.run_id, ctx.now
+        )
+        # A merge sets exactly these properties: the state after is the one before with them.
+        after = {i: before[i] for i in ids if i in before}
+        for r in moved:
+            if r["id"] in after:
+                after[r["id"]] = {
+                    **after[r["id"]],
+                    "subject": r["subject"],
+                    "subject_name": r["subject_name"],
+                    "subject_merged_from": r["subject_merged_from"],
+                }
         joined = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
         # The versions change slot: both slots' timelines are recomputed from their versions.
         await reslot(ctx.tx, ctx.tenant, set(left) | set(joined))
@@ -151,7 +163,7 @@ class EntityResolver:
                 f"entity '{m['gone']}' merged into '{m['keep']}' in {m['scope']} "
                 f"(name similarity {m['score']:.3f})"
             )
-        events = await ctx.record("merge_entity", before, why)
+        events = await ctx.record("merge_entity", before, why, after)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
         return [Count("merged", len(merges)), Count("facts_moved", len(ids))]
 

@@ -7,7 +7,8 @@ whether anyone else wrote between its batches, so counters that moved by exactly
 bump prove nothing else changed its memories; only otherwise is each memory's fingerprint
 compared. A stale memory refuses the whole rollback (Conflict) before anything is restored.
 
-Then each batch, its own transaction under the same locks, restores a page of snapshots
+Then each batch, its own transaction under the same locks, restores a page of snapshots (read
+once, slot by slot)
 (properties, evidence, the entity a fact is about), deletes them in the same transaction,
 rebuilds the timelines of the slots those versions left and return to, and audits every
 restored memory as a 'rollback' by actor ``consolidation``. A batch that finds the counters
@@ -72,7 +73,7 @@ def _refuse(run_id: str, stale: list[str]) -> Conflict:
     )
 
 
-async def _begin(tx: Tx, tenant: str, run_id: str, actor: str) -> list[int]:
+async def _begin(tx: Tx, tenant: str, run_id: str, actor: str) -> tuple[list[int], list[str]]:
     run, seqs = await _locked(tx, tenant, run_id)
     if run["status"] == "running":  # its lease may have run out: then it is interrupted
         await Repo.abandon_stale(tx, tenant, list(run.get("scopes") or []), utcnow())
@@ -87,30 +88,28 @@ async def _begin(tx: Tx, tenant: str, run_id: str, actor: str) -> list[int]:
         and recorded
         and seqs == [s + 1 for s in recorded]
     )
+    snaps = await Repo.snapshots(tx, tenant, run_id, _ALL)
     if not quiet:  # someone wrote these scopes since (or during) the run: compare each memory
-        stale = await _stale(tx, tenant, await Repo.snapshots(tx, tenant, run_id, _ALL))
+        stale = await _stale(tx, tenant, snaps)
         if stale:
             raise _refuse(run_id, stale)
     props = {"seqs": seqs, "rolled_back_by": actor}
     await Repo.set_status(tx, tenant, run_id, "rolling_back", list(ROLLS_BACK), props)
-    return seqs
+    return seqs, [s["id"] for s in snaps]
 
 
 async def _batch(
-    tx: Tx, tenant: str, run_id: str, before: list[int], size: int, actor: str
-) -> tuple[int, list[int]]:
+    tx: Tx, tenant: str, run_id: str, before: list[int], ids: list[str], actor: str
+) -> list[int]:
     run, seqs = await _locked(tx, tenant, run_id)
     if run["status"] != "rolling_back":
         raise Conflict(f"run {run_id} is {run['status']}; its rollback was stopped")
-    snaps = await Repo.snapshots(tx, tenant, run_id, size)
-    if not snaps:
-        return 0, seqs
     if seqs != [s + 1 for s in before]:  # a write since our previous batch: check ours
-        stale = await _stale(tx, tenant, snaps)
+        prints = await Repo.snapshot_prints(tx, tenant, run_id, ids)
+        stale = await _stale(tx, tenant, prints)
         if stale:
             raise _refuse(run_id, stale)
     now = utcnow()
-    ids = [s["id"] for s in snaps]
     # The slots the versions are in now and those they go back to (a merge moved some).
     moved = await TimelineRepository.slots_of(tx, tenant, ids)
     restored = await Repo.restore(tx, tenant, run_id, ids)
@@ -136,7 +135,7 @@ async def _batch(
     await Repo.set_status(
         tx, tenant, run_id, "rolling_back", ["rolling_back"], {"seqs": seqs, "restored": done}
     )
-    return len(snaps), seqs
+    return seqs
 
 
 async def _end(tx: Tx, tenant: str, run_id: str, actor: str, spent_ms: float) -> RunReport:
@@ -156,14 +155,12 @@ async def roll_back(db: Database, principal: Principal, run_id: str, size: int) 
     never happened. Raises NotFound, Conflict (not rollbackable, or changed again since)."""
     tenant, actor = principal.tenant, principal.actor
     t0 = time.perf_counter()
-    seqs = await db.write_tx(lambda tx: _begin(tx, tenant, run_id, actor))
-    while True:
-        prev = seqs
-        n, seqs = await db.write_tx(
-            lambda tx, prev=prev: _batch(tx, tenant, run_id, prev, size, actor)  # type: ignore[misc]
+    seqs, ids = await db.write_tx(lambda tx: _begin(tx, tenant, run_id, actor))
+    for i in range(0, len(ids), size):
+        page, prev = ids[i : i + size], seqs
+        seqs = await db.write_tx(
+            lambda tx, page=page, prev=prev: _batch(tx, tenant, run_id, prev, page, actor)  # type: ignore[misc]
         )
-        if n == 0:
-            break
     spent = (time.perf_counter() - t0) * 1000.0
     result: RunReport = await db.write_tx(lambda tx: _end(tx, tenant, run_id, actor, spent))
     return result

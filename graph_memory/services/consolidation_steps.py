@@ -170,9 +170,46 @@ async def contradictions(ctx: RunContext) -> None:
     await ctx.each(list(reasons.items()), batch)
 
 
+# The decay step's garbage: believed this weakly and unretrieved this long.
+GC_CONFIDENCE = 0.3
+GC_UNUSED_DAYS = 90
+
+
+async def decay(ctx: RunContext) -> None:
+    """Garbage collection: live facts with confidence below GC_CONFIDENCE that nobody
+    retrieved for GC_UNUSED_DAYS stop being believed (retracted with the reason, kept for
+    history; a rollback brings them back). Ranking's decay (salience) needs no run."""
+    ctx.zero("collected")
+    rows = await ctx.plan(
+        lambda tx: Repo.collectable(
+            tx, ctx.tenant, ctx.scopes, ctx.now, GC_CONFIDENCE, GC_UNUSED_DAYS
+        )
+    )
+
+    async def batch(chunk: list[Record]) -> list[Count]:
+        why = {
+            r["id"]: (
+                f"collected: confidence {float(r['confidence'] or 0.0):.2f} < {GC_CONFIDENCE} "
+                f"and unretrieved since {r['last_used']} ({GC_UNUSED_DAYS} days or more)"
+            )
+            for r in chunk
+        }
+        before = await ctx.touch(list(why))
+        rows = [{"id": r["id"], "last_used": r["last_used"], "reason": why[r["id"]]} for r in chunk]
+        done = await Repo.collect(ctx.tx, ctx.tenant, rows, ctx.now)
+        reasons: dict[str, str | None] = {i: why[i] for i in done}
+        events = await ctx.record("collect", before, reasons)
+        await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
+        await TimelineRepository.settle_facts(ctx.tx, ctx.tenant, done, ctx.now)
+        return [Count("collected", len(done))]
+
+    await ctx.each(rows, batch)
+
+
 # In run order: expiry first (an expired fact is neither promoted nor merged), then
 # promotion, entity resolution (its merges can bring duplicates into one slot), dedupe (which
-# may promote a survivor), contradictions last (on the result). "entities" needs GDS and the
+# may promote a survivor), contradictions (on the result), decay last (it collects what is
+# still weak after all that). "entities" needs GDS and the
 # embedder, so its function comes from the service (None here).
 STEPS: dict[str, Step | None] = {
     "expiry": expire,
@@ -180,4 +217,5 @@ STEPS: dict[str, Step | None] = {
     "entities": None,
     "dedupe": dedupe,
     "contradictions": contradictions,
+    "decay": decay,
 }

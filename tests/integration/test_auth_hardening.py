@@ -100,6 +100,10 @@ MUTATIONS: dict[str, tuple[str, set[str]]] = {
     "runConsolidation": ('runConsolidation(scopes: ["user:u"], dryRun: true) { id }', {"admin"}),
     "rollbackConsolidation": ('rollbackConsolidation(runId: "nope") { id }', {"admin"}),
     "resumeConsolidation": ('resumeConsolidation(runId: "nope") { id }', {"admin"}),
+    "reportOutcome": (
+        'reportOutcome(memoryIds: ["nope"], outcome: HARMFUL, episodeId: "nope") { recorded }',
+        {"agent", "admin"},
+    ),
 }
 
 

@@ -90,7 +90,13 @@ def test_a_crashed_run_is_interrupted_and_resumes_to_the_same_end_state(
 
     resumed = asyncio.run(go(rollback=False))
     assert resumed.status == "applied" and resumed.batches >= 4
-    assert [s.step for s in resumed.steps] == ["expiry", "promotion", "dedupe", "contradictions"]
+    assert [s.step for s in resumed.steps] == [
+        "expiry",
+        "promotion",
+        "dedupe",
+        "contradictions",
+        "decay",
+    ]
     assert [c.seq for c in resumed.changes] == list(range(resumed.changed))
     resumed_state = _timeless(answers(client))
     back = asyncio.run(go(rollback=True))
