@@ -9,6 +9,7 @@ from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.policy import DEFAULT_POLICY, TenantPolicy
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.ingest import IngestRepository
@@ -20,6 +21,7 @@ from graph_memory.services.audit_log import AuditLogService
 from graph_memory.services.auth import AuthService
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.consolidation import ConsolidationService
+from graph_memory.services.consolidation_compaction import Compactor
 from graph_memory.services.consolidation_entities import EntityResolver
 from graph_memory.services.context_pack import ContextService
 from graph_memory.services.denials import DenialAudit
@@ -95,6 +97,8 @@ def build_services(
     policies = PolicyStore(trust_repo)
     bookkeeper = RetrievalBookkeeper(RecallRepository(db))
     ingest = IngestService(IngestRepository(db), settings)
+    # Episode compaction (a consolidation step) and its forget residue share one repository.
+    compactor = Compactor(CompactionRepository(db, settings.neo4j()))
     recall = RecallService(RecallRepository(db), embedder, bookkeeper)
     return Services(
         settings=settings,
@@ -110,7 +114,9 @@ def build_services(
         review=ReviewService(trust_repo, policies.policy_for),
         expiry=ExpiryService(trust_repo),
         audit_log=AuditLogService(AuditRepository(db), trust_repo),
-        forget=ForgetService(db, policies.policy_for, embedder, residue=[ingest.forget_user]),
+        forget=ForgetService(
+            db, policies.policy_for, embedder, residue=[ingest.forget_user, compactor.forget_user]
+        ),
         bookkeeper=bookkeeper,
         recall=recall,
         context=ContextService(recall),
@@ -126,5 +132,6 @@ def build_services(
             resolver=EntityResolver(
                 ResolutionRepository(db), SimilarityRepository(settings.neo4j()), embedder
             ),
+            compactor=compactor,
         ),
     )

@@ -24,6 +24,7 @@ class ConsolidationStep(Enum):
     ENTITIES = "entities"
     DEDUPE = "dedupe"
     CONTRADICTIONS = "contradictions"
+    COMPACTION = "compaction"
     DECAY = "decay"
 
 

@@ -30,6 +30,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.locks import WriteLocks
+from graph_memory.services.consolidation_compaction import Compactor
 from graph_memory.services.consolidation_context import BATCH, RunContext
 from graph_memory.services.consolidation_entities import EntityResolver, MergeProposal
 from graph_memory.services.consolidation_report import RunReport, StepReport, report_of
@@ -76,17 +77,30 @@ class ConsolidationService:
         lease_seconds: float = LEASE_SECONDS,
         resolver: EntityResolver | None = None,
         batch_size: int = BATCH,
+        compactor: Compactor | None = None,
     ) -> None:
         self.db = db
         self._policy_for = policy_for
         self.lease_seconds = lease_seconds
         self.resolver = resolver
         self.batch_size = batch_size
+        self.compactor = compactor
+
+    def _has(self, name: str) -> bool:
+        if name == "entities":
+            return self.resolver is not None
+        if name == "compaction":
+            return self.compactor is not None
+        return True
 
     def _step(self, name: str) -> Step:
         found = STEPS[name]
         if found is not None:
             return found
+        if name == "compaction":
+            if self.compactor is None:
+                raise ValidationError("episode compaction is not configured here", field="steps")
+            return self.compactor.step
         if self.resolver is None:  # a container built without GDS/embedder: a wiring bug
             raise ValidationError("entity resolution is not configured here", field="steps")
         return self.resolver.step
@@ -105,8 +119,8 @@ class ConsolidationService:
         _require_admin(principal)
         tenant = principal.tenant
         scopes = parse_scopes(scopes)
-        if not steps and self.resolver is None:  # by default, every step this service has
-            steps = [n for n, fn in STEPS.items() if fn is not None]
+        if not steps:  # by default, every step this service has
+            steps = [n for n in STEPS if self._has(n)]
         names = _steps(steps)
         for n in names:
             self._step(n)  # an unconfigured step is refused before anything is claimed

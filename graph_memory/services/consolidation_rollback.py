@@ -15,7 +15,8 @@ restored memory as a 'rollback' by actor ``consolidation``. A batch that finds t
 moved (someone wrote since the previous batch) compares its own memories' fingerprints
 first. A rollback that stops part way (a crash, a Conflict) is 'rolling_back' and a second
 call goes on from the snapshots left. The last transaction drops the run's entity-merge
-edges and proposals and marks the run rolled back.
+edges and proposals and its episode digests (their members served again), and marks the run
+rolled back.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import Principal, utcnow
 from graph_memory.errors import Conflict, NotFound
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.locks import WriteLocks
@@ -142,6 +144,7 @@ async def _end(tx: Tx, tenant: str, run_id: str, actor: str, spent_ms: float) ->
     await _locked(tx, tenant, run_id)
     now: datetime = utcnow()
     await ResolutionRepository.undo(tx, tenant, run_id)
+    await CompactionRepository.undo(tx, tenant, run_id)
     await Repo.mark_rolled_back(tx, tenant, run_id, now, actor)
     await Repo.set_status(
         tx, tenant, run_id, "rolled_back", ["rolled_back"], {"rollback_ms": spent_ms}

@@ -208,14 +208,15 @@ async def decay(ctx: RunContext) -> None:
 
 # In run order: expiry first (an expired fact is neither promoted nor merged), then
 # promotion, entity resolution (its merges can bring duplicates into one slot), dedupe (which
-# may promote a survivor), contradictions (on the result), decay last (it collects what is
-# still weak after all that). "entities" needs GDS and the
-# embedder, so its function comes from the service (None here).
+# may promote a survivor), contradictions (on the result), episode compaction, decay last (it
+# collects what is still weak after all that). "entities" and "compaction" need GDS (and the
+# embedder), so their functions come from the service (None here).
 STEPS: dict[str, Step | None] = {
     "expiry": expire,
     "promotion": promote,
     "entities": None,
     "dedupe": dedupe,
     "contradictions": contradictions,
+    "compaction": None,
     "decay": decay,
 }
