@@ -3,7 +3,8 @@
 // Digest episodes: each stands for its members in recall (they are marked compacted_into it
 // and recall skips them), keeps DERIVED_FROM provenance to every one of them and a
 // CONTRIBUTED_BY to each member's contributor; facts citing a member keep citing it. The run
-// id on both sides is what a rollback undoes.
+// id on both sides is what a rollback undoes; compacted_at keeps recall at an earlier asOf
+// answering with the members (the digest did not exist yet).
 UNWIND $rows AS row
 CREATE (d:Episode {
   id: row.id, tenant: $tenant, scope: row.scope, ft_scope: row.ft_scope, user_id: row.user_id,
@@ -20,7 +21,7 @@ CALL (row, d) {
   UNWIND row.members AS mid
   MATCH (m:Episode {id: mid})
   WHERE m.tenant = $tenant AND m.compacted_into IS NULL
-  SET m.compacted_into = d.id, m.compacted_run = $run_id
+  SET m.compacted_into = d.id, m.compacted_run = $run_id, m.compacted_at = $now
   CREATE (d)-[:DERIVED_FROM {at: $now, run_id: $run_id}]->(m)
   RETURN count(m) AS members
 }

@@ -8,7 +8,7 @@ WHERE d.digest = true AND $user_id IN coalesce(d.member_users, [])
 CALL (d) {
   OPTIONAL MATCH (m:Episode {tenant: $tenant})
   WHERE m.compacted_into = d.id
-  REMOVE m.compacted_into, m.compacted_run
+  REMOVE m.compacted_into, m.compacted_run, m.compacted_at
   RETURN count(m) AS members
 }
 WITH d, members

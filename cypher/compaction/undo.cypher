@@ -4,7 +4,7 @@
 CALL () {
   MATCH (m:Episode {tenant: $tenant})
   WHERE m.compacted_run = $run_id
-  REMOVE m.compacted_into, m.compacted_run
+  REMOVE m.compacted_into, m.compacted_run, m.compacted_at
   RETURN count(m) AS members
 }
 CALL () {

@@ -30,7 +30,7 @@ CALL (hits) {
   WITH cand[0] AS e, cand[1] AS vscore, cand[2] AS kscore
   WHERE e.recorded_at <= $as_of
     AND (e.started_at IS NULL OR e.started_at <= $valid_at)
-    AND e.compacted_into IS NULL  // a digest stands for it (consolidation compaction)
+    AND (e.compacted_into IS NULL OR e.compacted_at > $as_of)  // a digest stands for it since
   RETURN collect({
     id: e.id, text: e.text, confidence: e.confidence,
     fresh_ms: coalesce(e.ended_at, e.started_at, e.recorded_at).epochMillis,

@@ -6,6 +6,7 @@ forgetting a contributor reaches through the digest."""
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -58,8 +59,8 @@ def _digests(settings: Settings, tenant: str) -> dict[str, list[str]]:
     return {r["id"]: sorted(r["members"]) for r in rows}
 
 
-def _recalled(client: GraphMemoryClient, query: str) -> list[str]:
-    items = client.recall(query, [SCOPE], k=10)["items"]
+def _recalled(client: GraphMemoryClient, query: str, as_of: datetime | None = None) -> list[str]:
+    items = client.recall(query, [SCOPE], k=10, as_of=as_of)["items"]
     return [i["id"] for i in items if i["kind"] == "EPISODE"]
 
 
@@ -78,6 +79,8 @@ def test_a_topic_is_compacted_with_provenance_and_a_rollback_undoes_it(
     recent = client.record_episode(
         **episode("alice", scope=SCOPE, summary=REFUNDS[0][1], startedAt=now, endedAt=now)
     )
+    before = datetime.now(UTC)
+    time.sleep(0.05)
     done = _compact(admin)
     (step,) = done["steps"]
     counts = {c["name"]: c["value"] for c in step["counts"]}
@@ -90,6 +93,9 @@ def test_a_topic_is_compacted_with_provenance_and_a_rollback_undoes_it(
     got = _recalled(client, "refund for a damaged blender")
     assert refund_digest in got and not set(refunds) & set(got)
     assert recent in got  # younger than 30 days: not compacted
+    # Asked as of before the run, recall answers with the members (no digest existed yet).
+    earlier = _recalled(client, "refund for a damaged blender", as_of=before)
+    assert set(refunds) <= set(earlier) and refund_digest not in earlier
 
     back = admin.execute(M_ROLLBACK, {"id": done["id"]})["rollbackConsolidation"]
     assert back["status"] == "ROLLED_BACK"
