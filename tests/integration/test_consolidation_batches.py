@@ -6,7 +6,12 @@ before it; a write made between its batches to a memory it changed makes the rol
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import re
+import subprocess
+import sys
+import time
 from typing import Any
 
 import pytest
@@ -152,3 +157,33 @@ def test_an_interrupted_run_rolls_back_and_a_write_between_batches_is_never_over
     run_id, refused = asyncio.run(crash_write_resume())
     assert s.conclusion in refused.message and run_id in refused.message
     assert client.fact(s.conclusion)["status"] == "RETRACTED"  # type: ignore[index]
+
+
+def test_the_cli_resumes_an_interrupted_run(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    build_store(settings, tenant, client, admin)
+    run_id = asyncio.run(_crashed_run(settings, tenant, "expiry"))
+    time.sleep(1.2)  # the lease runs out
+    argv = [sys.executable, "-m", "graph_memory.cli", "consolidate", "--tenant", tenant]
+    out = subprocess.run(
+        [*argv, "--resume", run_id, "--json", "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert (report["id"], report["status"]) == (run_id, "applied")
+    # The steps the run was started with (its service had no GDS steps), in run order.
+    assert [s["step"] for s in report["steps"]] == [
+        "expiry",
+        "promotion",
+        "dedupe",
+        "contradictions",
+        "decay",
+    ]
+    bare = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert bare.returncode == 2 and "--scope" in bare.stderr
