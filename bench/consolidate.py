@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graph_memory.db import Database
+from graph_memory.db import Database, Tx
 from graph_memory.domain import Principal, Role, entity_key, ft_token
 from graph_memory.embeddings import LocalEmbedder
 from graph_memory.repositories.resolution import ResolutionRepository
@@ -212,6 +212,28 @@ async def load(db: Database, tenant: str, args: argparse.Namespace) -> set[froze
     return truth
 
 
+def profile_queries() -> dict[str, list[float]]:
+    """Time every named query run inside a transaction (--profile): where a run's time goes."""
+    spent: dict[str, list[float]] = {}
+    original = Tx.run
+
+    async def timed(self: Tx, name: str, params: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return await original(self, name, params)
+        finally:
+            spent.setdefault(name, []).append(time.perf_counter() - t)
+
+    Tx.run = timed  # type: ignore[method-assign]
+    return spent
+
+
+def print_profile(spent: dict[str, list[float]]) -> None:
+    for name, times in sorted(spent.items(), key=lambda kv: -sum(kv[1]))[:15]:
+        print(f"  {name:<40} {sum(times):8.2f} s  {len(times):6d} calls")
+    spent.clear()
+
+
 async def clean(db: Database, tenant: str) -> None:
     while (await db.run_raw(CLEAN, {"tenant": tenant}))[0]["n"]:
         pass
@@ -224,24 +246,36 @@ async def main() -> None:
     ap.add_argument("--entities", type=int, default=500)
     ap.add_argument("--dup-share", type=float, default=0.1)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument(
+        "--reuse",
+        metavar="TENANT",
+        help="time again on a tenant a --keep run left (rolled back, so as loaded; its name "
+        "vectors are already there)",
+    )
+    ap.add_argument("--profile", action="store_true", help="time per named query")
     ap.add_argument("--verbose", action="store_true", help="list false positives and misses")
     args = ap.parse_args()
     settings = Settings.from_env()
     db = Database.connect(settings.neo4j())
-    tenant = f"bench-consolidate-{uuid.uuid4().hex[:8]}"
+    tenant = args.reuse or f"bench-consolidate-{uuid.uuid4().hex[:8]}"
     try:
         t = time.perf_counter()
-        truth = await load(db, tenant, args)
-        print(
-            f"loaded {args.facts} facts, {args.episodes} episodes in "
-            f"{time.perf_counter() - t:.1f} s (not timed below)"
-        )
+        if args.reuse:  # the generator is seeded: the same known pairs
+            truth = _names(args.entities, args.dup_share, random.Random(7))[1]
+            print(f"reusing {tenant}")
+        else:
+            truth = await load(db, tenant, args)
+            print(
+                f"loaded {args.facts} facts, {args.episodes} episodes into {tenant} in "
+                f"{time.perf_counter() - t:.1f} s (not timed below)"
+            )
         resolver = EntityResolver(
             ResolutionRepository(db), SimilarityRepository(settings.neo4j()), LocalEmbedder()
         )
         service = ConsolidationService(
             db, PolicyStore(TrustRepository(db)).policy_for, resolver=resolver
         )
+        spent = profile_queries() if args.profile else None
         admin = Principal(tenant=tenant, role=Role.ADMIN, key_id="bench", name="bench")
         t = time.perf_counter()
         report = await service.run(admin, [SCOPE])
@@ -253,6 +287,8 @@ async def main() -> None:
         for s in report.steps:
             counts = " ".join(f"{c.name}={c.value}" for c in s.counts)
             print(f"  {s.step:<15} {s.duration_ms:10.1f} ms  {counts}")
+        if spent is not None:
+            print_profile(spent)
         found: set[frozenset[str]] = set()
         for c in report.changes:
             if c.action == "propose_merge" and c.after:
@@ -276,8 +312,10 @@ async def main() -> None:
         t = time.perf_counter()
         await service.rollback(admin, report.id)
         print(f"rollback in {time.perf_counter() - t:.2f} s")
+        if spent is not None:
+            print_profile(spent)
     finally:
-        if not args.keep:
+        if not args.keep and not args.reuse:
             await clean(db, tenant)
         await db.close()
 

@@ -19,15 +19,20 @@ __all__ = ["register"]
 
 
 def _consolidate(args: argparse.Namespace) -> int:
+    if not args.scope and not args.resume:
+        print("consolidate: --scope (or --resume RUN_ID) is required", file=sys.stderr)
+        return 2
     from tqdm import tqdm
 
     from graph_memory.db import Database
     from graph_memory.domain import Principal, Role
     from graph_memory.embeddings import build_embedder
+    from graph_memory.repositories.compaction import CompactionRepository
     from graph_memory.repositories.resolution import ResolutionRepository
     from graph_memory.repositories.similarity import SimilarityRepository
     from graph_memory.repositories.trust import TrustRepository
     from graph_memory.services.consolidation import ConsolidationService
+    from graph_memory.services.consolidation_compaction import Compactor
     from graph_memory.services.consolidation_entities import EntityResolver
     from graph_memory.services.trust import PolicyStore
 
@@ -41,7 +46,10 @@ def _consolidate(args: argparse.Namespace) -> int:
                 build_embedder(settings),
             )
             service = ConsolidationService(
-                db, PolicyStore(TrustRepository(db)).policy_for, resolver=resolver
+                db,
+                PolicyStore(TrustRepository(db)).policy_for,
+                resolver=resolver,
+                compactor=Compactor(CompactionRepository(db, settings.neo4j())),
             )
             who = Principal(tenant=args.tenant, role=Role.ADMIN, key_id="cli", name="cli")
             # The bar goes to stderr, so --json output on stdout stays machine-readable.
@@ -58,7 +66,10 @@ def _consolidate(args: argparse.Namespace) -> int:
                 bar.n = done
                 bar.refresh()
 
-            report = await service.run(who, args.scope, args.step, args.dry_run, progress)
+            if args.resume:  # a run that stopped part way, from its recorded progress
+                report = await service.resume(who, args.resume, progress)
+            else:
+                report = await service.run(who, args.scope, args.step, args.dry_run, progress)
             bar.close()
             if args.json:
                 print(json.dumps(dataclasses.asdict(report), default=str, indent=2))
@@ -80,7 +91,12 @@ def register(sub: Any) -> None:
         "consolidate", help="consolidate scopes of a tenant (expiry, promotion, dedupe, ...)"
     )
     p.add_argument("--tenant", required=True)
-    p.add_argument("--scope", action="append", required=True, help="repeat for several scopes")
+    p.add_argument("--scope", action="append", default=[], help="repeat for several scopes")
+    p.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="finish an interrupted or failed run from its recorded progress (no --scope)",
+    )
     p.add_argument(
         "--step", action="append", help="repeat to choose steps (default: every step, in order)"
     )

@@ -9,6 +9,7 @@ from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.policy import DEFAULT_POLICY, TenantPolicy
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.ingest import IngestRepository
@@ -21,6 +22,7 @@ from graph_memory.services.audit_log import AuditLogService
 from graph_memory.services.auth import AuthService
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.consolidation import ConsolidationService
+from graph_memory.services.consolidation_compaction import Compactor
 from graph_memory.services.consolidation_entities import EntityResolver
 from graph_memory.services.context_pack import ContextService
 from graph_memory.services.denials import DenialAudit
@@ -30,6 +32,7 @@ from graph_memory.services.facts import FactService
 from graph_memory.services.forget import ForgetService
 from graph_memory.services.ingest import IngestService
 from graph_memory.services.memos import MemoService
+from graph_memory.services.outcomes import OutcomeService
 from graph_memory.services.predicates import PredicateService
 from graph_memory.services.procedures import ProcedureService
 from graph_memory.services.reads import ReadService
@@ -81,6 +84,8 @@ class Services:
     # Scoped session tokens and the check that keeps their requests inside their scopes.
     session_tokens: SessionTokenService | None = None
     scope_guard: ScopeGuard | None = None
+    # What retrieved memories led to (reportOutcome), read by recall's salience.
+    outcomes: OutcomeService | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -98,6 +103,8 @@ def build_services(
     policies = PolicyStore(trust_repo)
     bookkeeper = RetrievalBookkeeper(RecallRepository(db))
     ingest = IngestService(IngestRepository(db), settings)
+    # Episode compaction (a consolidation step) and its forget residue share one repository.
+    compactor = Compactor(CompactionRepository(db, settings.neo4j()))
     recall = RecallService(RecallRepository(db), embedder, bookkeeper)
     token_repo = SessionTokenRepository(db)
     auth = AuthService(ApiKeyRepository(db), settings.auth_cache_seconds, token_repo)
@@ -120,7 +127,7 @@ def build_services(
             db,
             policies.policy_for,
             embedder,
-            residue=[ingest.forget_user, session_tokens.forget_user],
+            residue=[ingest.forget_user, session_tokens.forget_user, compactor.forget_user],
         ),
         bookkeeper=bookkeeper,
         recall=recall,
@@ -130,12 +137,14 @@ def build_services(
         denials=DenialAudit(AuditRepository(db)),
         ingest=ingest,
         memos=MemoService(db, embedder),
+        outcomes=OutcomeService(db),
         consolidation=ConsolidationService(
             db,
             policies.policy_for,
             resolver=EntityResolver(
                 ResolutionRepository(db), SimilarityRepository(settings.neo4j()), embedder
             ),
+            compactor=compactor,
         ),
         session_tokens=session_tokens,
         scope_guard=ScopeGuard(token_repo),

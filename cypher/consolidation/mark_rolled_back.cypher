@@ -1,6 +1,7 @@
 // params: tenant, run_id, now, actor
 // returns: id
-// The run stays on record (with its diff) as rolled back; its snapshots are spent.
+// The run stays on record (with its diff) as rolled back; its snapshots are spent (each
+// rollback batch deleted its own; any left here are of memories gone since).
 MATCH (r:ConsolidationRun {tenant: $tenant, id: $run_id})
 SET r.status = 'rolled_back', r.rolled_back_at = $now, r.rolled_back_by = $actor
 WITH r

@@ -6,6 +6,8 @@
 MATCH (u:User)
 WHERE u.key IN $contributors AND u.tenant = $tenant
 MATCH (u)<-[:CONTRIBUTED_BY]-(e:Episode)
+// A digest goes with the compaction's residue, which also serves its other members again.
+WHERE NOT coalesce(e.digest, false)
 WITH e LIMIT $limit
 CALL (e) {
   OPTIONAL MATCH (p:Procedure)-[:EVIDENCED_BY]->(e)

@@ -33,13 +33,17 @@ CALL (hits, hidden) {
     AND (e.started_at IS NULL OR e.started_at <= $valid_at)
     AND NOT
 #include forget/_hidden_episode(e)
+    AND (e.compacted_into IS NULL OR e.compacted_at > $as_of)  // a digest stands for it since
   RETURN collect({
     id: e.id, text: e.text, confidence: e.confidence,
     fresh_ms: coalesce(e.ended_at, e.started_at, e.recorded_at).epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(e.embedding, $vector)),
     content: CASE WHEN $content_vector IS NULL THEN null
                   ELSE vector.similarity.cosine(e.embedding, $content_vector) END,
-    keyword: kscore
+    keyword: kscore,
+    // Usage for salience (services/salience.py): last retrieval, outcome reports.
+    last_retrieved_ms: e.last_retrieved_at.epochMillis, recorded_ms: e.recorded_at.epochMillis,
+    harmful: e.harmful_count, helpful: e.helpful_count
   }) AS rows
 }
 RETURN rows, size(hits) AS raw_hits

@@ -57,7 +57,10 @@ CALL (hits, hidden) {
     // Similarity to the query without the entity names it mentions (services/ranking.py).
     content: CASE WHEN $content_vector IS NULL THEN null
                   ELSE vector.similarity.cosine(f.embedding, $content_vector) END,
-    keyword: kscore
+    keyword: kscore,
+    // Usage for salience (services/salience.py): last retrieval, outcome reports.
+    last_retrieved_ms: f.last_retrieved_at.epochMillis, recorded_ms: f.recorded_at.epochMillis,
+    harmful: f.harmful_count, helpful: f.helpful_count
   }) AS rows
 }
 RETURN rows, size(hits) AS raw_hits

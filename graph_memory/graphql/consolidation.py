@@ -24,6 +24,8 @@ class ConsolidationStep(Enum):
     ENTITIES = "entities"
     DEDUPE = "dedupe"
     CONTRADICTIONS = "contradictions"
+    COMPACTION = "compaction"
+    DECAY = "decay"
 
 
 @strawberry.enum
@@ -32,7 +34,9 @@ class ConsolidationStatus(Enum):
     APPLIED = "applied"
     DRY_RUN = "dry_run"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"
     ABANDONED = "abandoned"
+    ROLLING_BACK = "rolling_back"
     ROLLED_BACK = "rolled_back"
 
 
@@ -74,6 +78,15 @@ class ConsolidationRunGQL:
     error: str | None
     steps: list[ConsolidationStepReport]
     changes: list[ConsolidationChange]
+    batches: int = strawberry.field(
+        description="Transactions that committed changes of the run (each with its diff)."
+    )
+    changed: int = strawberry.field(description="Diff entries in all.")
+    duration_ms: float | None = strawberry.field(
+        description="Wall time from start to finish (a resumed run: its first start)."
+    )
+    rollback_ms: float | None = strawberry.field(description="Wall time of its rollback.")
+    restored: int = strawberry.field(description="Memories its rollback restored.")
 
 
 @strawberry.type(description="Two entities of one scope whose names GDS found alike.")
@@ -107,6 +120,11 @@ def run_view(r: RunReport) -> ConsolidationRunGQL:
         finished_at=r.finished_at,
         rolled_back_at=r.rolled_back_at,
         error=r.error,
+        batches=r.batches,
+        changed=r.changed,
+        duration_ms=None if r.duration_ms is None else round(r.duration_ms, 3),
+        rollback_ms=None if r.rollback_ms is None else round(r.rollback_ms, 3),
+        restored=r.restored,
         steps=[
             ConsolidationStepReport(
                 step=ConsolidationStep(s.step),
@@ -176,9 +194,10 @@ class ConsolidationQuery:
 @strawberry.type
 class ConsolidationMutation:
     @strawberry.mutation(
-        description="Consolidate these scopes now (admin): the steps (default all) in one "
-        "transaction, audited as actor 'consolidation'. dryRun returns the diff without "
-        "applying it. CONFLICT while another run holds one of the scopes."
+        description="Consolidate these scopes now (admin): the steps (default all) in bounded "
+        "batches, each committed with its diff, audited as actor 'consolidation'. dryRun "
+        "returns the diff without applying it. CONFLICT while another run holds one of the "
+        "scopes."
     )
     async def run_consolidation(
         self,
@@ -192,11 +211,23 @@ class ConsolidationMutation:
         return run_view(report)
 
     @strawberry.mutation(
-        description="Undo an applied run in one call (admin): every memory it changed is "
-        "restored, and reads at every asOf answer as before it. Audited as 'rollback'."
+        description="Undo a run in one call (admin; applied, or stopped part way): every "
+        "memory it changed is restored, and reads at every asOf answer as before it. "
+        "Audited as 'rollback'. CONFLICT if one changed again since."
     )
     async def rollback_consolidation(
         self, info: Info[Any, None], run_id: strawberry.ID
     ) -> ConsolidationRunGQL:
         report = await _service(info).rollback(info.context.principal, str(run_id))
+        return run_view(report)
+
+    @strawberry.mutation(
+        description="Finish a run that stopped part way (INTERRUPTED: its lease ran out; or "
+        "FAILED) from its recorded progress (admin). CONFLICT if it is not resumable or "
+        "another run holds one of its scopes."
+    )
+    async def resume_consolidation(
+        self, info: Info[Any, None], run_id: strawberry.ID
+    ) -> ConsolidationRunGQL:
+        report = await _service(info).resume(info.context.principal, str(run_id))
         return run_view(report)

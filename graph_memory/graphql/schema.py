@@ -11,6 +11,7 @@ from graph_memory.graphql.errors import ErrorCodes, LoggedSchema, OneOperation
 from graph_memory.graphql.ingest import IngestMutation, IngestQuery
 from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
+from graph_memory.graphql.outcomes import OutcomeMutation
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
 from graph_memory.graphql.scalars import SCALAR_OVERRIDES
@@ -36,6 +37,7 @@ MUTATIONS: tuple[type, ...] = (
     IngestMutation,
     ConsolidationMutation,
     SessionTokenMutation,
+    OutcomeMutation,
 )
 
 Query = merge_types("Query", QUERIES)

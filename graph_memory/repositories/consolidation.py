@@ -67,6 +67,11 @@ class ConsolidationRepository:
         )
 
     @staticmethod
+    async def run(tx: Tx, tenant: str, run_id: str) -> Record | None:
+        rows = await tx.run("consolidation.run", {"tenant": require_tenant(tenant), "id": run_id})
+        return rows[0]["run"] if rows else None
+
+    @staticmethod
     async def runs(
         tx: Tx, tenant: str, ids: list[str] | None, scope: str | None, limit: int
     ) -> list[Record]:
@@ -75,19 +80,111 @@ class ConsolidationRepository:
             {"tenant": require_tenant(tenant), "ids": ids, "scope": scope, "limit": limit},
         )
 
-    # -- snapshots and rollback -------------------------------------------------------------
     @staticmethod
-    async def snapshot(tx: Tx, tenant: str, run_id: str, ids: list[str]) -> None:
-        if ids:
-            await tx.run(
-                "consolidation.snapshot",
-                {"tenant": require_tenant(tenant), "run_id": run_id, "ids": ids},
-            )
+    async def reclaim(
+        tx: Tx, tenant: str, scopes: list[str], run_id: str, now: datetime, until: datetime
+    ) -> list[Record]:
+        rows = await tx.run(
+            "consolidation.reclaim",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "run_id": run_id,
+                "now": now,
+                "until": until,
+            },
+        )
+        return [r for r in rows if r["held"]]
 
     @staticmethod
-    async def restore(tx: Tx, tenant: str, run_id: str) -> list[Record]:
+    async def set_status(
+        tx: Tx, tenant: str, run_id: str, status: str, from_: list[str], props: dict[str, Any]
+    ) -> bool:
+        rows = await tx.run(
+            "consolidation.set_status",
+            {
+                "tenant": require_tenant(tenant),
+                "run_id": run_id,
+                "status": status,
+                "from": from_,
+                "props": props,
+            },
+        )
+        return bool(rows)
+
+    @staticmethod
+    async def progress(
+        tx: Tx,
+        tenant: str,
+        run_id: str,
+        props: dict[str, Any],
+        changes: list[dict[str, Any]],
+        prints: list[dict[str, str]],
+        until: datetime,
+    ) -> int:
+        """Record a committed batch; returns how many leases the run still holds."""
+        rows = await tx.run(
+            "consolidation.progress",
+            {
+                "tenant": require_tenant(tenant),
+                "run_id": run_id,
+                "props": props,
+                "changes": changes,
+                "prints": prints,
+                "until": until,
+            },
+        )
+        return int(rows[0]["leases"]) if rows else 0
+
+    @staticmethod
+    async def seqs(tx: Tx, tenant: str, scopes: list[str]) -> list[int]:
+        """[tenant write counter, then each scope lock's counter in scope order]."""
+        rows = await tx.run(
+            "consolidation.seqs",
+            {"tenant": require_tenant(tenant), "scopes": sorted(set(require_scopes(scopes)))},
+        )
+        return [int(rows[0]["tenant_seq"])] + [int(s) for s in rows[0]["scope_seqs"]]
+
+    # -- snapshots and rollback -------------------------------------------------------------
+    @staticmethod
+    async def touch(
+        tx: Tx, tenant: str, run_id: str, ids: list[str], fresh: set[str]
+    ) -> dict[str, Record]:
+        """The memories' state now (as fact.get gives it), snapshotting those in ``fresh``."""
+        if not ids:
+            return {}
+        rows = await tx.run(
+            "consolidation.touch",
+            {
+                "tenant": require_tenant(tenant),
+                "run_id": run_id,
+                "rows": [{"id": i, "fresh": i in fresh} for i in ids],
+            },
+        )
+        return {r["fact"]["id"]: r["fact"] for r in rows}
+
+    @staticmethod
+    async def snapshots(tx: Tx, tenant: str, run_id: str, limit: int) -> list[Record]:
         return await tx.run(
-            "consolidation.restore", {"tenant": require_tenant(tenant), "run_id": run_id}
+            "consolidation.snapshots",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "limit": limit},
+        )
+
+    @staticmethod
+    async def snapshot_prints(tx: Tx, tenant: str, run_id: str, ids: list[str]) -> list[Record]:
+        """(id, print) of these memories' snapshots in the run not yet restored."""
+        return await tx.run(
+            "consolidation.snapshot_prints",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "ids": ids},
+        )
+
+    @staticmethod
+    async def restore(tx: Tx, tenant: str, run_id: str, ids: list[str]) -> list[Record]:
+        if not ids:
+            return []
+        return await tx.run(
+            "consolidation.restore",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "ids": ids},
         )
 
     @staticmethod
@@ -136,13 +233,16 @@ class ConsolidationRepository:
         )
 
     @staticmethod
-    async def move_evidence(
+    async def merge_duplicates(
         tx: Tx, tenant: str, moves: list[dict[str, str]], now: datetime
     ) -> None:
+        """Each duplicate's evidence copied onto its survivor, the duplicate marked merged
+        into it and retracted (as fact.retract does, naming the survivor)."""
         if moves:
             params = {"tenant": require_tenant(tenant), "moves": moves, "now": now}
             await tx.run("consolidation.move_evidence", params)
             await tx.run("consolidation.mark_merged", params)
+            await tx.run("consolidation.retract_many", params | {"actor": "consolidation"})
 
     @staticmethod
     async def contradictions(tx: Tx, tenant: str, scopes: list[str], now: datetime) -> list[Record]:
@@ -150,3 +250,33 @@ class ConsolidationRepository:
             "consolidation.contradictions",
             {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "now": now},
         )
+
+    @staticmethod
+    async def collectable(
+        tx: Tx,
+        tenant: str,
+        scopes: list[str],
+        now: datetime,
+        max_confidence: float,
+        unused_days: int,
+    ) -> list[Record]:
+        return await tx.run(
+            "consolidation.collectable",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "now": now,
+                "max_confidence": max_confidence,
+                "unused_days": unused_days,
+            },
+        )
+
+    @staticmethod
+    async def collect(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> list[str]:
+        if not rows:
+            return []
+        done = await tx.run(
+            "consolidation.collect",
+            {"tenant": require_tenant(tenant), "rows": rows, "now": now, "actor": "consolidation"},
+        )
+        return [r["id"] for r in done]

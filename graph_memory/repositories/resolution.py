@@ -35,36 +35,24 @@ class ResolutionRepository:
         return [r["proposal"] for r in rows]
 
     @staticmethod
-    async def facts_about(tx: Tx, tenant: str, scope: str, key: str) -> list[str]:
-        rows = await tx.run(
-            "resolution.facts_about", {"tenant": require_tenant(tenant), "scope": scope, "key": key}
+    async def facts_about(tx: Tx, tenant: str, merges: list[dict[str, Any]]) -> list[Record]:
+        """(id, gone): the versions each merge of ``merges`` (scope, gone, keep, score) moves."""
+        if not merges:
+            return []
+        return await tx.run(
+            "resolution.facts_about_many", {"tenant": require_tenant(tenant), "merges": merges}
         )
-        return [r["id"] for r in rows]
 
     @staticmethod
     async def merge_facts(
-        tx: Tx,
-        tenant: str,
-        scope: str,
-        from_key: str,
-        to_key: str,
-        run_id: str,
-        score: float,
-        now: datetime,
-    ) -> list[str]:
-        rows = await tx.run(
-            "resolution.merge_facts",
-            {
-                "tenant": require_tenant(tenant),
-                "scope": scope,
-                "from_key": from_key,
-                "to_key": to_key,
-                "run_id": run_id,
-                "score": score,
-                "now": now,
-            },
+        tx: Tx, tenant: str, merges: list[dict[str, Any]], run_id: str, now: datetime
+    ) -> list[Record]:
+        if not merges:
+            return []
+        return await tx.run(
+            "resolution.merge_many",
+            {"tenant": require_tenant(tenant), "merges": merges, "run_id": run_id, "now": now},
         )
-        return [r["id"] for r in rows]
 
     @staticmethod
     async def propose(

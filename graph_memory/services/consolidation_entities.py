@@ -16,6 +16,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from graph_memory.domain import as_datetime
 from graph_memory.embeddings import Embedder
@@ -24,7 +25,8 @@ from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.similarity import SimilarEntities, SimilarityRepository
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services import audit
-from graph_memory.services.consolidation_steps import ACTOR, Change, Count, RunContext
+from graph_memory.services.consolidation_context import ACTOR, Count, RunContext
+from graph_memory.services.consolidation_timeline import reslot
 from graph_memory.services.name_match import name_score
 
 __all__ = ["AUTO_MERGE", "PROPOSE", "EntityResolver", "MergeProposal"]
@@ -86,9 +88,10 @@ class EntityResolver:
             done += len(rows)
         return done
 
-    async def step(self, ctx: RunContext) -> list[Count]:
-        merged = proposed = moved = 0
+    async def step(self, ctx: RunContext) -> None:
+        ctx.zero("merged", "facts_moved", "proposed")
         for scope in ctx.scopes:
+            # GDS reads committed data (a dry run: the store as it was before the run).
             pairs = await asyncio.to_thread(
                 self.similarity.similar, ctx.tenant, scope, CANDIDATE, TOP_K
             )
@@ -97,7 +100,9 @@ class EntityResolver:
                 key=lambda sp: (-sp[0], sp[1].a_key, sp[1].b_key),
             )
             absorbed: set[str] = set()
-            rows = []
+            kept: set[str] = set()
+            merges: list[dict[str, Any]] = []
+            rows: list[dict[str, object]] = []
             for score, p in scored:
                 if score < self.propose:
                     continue
@@ -105,9 +110,14 @@ class EntityResolver:
                     continue  # one merge per entity per run: no chains through a survivor
                 if score >= self.auto_merge:
                     keep, gone = _survivor(p)
-                    moved += await self._merge(ctx, scope, keep, gone, score)
+                    if gone in kept:
+                        continue  # nor is a survivor absorbed later in the same run
+                    facts = p.a_facts if gone == p.a_key else p.b_facts
+                    merges.append(
+                        {"scope": scope, "keep": keep, "gone": gone, "score": score, "facts": facts}
+                    )
                     absorbed.add(gone)
-                    merged += 1
+                    kept.add(keep)
                 else:
                     rows.append(
                         {
@@ -120,25 +130,44 @@ class EntityResolver:
                             "score": score,
                         }
                     )
-            proposed += await self._propose(ctx, rows)
-        return [Count("merged", merged), Count("facts_moved", moved), Count("proposed", proposed)]
+            # A batch of merges moves about ctx.batch_size facts (each entity has several).
+            await ctx.each(merges, lambda chunk: self._merge(ctx, chunk), lambda m: m["facts"])
+            await ctx.each(rows, lambda chunk: self._propose(ctx, chunk))
 
-    async def _merge(self, ctx: RunContext, scope: str, keep: str, gone: str, score: float) -> int:
-        ids = await ResolutionRepository.facts_about(ctx.tx, ctx.tenant, scope, gone)
+    async def _merge(self, ctx: RunContext, merges: list[dict[str, Any]]) -> list[Count]:
+        found = await ResolutionRepository.facts_about(ctx.tx, ctx.tenant, merges)
+        ids = [r["id"] for r in found]
         before = await ctx.touch(ids)
         left = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
-        await ResolutionRepository.merge_facts(
-            ctx.tx, ctx.tenant, scope, gone, keep, ctx.run_id, score, ctx.now
+        moved = await ResolutionRepository.merge_facts(
+            ctx.tx, ctx.tenant, merges, ctx.run_id, ctx.now
         )
+        # A merge sets exactly these properties: the state after is the one before with them.
+        after = {i: before[i] for i in ids if i in before}
+        for r in moved:
+            if r["id"] in after:
+                after[r["id"]] = {
+                    **after[r["id"]],
+                    "subject": r["subject"],
+                    "subject_name": r["subject_name"],
+                    "subject_merged_from": r["subject_merged_from"],
+                }
         joined = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
         # The versions change slot: both slots' timelines are recomputed from their versions.
-        await TimelineRepository.rebuild(ctx.tx, ctx.tenant, set(left) | set(joined))
-        why = f"entity '{gone}' merged into '{keep}' in {scope} (name similarity {score:.3f})"
-        events = await ctx.record("entities", "merge_entity", before, dict.fromkeys(ids, why))
+        await reslot(ctx.tx, ctx.tenant, set(left) | set(joined))
+        by_gone = {m["gone"]: m for m in merges}
+        why: dict[str, str | None] = {}
+        for r in found:
+            m = by_gone[r["gone"]]
+            why[r["id"]] = (
+                f"entity '{m['gone']}' merged into '{m['keep']}' in {m['scope']} "
+                f"(name similarity {m['score']:.3f})"
+            )
+        events = await ctx.record("merge_entity", before, why, after)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
-        return len(ids)
+        return [Count("merged", len(merges)), Count("facts_moved", len(ids))]
 
-    async def _propose(self, ctx: RunContext, rows: list[dict[str, object]]) -> int:
+    async def _propose(self, ctx: RunContext, rows: list[dict[str, object]]) -> list[Count]:
         out = await ResolutionRepository.propose(ctx.tx, ctx.tenant, rows, ctx.run_id, ctx.now)
         created = {r["id"] for r in out if r["created"]}
         events = []
@@ -147,11 +176,7 @@ class EntityResolver:
                 continue  # the pair was already proposed: its score is refreshed
             why = f"'{row['name_a']}' and '{row['name_b']}' may be one entity in {row['scope']}"
             after = json.dumps({k: row[k] for k in ("scope", "a", "b", "score")})
-            ctx.changes.append(
-                Change(
-                    len(ctx.changes), "entities", "propose_merge", str(row["id"]), why, None, after
-                )
-            )
+            ctx.note("propose_merge", str(row["id"]), why, after)
             events.append(
                 audit.event(
                     None,
@@ -166,7 +191,7 @@ class EntityResolver:
                 )
             )
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
-        return len(created)
+        return [Count("proposed", len(created))]
 
     async def proposals(self, tenant: str, scopes: list[str], first: int) -> list[MergeProposal]:
         rows = await self.repo.proposals(tenant, scopes, first)

@@ -2,8 +2,8 @@
 
 Score (every item reports each part, so the total can be recomputed by hand)::
 
-    total = w.vector * vector + w.keyword * keyword + w.recency * recency
-            + w.confidence * confidence + tier_boost + context
+    total = (w.vector * vector + w.keyword * keyword + w.recency * recency
+             + w.confidence * confidence + tier_boost) * salience + context
 
 Each part is on the candidate pool's scale (``services/fusion.py`` says why):
 
@@ -24,6 +24,8 @@ Each part is on the candidate pool's scale (``services/fusion.py`` says why):
 * tier_boost (facts only): the rest of the score times ``TIER_MULTIPLIER[tier] - 1``. A system
   fact outranks any user fact scoring less than 20% above it, i.e. any of similar relevance;
   a weakly relevant system fact gains little, so policies do not crowd out good matches.
+* salience (facts, episodes; ``services/salience.py``): 1.0 for a memory in use, lower for
+  one unretrieved for 30 days or reported harmful (reportOutcome); usage, not confidence.
 * context (episodes only, ``services/neighbours.py``): the lift a reply gets from the question
   it follows in its session.
 
@@ -48,7 +50,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import snowballstemmer
@@ -65,6 +67,7 @@ from graph_memory.services.fusion import (
     recency_gate,
     share_of_best,
 )
+from graph_memory.services.salience import salience
 
 __all__ = [
     "TIER_MULTIPLIER",
@@ -261,6 +264,8 @@ class Scored:
     # Lift from a neighbouring episode (services/neighbours.py) and which one gave it.
     context: float = 0.0
     via: str | None = None
+    # Usage (services/salience.py): the factor the score was multiplied by.
+    salience: float = 1.0
     # The question's own words, so a reply read alone (context) says what it answers.
     via_text: str | None = None
     # Relevance to the query without its entity names; None when it names none.
@@ -305,6 +310,7 @@ def score_rows(
     pool = pool or pool_of(rows, valid_at)
     ageing = ages(kind, query)
     best_kw = max((float(r["keyword"] or 0.0) for r in rows), default=0.0)
+    now = datetime.now(UTC)
     out = []
     for r in rows:
         rec: Record = r
@@ -328,6 +334,7 @@ def score_rows(
         base = w.vector * vec + w.keyword * kw + w.recency * rec_part + w.confidence * conf
         mult = TIER_MULTIPLIER.get(str(rec.get("tier")), 1.0) if kind == "fact" else 1.0
         boost = round(base * (mult - 1.0), 6)
+        sal = salience(rec, now) if kind != "procedure" else 1.0
         out.append(
             Scored(
                 kind=kind,
@@ -338,7 +345,8 @@ def score_rows(
                 recency=round(rec_part, 6),
                 confidence=round(conf, 6),
                 tier_boost=boost,
-                total=round(base + boost, 6),
+                total=round((base + boost) * sal, 6),
+                salience=sal,
                 fresh_at=fresh,
                 relevance=relevance,
                 match=max(cos, matched),

@@ -104,6 +104,11 @@ MUTATIONS: dict[str, tuple[str, set[str]]] = {
         {"agent", "admin"},
     ),
     "revokeSessionToken": ('revokeSessionToken(id: "nope")', {"agent", "analyst", "admin"}),
+    "resumeConsolidation": ('resumeConsolidation(runId: "nope") { id }', {"admin"}),
+    "reportOutcome": (
+        'reportOutcome(memoryIds: ["nope"], outcome: HARMFUL, episodeId: "nope") { recorded }',
+        {"agent", "admin"},
+    ),
 }
 
 

@@ -76,7 +76,7 @@ def test_applied_run_is_stored_with_counts_durations_diff_and_audit(
     assert out["status"] == "APPLIED" and out["actor"] == "consolidation"
     assert out["requestedBy"].startswith("admin:")
     steps = {st["step"]: st for st in out["steps"]}
-    assert list(steps) == ["EXPIRY", "PROMOTION", "ENTITIES", "DEDUPE", "CONTRADICTIONS"]
+    assert list(steps) == ["EXPIRY", "PROMOTION", "ENTITIES", "DEDUPE", "CONTRADICTIONS", "DECAY"]
     assert [c["value"] for c in steps["ENTITIES"]["counts"]] == [0, 0, 0]
     counts = {(k, c["name"]): c["value"] for k, st in steps.items() for c in st["counts"]}
     assert counts[("EXPIRY", "expired")] == 1

@@ -80,6 +80,12 @@ class ScoreBreakdown:
         description="Episodes: the lift from the matched question this episode replies to "
         "(its NEXT predecessor in the session, named by the item's via); 0 otherwise."
     )
+    salience: float = strawberry.field(
+        default=1.0,
+        description="Usage, kept apart from confidence: 1 for a memory in use, 0.8 once "
+        "unretrieved for 30 days, halved per net harmful reportOutcome (floor 0.1). The "
+        "parts before context are multiplied by it.",
+    )
     cosine: float = strawberry.field(description="The raw cosine similarity, 0 = unrelated.")
     decay: float = strawberry.field(
         description="0.5^(age / halfLife), age measured up to the newest candidate "
@@ -313,6 +319,7 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
             confidence=s.confidence,
             tier_boost=s.tier_boost,
             context=s.context,
+            salience=s.salience,
             cosine=s.cosine,
             decay=s.decay,
             total=s.total,

@@ -1,0 +1,68 @@
+"""reportOutcome over GraphQL: what retrieved memories led to. Resolvers translate;
+OutcomeService holds the rules (roles included)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from graph_memory.errors import GraphMemoryError
+from graph_memory.services.outcomes import Outcome, OutcomeService
+
+__all__ = ["OutcomeMutation"]
+
+
+@strawberry.enum(description="What a retrieved memory led to.")
+class MemoryOutcome(Enum):
+    HELPFUL = "helpful"
+    HARMFUL = "harmful"
+
+
+@strawberry.type(description="One memory's outcome report: recorded, or why not.")
+class OutcomeResult:
+    memory_id: strawberry.ID
+    recorded: bool
+    kind: str | None = strawberry.field(description="fact | episode; null for no such memory.")
+    helpful: int = strawberry.field(description="Episodes that reported it helpful, in all.")
+    harmful: int = strawberry.field(description="Episodes that reported it harmful, in all.")
+    error: str | None
+
+
+@strawberry.type
+class OutcomeMutation:
+    @strawberry.mutation(
+        description="Record what retrieved memories (facts, episodes) led to in an episode "
+        "(agent, admin): one verdict per episode and memory (a second report replaces it). "
+        "Kept apart from confidence: recall demotes a memory reported harmful more often "
+        "than helpful (score.salience). Unknown memories are reported per item."
+    )
+    async def report_outcome(
+        self,
+        info: Info[Any, None],
+        memory_ids: list[strawberry.ID],
+        outcome: MemoryOutcome,
+        episode_id: strawberry.ID,
+    ) -> list[OutcomeResult]:
+        service: OutcomeService | None = info.context.services.outcomes
+        if service is None:  # a container built without it: a wiring bug
+            raise GraphMemoryError("the outcome service is not configured")
+        rows = await service.report(
+            info.context.principal,
+            [str(i) for i in memory_ids],
+            Outcome(outcome.value),
+            str(episode_id),
+        )
+        return [
+            OutcomeResult(
+                memory_id=strawberry.ID(r.memory_id),
+                recorded=r.recorded,
+                kind=r.kind,
+                helpful=r.helpful,
+                harmful=r.harmful,
+                error=r.error,
+            )
+            for r in rows
+        ]

@@ -1,0 +1,65 @@
+"""Timelines of slots whose versions a consolidation batch moved between slots (an entity
+merge, or its rollback), rebuilt from the versions by writing only the difference.
+
+``TimelineRepository.rebuild`` clears the slots and writes every segment again; for a merge
+of a few thousand facts into a survivor that already has thousands, nearly all of that is
+rewriting segments that end up identical (the survivor's own) or identical but in the other
+slot (the moved facts'). Here the recomputed segments are matched against the stored ones:
+equal ones stay, equal ones stored under the fact's old slot are relabelled in place, and
+only the rest are deleted or created. The result is the same stored timeline a rebuild gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from graph_memory.db import Tx
+from graph_memory.repositories._scope import require_tenant
+from graph_memory.repositories.timeline import SlotKey, merged_views
+from graph_memory.repositories.timeline import _life as life_of
+from graph_memory.repositories.timeline import _row as row_of
+from graph_memory.repositories.timeline import _segment as segment_of
+from graph_memory.temporal import Segment, bitemporal
+
+__all__ = ["reslot"]
+
+
+async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:
+    """Make the stored timelines of ``slots`` what their versions give; returns the segments
+    written (created or relabelled)."""
+    tenant = require_tenant(tenant)
+    keys = sorted(set(slots))
+    if not keys:
+        return 0
+    params = [k.param() for k in keys]
+    state = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params, "ids": []})
+    stored = await tx.run("timeline.segments", {"tenant": tenant, "slots": params})
+    existing: dict[Segment, list[tuple[str, SlotKey]]] = {}
+    for r in stored:
+        slot = SlotKey(r["scope"], r["subject"], r["predicate"])
+        for s in r["segments"]:
+            existing.setdefault(segment_of(s), []).append((s["id"], slot))
+    create: list[dict[str, Any]] = []
+    moves: list[dict[str, Any]] = []
+    for r in state:
+        slot = SlotKey(r["scope"], r["subject"], r["predicate"])
+        for seg in merged_views(bitemporal([life_of(v) for v in r["versions"]])):
+            found = existing.get(seg)
+            if not found:
+                create.append(row_of(seg))
+                continue
+            # The copy already in this slot if there is one, else one to relabel.
+            at = next((i for i, (_, where) in enumerate(found) if where == slot), 0)
+            seg_id, where = found.pop(at)
+            if where != slot:
+                moves.append({"id": seg_id, **slot.param()})
+    delete = [seg_id for left in existing.values() for seg_id, _ in left]
+    if moves:
+        await tx.run("consolidation.move_segments", {"tenant": tenant, "rows": moves})
+    if create or delete:
+        await tx.run(
+            "timeline.apply",
+            {"tenant": tenant, "close": [], "delete": delete, "create": create, "now": None},
+        )
+    return len(create) + len(moves)

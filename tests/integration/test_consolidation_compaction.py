@@ -1,0 +1,122 @@
+"""Episode compaction: episodes older than 30 days that GDS (kNN similarity graph, Leiden
+communities) finds to be about one topic become a digest episode with DERIVED_FROM
+provenance to each member; the digest replaces its members in recall; a rollback undoes it;
+forgetting a contributor reaches through the digest."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from graph_memory.client import GraphMemoryClient
+from graph_memory.db import Database
+from graph_memory.settings import Settings
+from tests.integration.conftest import episode
+from tests.integration.consolidation_helpers import M_ROLLBACK, M_RUN
+
+SCOPE = "team:support"
+OLD = datetime.now(UTC) - timedelta(days=45)
+REFUNDS = [
+    ("alice", "Customer asked for a refund of a damaged blender; refund approved to card."),
+    ("alice", "Refund request for a broken blender that arrived damaged; refunded to card."),
+    ("bob", "Customer wanted their money back for a damaged blender; card refund issued."),
+]
+PASSWORDS = [
+    ("alice", "User could not log in and asked to reset the account password by email."),
+    ("alice", "Password reset: the user was locked out of the account and got a reset email."),
+]
+
+
+def _episodes(client: GraphMemoryClient, rows: list[tuple[str, str]]) -> list[str]:
+    return [
+        client.record_episode(
+            **episode(user, scope=SCOPE, summary=text, startedAt=OLD, endedAt=OLD)
+        )
+        for user, text in rows
+    ]
+
+
+def _graph(settings: Settings, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    async def go() -> list[dict[str, Any]]:
+        db = Database.connect(settings.neo4j())
+        try:
+            return await db.run_raw(query, params)
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
+def _digests(settings: Settings, tenant: str) -> dict[str, list[str]]:
+    rows = _graph(
+        settings,
+        "MATCH (d:Episode {tenant: $t, digest: true})-[:DERIVED_FROM]->(m:Episode) "
+        "RETURN d.id AS id, collect(m.id) AS members",
+        {"t": tenant},
+    )
+    return {r["id"]: sorted(r["members"]) for r in rows}
+
+
+def _recalled(client: GraphMemoryClient, query: str, as_of: datetime | None = None) -> list[str]:
+    items = client.recall(query, [SCOPE], k=10, as_of=as_of)["items"]
+    return [i["id"] for i in items if i["kind"] == "EPISODE"]
+
+
+def _compact(admin: GraphMemoryClient) -> Any:
+    return admin.execute(M_RUN, {"s": [SCOPE], "steps": ["COMPACTION"], "dry": False})[
+        "runConsolidation"
+    ]
+
+
+def test_a_topic_is_compacted_with_provenance_and_a_rollback_undoes_it(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    refunds = _episodes(client, REFUNDS)
+    passwords = _episodes(client, PASSWORDS)
+    now = datetime.now(UTC)
+    recent = client.record_episode(
+        **episode("alice", scope=SCOPE, summary=REFUNDS[0][1], startedAt=now, endedAt=now)
+    )
+    before = datetime.now(UTC)
+    time.sleep(0.05)
+    done = _compact(admin)
+    (step,) = done["steps"]
+    counts = {c["name"]: c["value"] for c in step["counts"]}
+    digests = _digests(settings, tenant)
+    assert counts == {"digests": len(digests), "episodes_compacted": 5}, (counts, digests)
+    assert sorted(digests.values()) == sorted([sorted(refunds), sorted(passwords)])
+    assert {c["action"] for c in done["changes"]} == {"compact_episodes"}
+    refund_digest = next(d for d, m in digests.items() if m == sorted(refunds))
+
+    got = _recalled(client, "refund for a damaged blender")
+    assert refund_digest in got and not set(refunds) & set(got)
+    assert recent in got  # younger than 30 days: not compacted
+    # Asked as of before the run, recall answers with the members (no digest existed yet).
+    earlier = _recalled(client, "refund for a damaged blender", as_of=before)
+    assert set(refunds) <= set(earlier) and refund_digest not in earlier
+
+    back = admin.execute(M_ROLLBACK, {"id": done["id"]})["rollbackConsolidation"]
+    assert back["status"] == "ROLLED_BACK"
+    assert _digests(settings, tenant) == {}
+    assert set(refunds) <= set(_recalled(client, "refund for a damaged blender"))
+
+
+def test_forgetting_a_contributor_reaches_through_the_digest(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    refunds = _episodes(client, REFUNDS)
+    _compact(admin)
+    assert sorted(refunds) in _digests(settings, tenant).values()
+    admin.forget_contributor("bob")
+    left = _digests(settings, tenant)
+    assert all(refunds[2] not in m for m in left.values())
+    assert not any(set(refunds[:2]) <= set(m) for m in left.values())  # its digest is gone
+    assert set(refunds[:2]) <= set(_recalled(client, "refund for a damaged blender"))
+    text = _graph(
+        settings,
+        "MATCH (d:Episode {tenant: $t, digest: true}) RETURN d.summary AS s",
+        {"t": tenant},
+    )
+    assert not any("money back" in r["s"] for r in text)

@@ -1,0 +1,116 @@
+"""reportOutcome: what retrieved memories led to is recorded per episode and memory, kept
+apart from confidence, and recall's salience demotes a memory reported harmful and one
+nobody retrieved for 30 days; unknown memories are reported per item."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
+from graph_memory.db import Database
+from graph_memory.settings import Settings
+from tests.integration.conftest import fact
+from tests.integration.recall_helpers import SCOPES, new_ep, one
+
+M_OUTCOME = (
+    "mutation($ids: [ID!]!, $o: MemoryOutcome!, $ep: ID!) {"
+    " reportOutcome(memoryIds: $ids, outcome: $o, episodeId: $ep) {"
+    " memoryId recorded kind helpful harmful error } }"
+)
+Q_RECALL = (
+    "query($q: String!, $s: [String!]!) { recall(query: $q, scopes: $s, k: 10) {"
+    " items { id kind score { total salience confidence } } } }"
+)
+
+
+def _report(client: GraphMemoryClient, ids: list[str], outcome: str, ep: str) -> Any:
+    return client.execute(M_OUTCOME, {"ids": ids, "o": outcome, "ep": ep})["reportOutcome"]
+
+
+def _recall(client: GraphMemoryClient, query: str) -> dict[str, dict[str, Any]]:
+    items = client.execute(Q_RECALL, {"q": query, "s": SCOPES})["recall"]["items"]
+    return {i["id"]: i for i in items}
+
+
+def _two_alike(client: GraphMemoryClient) -> tuple[str, str]:
+    ep = new_ep(client)
+    a = one(
+        client,
+        fact("Alice", "likes", "green tea", [ep], cardinality="MANY", text="Alice likes green tea"),
+    )
+    b = one(
+        client,
+        fact("Alice", "likes", "black tea", [ep], cardinality="MANY", text="Alice likes black tea"),
+    )
+    return a, b
+
+
+def test_a_harmful_memory_is_demoted_in_recall_and_confidence_is_left_alone(
+    client: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    a, b = _two_alike(client)
+    before = _recall(client, "what tea does Alice like")
+    assert before[a]["score"]["salience"] == before[b]["score"]["salience"] == 1.0
+    used = new_ep(client)
+    out = _report(client, [a, "fact_nope"], "HARMFUL", used)
+    assert out[0] == {
+        "memoryId": a,
+        "recorded": True,
+        "kind": "fact",
+        "helpful": 0,
+        "harmful": 1,
+        "error": None,
+    }
+    assert out[1]["recorded"] is False and "fact_nope" in out[1]["error"]
+    # Reported again from the same episode: one verdict, replaced, not counted twice.
+    again = _report(client, [a], "HARMFUL", used)
+    assert again[0]["harmful"] == 1
+    after = _recall(client, "what tea does Alice like")
+    assert after[a]["score"]["salience"] == 0.5
+    assert after[a]["score"]["confidence"] == before[a]["score"]["confidence"]
+    assert after[a]["score"]["total"] < after[b]["score"]["total"]
+    assert list(after).index(b) < list(after).index(a)
+    # A helpful report from another episode cancels it out.
+    _report(client, [a], "HELPFUL", new_ep(client))
+    assert _recall(client, "what tea does Alice like")[a]["score"]["salience"] == 1.0
+    events = analyst.audit_log(action="report_outcome", first=10)["edges"]
+    assert {e["node"]["targetId"] for e in events} == {a}
+
+
+def test_a_memory_unretrieved_for_30_days_ranks_lower(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    a, b = _two_alike(client)
+
+    async def age(fact_id: str) -> None:  # no API makes a month pass: moved over Bolt
+        db = Database.connect(settings.neo4j())
+        try:
+            await db.run_raw(
+                "MATCH (f:Fact {id: $id}) WHERE f.tenant = $tenant "
+                "SET f.last_retrieved_at = datetime() - duration('P40D')",
+                {"id": fact_id, "tenant": tenant},
+            )
+        finally:
+            await db.close()
+
+    asyncio.run(age(a))
+    got = _recall(client, "what tea does Alice like")
+    assert got[a]["score"]["salience"] == 0.8 and got[b]["score"]["salience"] == 1.0
+
+
+def test_bad_reports_are_refused_with_clear_errors(
+    client: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    a, _ = _two_alike(client)
+    with pytest.raises(GraphMemoryClientError) as err:
+        _report(client, [a], "HARMFUL", "ep_nope")
+    assert err.value.code == "NOT_FOUND"
+    with pytest.raises(GraphMemoryClientError) as err:
+        _report(client, [], "HARMFUL", new_ep(client))
+    assert err.value.code == "VALIDATION"
+    with pytest.raises(GraphMemoryClientError) as err:
+        _report(analyst, [a], "HELPFUL", new_ep(client))
+    assert err.value.code == "FORBIDDEN"
