@@ -124,6 +124,7 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
     ("Mutation", "recordProcedureOutcome"): _ids("id", "episodeId"),
     ("Mutation", "ingestSession"): _ingest_session,
     ("Mutation", "closeTodo"): _ids("id"),
+    ("Mutation", "reportOutcome"): _ids("memoryIds", "episodeId"),
     ("Mutation", "revokeSessionToken"): _arguments_only,
 }
 
