@@ -48,7 +48,9 @@ class CompactionRepository:
                 "compaction.project",
                 {"tenant": tenant, "scope": scope, "before": before, "graph": graph},
             )
-            if nodes.empty or int(nodes["nodes"][0]) < 2:
+            # No episode old enough: the projection aggregates nothing and reports null.
+            count = None if nodes.empty else nodes["nodes"][0]
+            if count is None or count != count or int(count) < 2:  # None, NaN
                 return []
             g = gds.graph.get(graph)
             # kNN reports cosine mapped onto [0, 1] as (1 + cos) / 2.

@@ -13,9 +13,9 @@ into and serves its other members again.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import math
-import uuid
 from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
@@ -43,13 +43,16 @@ def _mean(vectors: list[list[float]]) -> list[float]:
 
 
 def _digest(members: list[Record]) -> dict[str, Any]:
+    ids = [str(m["id"]) for m in members]
     users = list(dict.fromkeys(str(m["user_id"]) for m in members if m["user_id"]))
     text = " | ".join(str(m["summary"] or "") for m in members)
     if len(text) > MAX_DIGEST_CHARS:
         text = text[: MAX_DIGEST_CHARS - 1] + "…"
     outcome = Counter(m["outcome"] for m in members).most_common(1)[0][0]
     return {
-        "id": f"ep_digest_{uuid.uuid4().hex}",
+        # Named by its members: a dry run names the digest its run would make, and a run
+        # after a rollback makes the same one again.
+        "id": "ep_digest_" + hashlib.sha256(" ".join(sorted(ids)).encode()).hexdigest()[:32],
         "scope": members[0]["scope"],
         "ft_scope": members[0]["ft_scope"],
         # One contributor's episodes make their digest; several make a shared one.

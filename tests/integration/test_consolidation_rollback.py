@@ -57,6 +57,9 @@ def test_rollback_restores_every_answer_at_every_as_of(
 
     back = admin.execute(M_ROLLBACK, {"id": done["id"]})["rollbackConsolidation"]
     assert back["status"] == "ROLLED_BACK" and back["rolledBackAt"]
+    (m,) = analyst.execute("{ consolidationRuns { restored rollbackMs } }", {})["consolidationRuns"]
+    facts_changed = {c["targetId"] for c in done["changes"] if c["targetId"].startswith("fact_")}
+    assert m["restored"] == len(facts_changed) and m["rollbackMs"] > 0
     t_back = _moment()
     # As if the run never happened, at every moment: before it, while it was in force, now.
     assert answers(client, t_setup) == before["setup"]

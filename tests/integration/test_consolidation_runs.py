@@ -64,6 +64,9 @@ def test_dry_run_returns_the_diff_and_applies_nothing(
     assert shape(applied["changes"]) == shape(dry["changes"])
 
 
+Q_METRICS = "{ consolidationRuns { batches changed durationMs rollbackMs restored } }"
+
+
 def test_applied_run_is_stored_with_counts_durations_diff_and_audit(
     settings: Settings,
     tenant: str,
@@ -76,7 +79,15 @@ def test_applied_run_is_stored_with_counts_durations_diff_and_audit(
     assert out["status"] == "APPLIED" and out["actor"] == "consolidation"
     assert out["requestedBy"].startswith("admin:")
     steps = {st["step"]: st for st in out["steps"]}
-    assert list(steps) == ["EXPIRY", "PROMOTION", "ENTITIES", "DEDUPE", "CONTRADICTIONS", "DECAY"]
+    assert list(steps) == [
+        "EXPIRY",
+        "PROMOTION",
+        "ENTITIES",
+        "DEDUPE",
+        "CONTRADICTIONS",
+        "COMPACTION",
+        "DECAY",
+    ]
     assert [c["value"] for c in steps["ENTITIES"]["counts"]] == [0, 0, 0]
     counts = {(k, c["name"]): c["value"] for k, st in steps.items() for c in st["counts"]}
     assert counts[("EXPIRY", "expired")] == 1
@@ -90,6 +101,12 @@ def test_applied_run_is_stored_with_counts_durations_diff_and_audit(
 
     listed = analyst.execute(Q_RUNS, {"scope": CORE})["consolidationRuns"]
     assert [r["id"] for r in listed] == [out["id"]]
+    # Run metrics: committed batches (one per step that changed something), diff size, time.
+    (m,) = analyst.execute(Q_METRICS, {})["consolidationRuns"]
+    changing = [st for st in out["steps"] if any(c["value"] for c in st["counts"])]
+    assert m["batches"] == len(changing) >= 4 and m["changed"] == len(out["changes"])
+    assert m["durationMs"] >= sum(st["durationMs"] for st in out["steps"]) * 0.99
+    assert m["rollbackMs"] is None and m["restored"] == 0
     assert listed[0]["changes"] == out["changes"] and listed[0]["steps"] == out["steps"]
 
     events = analyst.audit_log(actor="consolidation", first=100)["edges"]
