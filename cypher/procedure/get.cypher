@@ -1,8 +1,6 @@
 // params: tenant, ids
 // returns: procedure
-#include forget/_hidden
 UNWIND $ids AS id
 MATCH (p:Procedure {id: id})
-WHERE p.tenant = $tenant AND NOT
-#include forget/_hidden_procedure(p)
+WHERE p.tenant = $tenant
 RETURN p {.*, embedding: null} AS procedure

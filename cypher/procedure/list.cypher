@@ -2,12 +2,9 @@
 // returns: procedure
 // Procedures for one intent (exact, normalised), optionally one role: the version current at
 // as_of, best proven first (active before candidates, then by net successes).
-#include forget/_hidden
 MATCH (p:Procedure)
 WHERE p.tenant = $tenant AND p.intent = $intent AND p.scope IN $scopes
   AND ($role IS NULL OR p.role = $role)
-  AND NOT
-#include forget/_hidden_procedure(p)
   AND p.created_at <= $as_of
   AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
 // Its status at as_of: the last one logged by then (a log-less node has only today's).

@@ -16,8 +16,7 @@ CALL (hidden) {
   UNION ALL
   UNWIND $procedures AS id
   MATCH (p:Procedure {id: id})
-  WHERE p.tenant = $tenant AND NOT
-#include forget/_hidden_procedure(p)
+  WHERE p.tenant = $tenant
   OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
   WHERE NOT
 #include forget/_hidden_episode(src)

@@ -4,7 +4,6 @@
 // and of the requested intent/role when the caller names them (procedures are served only
 // for a matching intent; without one the service requires a close semantic match).
 CYPHER 25
-#include forget/_hidden
 CALL () {
   UNWIND $scopes AS scope
   CALL (scope) {
@@ -28,12 +27,12 @@ CALL () {
     AND p.scope IN $scopes
   RETURN p, null AS vscore, null AS kscore
 }
-WITH hidden, p, max(vscore) AS vscore, max(kscore) AS kscore
+WITH p, max(vscore) AS vscore, max(kscore) AS kscore
 // Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
 // than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
 // larger k. A long version history can otherwise crowd every current fact out.
-WITH hidden, collect([p, vscore, kscore]) AS hits
-CALL (hits, hidden) {
+WITH collect([p, vscore, kscore]) AS hits
+CALL (hits) {
   UNWIND hits AS cand
   WITH cand[0] AS p, cand[1] AS vscore, cand[2] AS kscore
   // The status it had at as_of (procedure/list.cypher).
@@ -44,8 +43,6 @@ CALL (hits, hidden) {
     AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
     AND ($intent IS NULL OR p.intent = $intent)
     AND ($role IS NULL OR p.role = $role)
-    AND NOT
-#include forget/_hidden_procedure(p)
   RETURN collect({
     id: p.id, text: p.text, success_count: p.success_count,
     failure_count: p.failure_count, fresh_ms: coalesce(p.updated_at, p.created_at).epochMillis,

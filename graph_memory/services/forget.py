@@ -6,10 +6,12 @@ user's contributor (their User node's key) is marked forgotten by a ``(:Forgotte
 the User node lets go of the user id (a new episode of the same id starts a new, unrelated
 contributor). From its commit on, every read hides what only forgotten contributors gave: each
 read query looks the tenant's markers up by index (``cypher/forget/_hidden``) and excludes,
-inside the query and before any limit, episodes whose contributor is forgotten, facts, memos and
-procedures whose every piece of evidence is such an episode, and entities only such facts name
+inside the query and before any limit, episodes whose contributor is forgotten, facts and memos
+whose every piece of evidence is such an episode, and entities only such facts name
 (``forget/_hidden_*``: one rule, written once). Writes citing such an episode are refused with
-``CONTRIBUTOR_FORGOTTEN``.
+``CONTRIBUTOR_FORGOTTEN``. Procedures stay readable: their steps are the writing agent's, only
+their evidence is the contributor's (hidden from their provenance; the purge recomputes their
+counts and demotes those left with none), so another user may still report an outcome on one.
 
 Phase 2 is a ``(:ForgetJob)``: the purge in bounded batches (``services/forget_purge.py``),
 each its own transaction with its progress, under a lease held in the graph so that one runner
