@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -153,30 +154,22 @@ class ForgetService:
         already forgotten user deletes nothing and is still audited; forgetting a user whose
         purge runs joins it. Raises Forbidden (not admin), ValidationError (empty user id or a
         negative wait)."""
-        if principal.role is not Role.ADMIN:
-            raise Forbidden("only an admin may forget a contributor")
-        user_id = (user_id or "").strip()
-        if not user_id:
-            raise ValidationError("userId is empty", field="userId")
+        _checked(principal, user_id)
         if not wait_seconds >= 0:
             raise ValidationError("waitSeconds must be >= 0", field="waitSeconds")
         started = time.perf_counter()
         job_id = await self.mark(principal, user_id)
         task = self.start(principal.tenant, job_id)
         if wait_seconds > 0:
-            with _suppress_timeout():
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(task), wait_seconds)
         job = await self.job(principal, job_id)
-        return ForgetJob(**{**job.__dict__, "took_ms": (time.perf_counter() - started) * 1000})
+        return dataclasses.replace(job, took_ms=(time.perf_counter() - started) * 1000)
 
     async def mark(self, principal: Principal, user_id: str) -> str:
         """Phase 1 alone: the mark and the job (joined when one runs); returns the job id.
         The purge is left to ``start``/``run`` (or to the resumer of any process)."""
-        if principal.role is not Role.ADMIN:
-            raise Forbidden("only an admin may forget a contributor")
-        user_id = (user_id or "").strip()
-        if not user_id:
-            raise ValidationError("userId is empty", field="userId")
+        user_id = _checked(principal, user_id)
         tenant = principal.tenant
         receipt = receipt_for(tenant, user_id)
 
@@ -373,13 +366,15 @@ class ForgetService:
         return finished
 
 
+def _checked(principal: Principal, user_id: str) -> str:
+    """The user id to forget, stripped. Raises Forbidden (not admin), ValidationError (empty)."""
+    if principal.role is not Role.ADMIN:
+        raise Forbidden("only an admin may forget a contributor")
+    user_id = (user_id or "").strip()
+    if not user_id:
+        raise ValidationError("userId is empty", field="userId")
+    return user_id
+
+
 class _LeaseLost(Exception):
     """Another runner took the job over (this one was too slow to renew): stop quietly."""
-
-
-class _suppress_timeout:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
-        return kind is not None and issubclass(kind, TimeoutError)
