@@ -1,5 +1,5 @@
 // params: tenant, contributors, limit
-// returns: doomed, doomed_tiers, chained, shared, shared_inferred, worded, episodes, predicates
+// returns: doomed, doomed_tiers, chained, premises, kept_slots, shared, shared_inferred, worded, episodes, predicates
 // The next facts (about $limit) citing these contributors' episodes, split as the reads
 // hide them: `doomed` when every episode behind them is a forgotten contributor's
 // (forget/_hidden_fact), `shared` otherwise; `episodes` the contributors' episodes they cite.
@@ -21,12 +21,28 @@ MATCH (f)-[d:DERIVED_FROM]->(x:Episode)
 WHERE x.contributor IN $contributors
 WITH hidden, f, collect(x.id) AS eps,
      count(CASE WHEN d.at <= f.recorded_at THEN 1 END) > 0 AS wrote
-WITH f, eps, wrote,
+WITH hidden, f, eps, wrote,
 #include forget/_hidden_fact(f)
      AS only
+// What an excised version leaves behind decides the work it costs: most leave no surviving
+// version in their slot (a slot of theirs alone, or a chain excised whole) and nothing
+// concluded from them, so deleting them with their segments is all there is; slots that
+// keep a version others support get their timeline rebuilt, and the conclusions drawn from
+// a premise get flagged.
+WITH f, eps, wrote, only,
+     only AND EXISTS { (:Fact)-[:DEPENDS_ON]->(f) } AS premise,
+     CASE WHEN NOT only THEN false
+          ELSE EXISTS { MATCH (o:Fact {tenant: f.tenant, scope: f.scope, subject: f.subject,
+                                       predicate: f.predicate})
+                        WHERE o <> f AND NOT (
+#include forget/_hidden_fact(o)
+                        ) } END AS kept
 RETURN collect(CASE WHEN only THEN f.id END) AS doomed,
        collect(CASE WHEN only THEN f.tier END) AS doomed_tiers,
        collect(CASE WHEN only AND EXISTS { (f)-[:SUPERSEDES]-() } THEN f.id END) AS chained,
+       collect(CASE WHEN premise THEN f.id END) AS premises,
+       collect(DISTINCT CASE WHEN kept THEN {scope: f.scope, subject: f.subject,
+                                             predicate: f.predicate} END) AS kept_slots,
        collect(CASE WHEN NOT only THEN f.id END) AS shared,
        collect(CASE WHEN NOT only AND f.tier = 'inferred' THEN f.id END) AS shared_inferred,
        collect(CASE WHEN NOT only AND wrote THEN {

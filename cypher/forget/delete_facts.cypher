@@ -3,9 +3,15 @@
 // Hard delete (DETACH also drops the vector and full-text index entries): excision, not a
 // status, so no read at any asOf can find them. Entities that only these facts named go too:
 // their names would still tell what was said. (Predicates are tenant vocabulary and stay.)
+// The segments they won go with them: a slot left with no version has no timeline, and one
+// that keeps versions is rebuilt afterwards (services/forget_purge.py).
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
+CALL (f) {
+  OPTIONAL MATCH (s:Segment)-[:WINS]->(f)
+  DETACH DELETE s
+}
 OPTIONAL MATCH (f)-[:ABOUT|OBJECT]->(en:Entity)
 WITH collect(DISTINCT f) AS facts, collect(DISTINCT en) AS ents
 FOREACH (f IN facts | DETACH DELETE f)

@@ -16,8 +16,9 @@ class ForgetRepository:
     # than as thousands of records, and a forget of 10k facts has a latency budget.
     @staticmethod
     async def batch_facts(tx: Tx, tenant: str, contributors: list[str], limit: int) -> Record:
-        """doomed (+ doomed_tiers, same order), chained, shared, shared_inferred, worded,
-        episodes: the next ``limit`` facts citing the contributors (forget.batch_facts)."""
+        """doomed (+ doomed_tiers, same order), chained, premises, kept_slots, shared,
+        shared_inferred, worded, episodes: the next ``limit`` facts citing the contributors
+        (forget.batch_facts)."""
         rows = await tx.run(
             "forget.batch_facts",
             {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},

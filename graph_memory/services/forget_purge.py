@@ -41,7 +41,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.forget import ForgetRepository as Repo
 from graph_memory.repositories.procedures import ProcedureRepository
-from graph_memory.repositories.timeline import TimelineRepository
+from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services import audit, forget_trail
 from graph_memory.services.gate import default_text
 from graph_memory.services.procedures import DEMOTE_MARGIN, PROMOTE_SUCCESSES
@@ -175,17 +175,22 @@ async def _excise_facts(
     chain_rows = await Repo.chains(tx, tenant, sorted(facts["chained"]))
     links = plan_relinks(chain_rows, deleted)
     reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
-    # Their timelines are rebuilt once the versions are gone: an excision rewrites the past on
-    # purpose (no asOf may show what was excised, or promotions only they earned).
-    slots = await TimelineRepository.slots_of(tx, tenant, [*doomed, *shared])
 
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, doomed, now)
     await Repo.unlink_contributors(tx, tenant, shared, b.contributors)
     counts.facts_reworded += await _reword(tx, b, facts["worded"])
     await Repo.relink(tx, tenant, links)
-    events = await _survivors(tx, b, counts, shared, inferred, reopened)
+    events, demoted = await _survivors(tx, b, counts, shared, inferred, reopened)
+    # Timelines are rebuilt once the versions are gone (an excision rewrites the past on
+    # purpose: no asOf may show what was excised, or promotions only they earned), but only
+    # of the slots that keep versions: the slots of survivors whose chain or status changed,
+    # and those where an excised version had company. A slot the excision empties only loses
+    # its segments, with its versions (forget.delete_facts): most slots, at no extra cost.
+    survivors = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
+    slots = [SlotKey(k["scope"], k["subject"], k["predicate"]) for k in facts["kept_slots"]]
+    slots += await TimelineRepository.slots_of(tx, tenant, survivors | set(demoted))
     dependents = await Repo.flag_dependents(
-        tx, tenant, doomed, now, f"a premise was removed: {REASON}"
+        tx, tenant, list(facts["premises"]), now, f"a premise was removed: {REASON}"
     )
     flagged = [f for f in dependents if f["current"]]
     counts.dependents_flagged += len(flagged)
@@ -198,7 +203,7 @@ async def _excise_facts(
     premises = sorted({str(p["older"]) for p in links if p["older"] is not None})
     reflagged, unflagged = await forget_trail.resettle_dependents(tx, tenant, premises, excised)
     events += [audit.event(b.principal, "unflag", "fact", i, now, reason=REASON) for i in unflagged]
-    touched = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
+    touched = set(survivors)
     touched |= {str(f["id"]) for f in dependents} | set(reflagged) | set(unflagged)
     counts.audit_events_redacted += await forget_trail.scrub_trail(
         tx, tenant, touched, excised, forget_trail.stand_ins(chain_rows, deleted), now
@@ -232,9 +237,10 @@ async def _survivors(
     shared: list[str],
     inferred: set[str],
     reopened: list[str],
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Facts that stay: confidence from the evidence left; corroboration-promoted
-    inferences that no longer reach the threshold go back to review."""
+    inferences that no longer reach the threshold go back to review. Returns the audit
+    events and the versions whose promotion was withdrawn (their timeline changes)."""
     tenant, now, principal = b.principal.tenant, b.now, b.principal
     recomputed = await FactRepository.recompute_confidence(
         tx, tenant, sorted(set(shared) | set(reopened)), b.policy.promote_sessions, now
@@ -288,7 +294,7 @@ async def _survivors(
         )
         for r in back
     ]
-    return events
+    return events, [str(r["id"]) for r in back]
 
 
 async def _procedures(
