@@ -162,12 +162,13 @@ def settle_open(
         else:
             close.append(s)
 
-    def covered(span: Span, view: View) -> bool:
-        return any(k.span == span and k.view in (view, View.BOTH) for k in kept)
+    # What the kept segments already answer, per view: a set, since a slot re-told many times
+    # keeps as many open segments as it wants (a scan per wanted span was quadratic).
+    covered = {(k.span, v) for k in kept for v in (_VIEWS if k.view is View.BOTH else (k.view,))}
 
     create: list[Segment] = []
     for span in sorted(want[View.ACTIVE] | want[View.ALL], key=_span_order):
-        need = [v for v in _VIEWS if span in want[v] and not covered(span, v)]
+        need = [v for v in _VIEWS if span in want[v] and (span, v) not in covered]
         if not need:
             continue
         view = View.BOTH if len(need) == 2 else need[0]
