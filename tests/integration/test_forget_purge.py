@@ -408,3 +408,49 @@ def test_a_service_killed_mid_purge_leaves_it_resumable_and_it_finishes_exactly_
         t=tenant,
     )
     assert len(events) == 1
+
+
+def test_a_purge_leaves_the_slots_it_shares_as_if_their_versions_were_never_written(
+    client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
+) -> None:
+    """Most excised versions take their slot's whole timeline with them; where a slot keeps
+    versions of others (a value bob replaced, a many-valued predicate both used) the timeline
+    is rebuilt, one version per batch: every asOf answers as if bob never spoke."""
+    a1 = client.record_episode(**episode("alice", "s-a1", scope="team:core", summary="Alice planned the release."))
+    b1 = client.record_episode(
+        **episode("bob", "s-b1", scope="team:core", summary=f"Bob talked about {SECRET}.")
+    )
+    spring = client.assert_facts([fact("core", "ships_in", "spring", [a1])])["results"][0]
+    told_spring = client.fact(str(spring["factId"]))["recordedAt"]  # type: ignore[index]
+    replaced = client.assert_facts([fact("core", "ships_in", SECRET, [b1])])
+    assert replaced["accepted"] == 1
+    both = client.assert_facts(
+        [
+            _fact("core", "likes", "tea", [a1], cardinality="MANY"),
+            _fact("core", "likes", f"{SECRET} tea", [b1], cardinality="MANY"),
+            fact("bob", "codename", SECRET, [b1]),
+        ]
+    )
+    assert both["accepted"] == 3
+    told_all = client.fact(str(both["results"][2]["factId"]))["recordedAt"]  # type: ignore[index]
+
+    job_id = _held(settings, tenant, "bob")
+    _release(settings, job_id)
+    done = _until_done(settings, tenant, job_id, batch=1)
+    assert done.counts.fact_versions_deleted == 3 and done.batches >= 3
+
+    for as_of in (None, told_spring, told_all):
+        listed = client.facts(SCOPES, as_of=as_of, first=100, include_candidates=True)
+        objects = sorted(str(e["node"]["object"]) for e in listed["edges"])
+        assert objects == (["spring"] if as_of == told_spring else ["spring", "tea"]), as_of
+    hist = client.history("core", "ships_in", SCOPES)
+    assert SECRET not in str(hist) and "spring" in str(hist)
+    # No segment is left without the version it let answer; the autouse fixture then checks
+    # that every slot's stored timeline equals the one recomputed from what is left.
+    orphans = _bolt(
+        settings,
+        "MATCH (s:Segment {tenant: $t}) WHERE NOT (s)-[:WINS]->(:Fact) RETURN count(s) AS n",
+        t=tenant,
+    )
+    assert orphans == [{"n": 0}]
+    assert _canaries(settings, tenant, SECRET) == []
