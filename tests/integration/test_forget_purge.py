@@ -416,7 +416,9 @@ def test_a_purge_leaves_the_slots_it_shares_as_if_their_versions_were_never_writ
     """Most excised versions take their slot's whole timeline with them; where a slot keeps
     versions of others (a value bob replaced, a many-valued predicate both used) the timeline
     is rebuilt, one version per batch: every asOf answers as if bob never spoke."""
-    a1 = client.record_episode(**episode("alice", "s-a1", scope="team:core", summary="Alice planned the release."))
+    a1 = client.record_episode(
+        **episode("alice", "s-a1", scope="team:core", summary="Alice planned the release.")
+    )
     b1 = client.record_episode(
         **episode("bob", "s-b1", scope="team:core", summary=f"Bob talked about {SECRET}.")
     )
