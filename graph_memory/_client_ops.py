@@ -220,6 +220,7 @@ _RECALL_SELECTION = f"""
            supersededAt retrievalCount lastRetrievedAt }}
     episode {{ id userId sessionId summary outcome startedAt }}
     procedure {{ {_PROCEDURE_FIELDS} }}
+    memo {{ id kind text status at closedAt confidence }}
   }}
   weights {{ vector keyword recency confidence }}
   asOf validAt considered belowThreshold

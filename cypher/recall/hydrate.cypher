@@ -1,7 +1,7 @@
-// params: tenant, facts, episodes, procedures
+// params: tenant, facts, episodes, procedures, memos
 // returns: id, node, evidence
 // The full records of recalled items and their provenance, in one round trip: supporting
-// episodes (fact DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own evidence) with
+// episodes (fact and memo DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own evidence) with
 // their contributors. Only the few survivors of ranking get here, never every candidate.
 #include forget/_hidden
 CALL (hidden) {
@@ -21,6 +21,15 @@ CALL (hidden) {
   WHERE NOT
 #include forget/_hidden_episode(src)
   RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at
+  UNION ALL
+  UNWIND $memos AS id
+  MATCH (m:Memo {id: id})
+  WHERE m.tenant = $tenant AND NOT
+#include forget/_hidden_fact(m)
+  OPTIONAL MATCH (m)-[d:DERIVED_FROM]->(src:Episode)
+  WHERE NOT
+#include forget/_hidden_episode(src)
+  RETURN m AS n, src, d.weight AS weight, null AS success, d.at AS linked_at
   UNION ALL
   UNWIND $episodes AS id
   MATCH (e:Episode {id: id})

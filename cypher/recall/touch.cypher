@@ -10,7 +10,9 @@ CALL (row) {
   WHERE row.kind = 'episode' AND e.tenant = $tenant
   OPTIONAL MATCH (p:Procedure {id: row.id})
   WHERE row.kind = 'procedure' AND p.tenant = $tenant
-  WITH coalesce(f, e, p) AS n
+  OPTIONAL MATCH (m:Memo {id: row.id})
+  WHERE row.kind = 'memo' AND m.tenant = $tenant
+  WITH coalesce(f, e, p, m) AS n
   WHERE n IS NOT NULL
   SET n.retrieval_count = coalesce(n.retrieval_count, 0) + row.count,
       n.last_retrieved_at = CASE

@@ -126,6 +126,32 @@ class RecallRepository:
             )
         )
 
+    async def memos(
+        self,
+        tenant: str,
+        scopes: list[str],
+        *,
+        vector: list[float],
+        k: int,
+        lucene: str | None,
+        as_of: datetime,
+        now: datetime,
+    ) -> tuple[list[Record], int]:
+        return _pool(
+            await self.db.read(
+                "recall.memos",
+                {
+                    "tenant": require_tenant(tenant),
+                    "scopes": require_scopes(scopes),
+                    "vector": _vector(vector),
+                    "k": k,
+                    "lucene": lucene,
+                    "as_of": as_of,
+                    "now": now,
+                },
+            )
+        )
+
     async def replies(
         self,
         tenant: str,
@@ -164,10 +190,16 @@ class RecallRepository:
         return [str(r["name"]) for r in rows]
 
     async def hydrate(
-        self, tenant: str, *, facts: list[str], episodes: list[str], procedures: list[str]
+        self,
+        tenant: str,
+        *,
+        facts: list[str],
+        episodes: list[str],
+        procedures: list[str],
+        memos: list[str],
     ) -> dict[str, tuple[Record, list[Record]]]:
         """Full record and provenance (supporting episodes, contributors) per id."""
-        if not (facts or episodes or procedures):
+        if not (facts or episodes or procedures or memos):
             return {}
         rows = await self.db.read(
             "recall.hydrate",
@@ -176,6 +208,7 @@ class RecallRepository:
                 "facts": facts,
                 "episodes": episodes,
                 "procedures": procedures,
+                "memos": list(memos),
             },
         )
         return {r["id"]: (r["node"], r["evidence"]) for r in rows}

@@ -1,8 +1,9 @@
 """Working memory: recall packed into a text block that never exceeds a token budget.
 
-Sections go in the spec's order (semantic facts, then episodes, then procedures), items in
-rank order within each. An item that does not fit is dropped whole (never cut mid-sentence),
-reported in the response with its reason, and logged; a later, smaller item may still fit.
+Sections go in the spec's order (semantic facts, then episodes, then procedures), then the
+events and todos ingestion extracted (memos), items in rank order within each. An item that
+does not fit is dropped whole (never cut mid-sentence), reported in the response with its
+reason, and logged; a later, smaller item may still fit.
 
 Tokens are counted with the local all-MiniLM WordPiece tokenizer (the one shipped in
 ``graph_memory/embeddings``), without special tokens. Its 30k vocabulary splits English into at
@@ -33,8 +34,13 @@ __all__ = ["MAX_BUDGET", "ContextPack", "ContextService", "Packed", "TokenCounte
 log = logging.getLogger("graph_memory.context")
 
 MAX_BUDGET = 200_000
-_HEADERS = {"fact": "## Facts", "episode": "## Episodes", "procedure": "## Procedures"}
-_ORDER = ("fact", "episode", "procedure")
+_HEADERS = {
+    "fact": "## Facts",
+    "episode": "## Episodes",
+    "procedure": "## Procedures",
+    "memo": "## Events and todos",
+}
+_ORDER = ("fact", "episode", "procedure", "memo")
 
 
 class TokenCounter:
@@ -118,6 +124,10 @@ def render(s: Scored) -> str:
         if s.via_text:
             line += f" (in reply to: {' '.join(s.via_text.split())})"
         return line
+    if s.kind == "memo":
+        when = f" ({'due' if r.get('kind') == 'todo' else 'on'} {_day(r.get('at'))})"
+        state = " [done]" if r.get("status") == "done" else ""
+        return f"- {r.get('kind')}{state}: {r.get('text')}{when if r.get('at') else ''}"
     steps = "\n".join(f"  {i}. {step}" for i, step in enumerate(r.get("steps") or [], 1))
     return (
         f"- {r.get('intent')} (role {r.get('role')}, v{r.get('version')}, "

@@ -225,7 +225,7 @@ class RecallService:
         valid_at: datetime,
         per_kind: int | None,
     ) -> list[list[Record]]:
-        """Raw candidates per kind (in KINDS order), the three searches run concurrently.
+        """Raw candidates per kind (in KINDS order), the searches run concurrently.
         ``vectors``: the query's embedding and that of the query without entity names."""
         vector, content_vector = vectors
         lucene = build_lucene(tenant, req.scopes, req.query)
@@ -271,6 +271,9 @@ class RecallService:
                 as_of=as_of,
                 intent=req.intent,
                 role=req.role,
+            ),
+            "memo": lambda k: self.repo.memos(
+                tenant, scopes, vector=vector, k=k, lucene=lucene, as_of=as_of, now=utcnow()
             ),
         }
 
@@ -320,6 +323,7 @@ class RecallService:
             facts=by_kind["fact"],
             episodes=by_kind["episode"],
             procedures=by_kind["procedure"],
+            memos=by_kind["memo"],
         )
         out = []
         for s in items:

@@ -29,7 +29,7 @@ __all__ = [
     "checked",
 ]
 
-KINDS = ("fact", "episode", "procedure")
+KINDS = ("fact", "episode", "procedure", "memo")
 MAX_K = 100
 # Widening of a search whose top k the in-force filter emptied (see RecallService._candidates).
 WIDEN_FACTOR = 5

@@ -3,7 +3,9 @@ OpenAI-compatible endpoint on loopback, the real Neo4j. Nothing is patched."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -379,6 +381,55 @@ def test_events_and_todos_are_memories_of_their_own_kind_and_todos_close(
     assert e.value.code == "NOT_FOUND"
 
 
+def test_events_and_todos_are_recalled_and_packed_into_context_as_they_stood(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """Memos are a recall kind of their own: found by meaning and by words, with the episode
+    and turns they rest on; a todo closed since is still served asOf a moment it was open."""
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice moved to Berlin last month and asked to renew her passport soon.",
+            events=[{"text": "Alice moved to Berlin", "at": "2026-02-01T00:00:00Z", "turns": [0]}],
+            todos=[
+                {
+                    "text": "Renew Alice's passport before June",
+                    "due": "2026-06-01T00:00:00Z",
+                    "turns": [2],
+                }
+            ],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    scopes = ["user:alice"]
+    got = c.recall("renew the passport", scopes, kinds=["MEMO"], min_relevance=0.0)
+    (todo,) = [i for i in got["items"] if i["memo"]["kind"] == "todo"]
+    assert todo["kind"] == "MEMO" and todo["text"] == "Renew Alice's passport before June"
+    assert todo["memo"]["status"] == "open" and todo["memo"]["at"].startswith("2026-06-01")
+    assert [e["episodeId"] for e in todo["provenance"]["episodes"]] == [j["episodeId"]]
+    # By default memos compete with the other kinds.
+    mixed = c.recall("where does Alice live now? Berlin", scopes, min_relevance=0.0, k=10)
+    kinds = {i["kind"] for i in mixed["items"]}
+    assert "MEMO" in kinds and "EPISODE" in kinds, kinds
+    ctx = c.context("passport renewal", 400, scopes, min_relevance=0.0)
+    assert "## Events and todos" in ctx["text"]
+    assert "todo: Renew Alice's passport before June (due 2026-06-01)" in ctx["text"]
+    assert any(i["kind"] == "MEMO" for i in ctx["included"])
+
+    open_then = datetime.now(UTC)
+    time.sleep(0.01)
+    c.execute("mutation($id: ID!) { closeTodo(id: $id) { status } }", {"id": todo["id"]})
+
+    def todos(**options: Any) -> list[str]:
+        out = c.recall("renew the passport", scopes, kinds=["MEMO"], min_relevance=0.0, **options)
+        return [i["id"] for i in out["items"] if i["memo"]["kind"] == "todo"]
+
+    assert todos() == []  # done: settled business, listed by memos(statuses: ["done"])
+    assert todos(as_of=open_then) == [todo["id"]]  # as it stood: still open then
+
+
 PROCS = """
 query { procedures(intent: "reset_password", scopes: ["tenant"], includeCandidates: true) {
   id status steps successCount failureCount } }"""
@@ -511,6 +562,8 @@ def test_forgetting_a_contributor_removes_their_memos_and_ingest_jobs(
     assert len(c.execute(MEMOS, {"kinds": ["todo"]})["memos"]) == 1
     admin.forget_contributor("alice")
     assert c.execute(MEMOS, {"kinds": ["todo"]})["memos"] == []
+    recalled = c.recall("renew the passport", ["user:alice"], kinds=["MEMO"], min_relevance=0.0)
+    assert recalled["items"] == []
 
     async def hook() -> tuple[int, int]:
         db = Database.connect(llm.neo4j())

@@ -11,6 +11,7 @@ import strawberry
 from graph_memory.graphql.convert import dt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
 from graph_memory.graphql.types.fact import Fact, fact_from_record
+from graph_memory.graphql.types.memo import Memo, memo_from_record
 from graph_memory.services.context_pack import Packed
 from graph_memory.services.ranking import Scored, evidence_contributors
 from graph_memory.services.recall_request import FloorDrops as FloorDropsData
@@ -39,9 +40,10 @@ class MemoryKind(Enum):
     FACT = "fact"
     EPISODE = "episode"
     PROCEDURE = "procedure"
+    MEMO = "memo"
 
 
-ALL_KINDS = [MemoryKind.FACT, MemoryKind.EPISODE, MemoryKind.PROCEDURE]
+ALL_KINDS = [MemoryKind.FACT, MemoryKind.EPISODE, MemoryKind.PROCEDURE, MemoryKind.MEMO]
 
 
 @strawberry.type
@@ -177,7 +179,7 @@ def procedure_from_record(p: dict[str, Any]) -> Procedure:
 
 @strawberry.type(
     description="One recalled memory: kind, text, score breakdown, provenance, and "
-    "the full fact / episode / procedure for its kind."
+    "the full fact / episode / procedure / memo (an extracted event or todo) for its kind."
 )
 class RecallItem:
     id: strawberry.ID
@@ -188,6 +190,7 @@ class RecallItem:
     fact: Fact | None
     episode: Episode | None
     procedure: Procedure | None
+    memo: Memo | None
     via: strawberry.ID | None = strawberry.field(
         description="For a reply served in place of the question it follows: the question's id."
     )
@@ -246,7 +249,9 @@ class ContextItem:
 
 @strawberry.type
 class ContextResult:
-    text: str = strawberry.field(description="Facts, then episodes, then procedures.")
+    text: str = strawberry.field(
+        description="Facts, then episodes, then procedures, then events and todos."
+    )
     tokens: int = strawberry.field(description="Tokens in text; never above tokenBudget.")
     token_budget: int
     tokenizer: str
@@ -328,6 +333,7 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
         fact=fact_from_record(rec, as_of) if s.kind == "fact" else None,
         episode=episode_from_record(rec) if s.kind == "episode" else None,
         procedure=procedure_from_record(rec) if s.kind == "procedure" else None,
+        memo=memo_from_record(rec, s.evidence, None) if s.kind == "memo" else None,
         via=strawberry.ID(s.via) if s.via else None,
         via_text=s.via_text,
     )

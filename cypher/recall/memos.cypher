@@ -1,0 +1,46 @@
+// params: tenant, scopes, vector, k, lucene, as_of, now
+// returns: rows, raw_hits
+// Hybrid candidates among memos (the events and todos ingestion extracted): as believed at
+// as_of (recorded by then; a todo still open then: one closed since was open at that moment),
+// not past their TTL, never one whose episode is gone or only a forgotten contributor gave.
+// A done todo is settled business: `memos(statuses: ["done"])` lists it, recall does not.
+CYPHER 25
+#include forget/_hidden
+CALL () {
+  UNWIND $scopes AS scope
+  CALL (scope) {
+    MATCH (hit:Memo)
+      SEARCH hit IN (VECTOR INDEX memo_embedding FOR $vector
+                     WHERE hit.tenant = $tenant AND hit.scope = scope LIMIT $k) SCORE AS score
+    RETURN hit, score
+  }
+  RETURN hit AS m, score AS vscore, null AS kscore
+  UNION ALL
+  WITH 1 AS go WHERE $lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('memo_text', $lucene, {limit: $k}) YIELD node, score
+  WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
+  RETURN node AS m, null AS vscore, score AS kscore
+}
+WITH hidden, m, max(vscore) AS vscore, max(kscore) AS kscore
+// Both searches pick their top k BEFORE the filter below (the caller widens k when the
+// filter left too few and the searches were saturated, as for the other kinds).
+WITH hidden, collect([m, vscore, kscore]) AS hits
+CALL (hidden, hits) {
+  UNWIND hits AS cand
+  WITH hidden, cand[0] AS m, cand[1] AS vscore, cand[2] AS kscore
+  WHERE m.recorded_at <= $as_of
+    AND (m.kind <> 'todo' OR m.closed_at IS NULL OR m.closed_at > $as_of)
+    AND (m.expires_at IS NULL OR m.expires_at > $now)
+    AND EXISTS { (m)-[:DERIVED_FROM]->(:Episode) }
+    AND NOT
+#include forget/_hidden_fact(m)
+  RETURN collect({
+    id: m.id, text: m.text, memo_kind: m.kind, confidence: m.confidence, tier: m.tier,
+    fresh_ms: coalesce(m.at, m.recorded_at).epochMillis,
+    last_retrieved_ms: m.last_retrieved_at.epochMillis, recorded_ms: m.recorded_at.epochMillis,
+    harmful: m.harmful_count, helpful: m.helpful_count,
+    similarity: coalesce(vscore, vector.similarity.cosine(m.embedding, $vector)),
+    keyword: kscore
+  }) AS rows
+}
+RETURN rows, size(hits) AS raw_hits
