@@ -26,6 +26,15 @@ class ForgetRepository:
         return rows[0]
 
     @staticmethod
+    async def batch_scopes(tx: Tx, tenant: str, contributors: list[str], limit: int) -> list[str]:
+        """Every scope the next batch can write in (forget.batch_scopes), to lock first."""
+        rows = await tx.run(
+            "forget.batch_scopes",
+            {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},
+        )
+        return [str(s) for s in rows[0]["scopes"]] if rows else []
+
+    @staticmethod
     async def free_episodes(
         tx: Tx, tenant: str, contributors: list[str], ids: list[str] | None, limit: int
     ) -> tuple[list[str], list[str]]:

@@ -61,8 +61,8 @@ __all__ = ["ForgetJob", "ForgetService", "receipt_for"]
 
 log = logging.getLogger("graph_memory.forget")
 
-# Facts (or, in the last batches, episodes) per purge batch: well under a second of one
-# transaction, so writers of the tenant (who wait for the batch's locks) are held up briefly.
+# Facts (or, in the last batches, episodes) per purge batch: about a second of one
+# transaction, so writers of the scopes it touches (who wait for its locks) are held up briefly.
 BATCH_SIZE = int(os.environ.get("GRAPH_MEMORY_FORGET_BATCH", "2000"))
 LEASE = timedelta(seconds=120)
 
@@ -280,9 +280,13 @@ class ForgetService:
     async def _batch(self, tx: Tx, policy: TenantPolicy, c: _Claimed) -> bool:
         """One purge batch and its progress, atomically; False when nothing was left."""
         tenant = c.tenant
-        # Every scope: a batch rewrites chains, flags dependents anywhere in the tenant and
-        # rebuilds timelines, so no writer may interleave with it (each batch is short).
-        await WriteLocks.everything(tx, tenant)
+        # The locks of the scopes this batch can write in (its facts and their chains, the
+        # conclusions drawn from them, the contributors' episodes and procedures): no writer of
+        # those interleaves with it, while the tenant's other scopes keep writing. A batch
+        # touches no registry (predicates go at the finish, under every lock).
+        await WriteLocks.scopes(
+            tx, tenant, await Repo.batch_scopes(tx, tenant, c.contributors, self.batch_size)
+        )
         now = utcnow()
         counts = ForgetCounts.from_dict(c.counts.as_dict())
         batch = Batch(c.principal, policy, c.contributors, now, self.embedder)
