@@ -1,8 +1,8 @@
 // params: tenant, facts, episodes, procedures, memos
 // returns: id, node, evidence
 // The full records of recalled items and their provenance, in one round trip: supporting
-// episodes (fact and memo DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own evidence) with
-// their contributors. Only the few survivors of ranking get here, never every candidate.
+// episodes (fact and memo DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own
+// evidence) with their contributors. Only the few survivors of ranking get here, never every candidate.
 #include forget/_hidden
 CALL (hidden) {
   UNWIND $facts AS id
