@@ -178,6 +178,37 @@ class RecallRepository:
         )
         return [(str(r["of"]), r["row"]) for r in rows]
 
+    async def digest_members(
+        self,
+        tenant: str,
+        scopes: list[str],
+        ids: list[str],
+        *,
+        vector: list[float],
+        lucene: str | None,
+        k: int,
+        as_of: datetime,
+        valid_at: datetime,
+    ) -> list[tuple[str, Record]]:
+        """(digest id, lean candidate row of one of its members) for those of ``ids`` that
+        are consolidation digests."""
+        if not ids:
+            return []
+        rows = await self.db.read(
+            "recall.digest_members",
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "ids": ids,
+                "vector": _vector(vector),
+                "lucene": lucene,
+                "k": k,
+                "as_of": as_of,
+                "valid_at": valid_at,
+            },
+        )
+        return [(str(r["of"]), r["row"]) for r in rows]
+
     async def entity_names(self, tenant: str, scopes: list[str], keys: list[str]) -> list[str]:
         """Names of entities among these normalised keys (entity_key) that facts in these
         scopes are about or point to."""

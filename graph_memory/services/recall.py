@@ -35,6 +35,7 @@ from graph_memory.embeddings import Embedder
 from graph_memory.repositories.recall import RecallRepository
 from graph_memory.services.belief import as_believed_at, held_at, procedure_as_of
 from graph_memory.services.bookkeeping import RetrievalBookkeeper
+from graph_memory.services.digest_members import lift_members
 from graph_memory.services.fusion import Pool, pool_of
 from graph_memory.services.neighbours import asks, lift_replies
 from graph_memory.services.ranking import (
@@ -146,6 +147,9 @@ class RecallService:
         scored = await self._with_replies(
             principal.tenant, req, scored, (vector, pool, valid_at), as_of
         )
+        scored = await self._with_members(
+            principal.tenant, req, scored, (vector, pool, valid_at), as_of
+        )
         scored = settle_conflicts(scored)
         if per_kind is not None:
             seen = dict.fromkeys(KINDS, 0)
@@ -215,6 +219,39 @@ class RecallService:
             if s.confidence >= req.min_confidence
         }
         return lift_replies(ranked, own, follows)
+
+    async def _with_members(
+        self,
+        tenant: str,
+        req: RecallRequest,
+        ranked: list[Scored],
+        scoring: tuple[list[float], Pool, datetime],
+        as_of: datetime,
+    ) -> list[Scored]:
+        """``ranked`` with the best-matching member of each digest among the best k served
+        after it (services/digest_members.py). One round trip, only for episodes."""
+        vector, pool, valid_at = scoring
+        digests = [s.id for s in ranked[: req.k] if s.kind == "episode"]
+        if not digests:
+            return ranked
+        pairs = await self.repo.digest_members(
+            tenant,
+            list(req.scopes),
+            digests,
+            vector=vector,
+            lucene=build_lucene(tenant, req.scopes, req.query),
+            k=min(max(req.over_recall, req.k) * len(digests), MAX_WIDENED),
+            as_of=as_of,
+            valid_at=valid_at,
+        )
+        if not pairs:
+            return ranked
+        of = {str(row["id"]): digest for digest, row in pairs}
+        members: dict[str, list[Scored]] = {}
+        for s in self._score("episode", [row for _, row in pairs], req, pool, valid_at, None):
+            if self._floor(s, req) is None:
+                members.setdefault(of[s.id], []).append(s)
+        return lift_members(ranked, members)
 
     async def _candidates(
         self,

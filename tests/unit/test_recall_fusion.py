@@ -1,5 +1,5 @@
 """Recall's fusion, pure: pool normalisation, recency against the scope's activity, its bound,
-and the reply that follows a matched question."""
+the reply that follows a matched question, and the member a matched digest hands on to."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from graph_memory.services.digest_members import lift_members
 from graph_memory.services.fusion import pool_of
 from graph_memory.services.neighbours import REPLY_SHARE, asks, lift_replies
 from graph_memory.services.ranking import Weights, score_rows
@@ -154,6 +155,29 @@ def test_a_reply_already_better_than_its_question_keeps_its_own_score() -> None:
     s = _score([_row("q", sim=0.3, at=LIVE), _row("r", sim=0.7, at=LIVE)], LIVE)
     out = {x.id: x for x in lift_replies(list(s.values()), {}, {"r": "q"})}
     assert out["r"].context == 0.0 and out["r"].via is None and "q" in out
+
+
+def test_a_digest_hands_its_score_to_its_best_member_and_stays() -> None:
+    s = _score(
+        [
+            _row("digest", sim=0.7, kw=2.0, at=LIVE),
+            _row("other", sim=0.3, at=LIVE),
+            _row("m1", sim=0.1, at=LIVE),
+            _row("m2", sim=0.2, at=LIVE),
+        ],
+        LIVE,
+    )
+    ranked = [s["digest"], s["other"]]
+    out = lift_members(ranked, {"digest": [s["m1"], s["m2"]]})
+    # The summary stays; its best member follows it as the evidence, at REPLY_SHARE of it.
+    assert [x.id for x in out] == ["digest", "m2", "other"]
+    member = out[1]
+    assert member.via == "digest" and member.via_text == "text of digest"
+    assert member.total == pytest.approx(REPLY_SHARE * s["digest"].total)
+    assert member.total == pytest.approx(s["m2"].total + member.context)
+    # A member already listed (asked as of before the compaction) is not added twice.
+    again = lift_members([s["digest"], s["m2"]], {"digest": [s["m2"]]})
+    assert [x.id for x in again] == ["digest", "m2"] and again[1].via is None
 
 
 @pytest.mark.parametrize(
