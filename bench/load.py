@@ -33,6 +33,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.load_split import load_average, neo4j_pid, raw_recall, split_lines, take
 from bench.serving import delete_tenant, make_key, rss_mb, start_server
 from graph_memory.settings import Settings
 
@@ -187,6 +188,11 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=18741)
     ap.add_argument("--keep", action="store_true", help="keep the bench tenant")
     ap.add_argument("--profile", help="run the server under cProfile, stats to this file")
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="also run recall's Cypher round trips on the bare driver at each level",
+    )
     args = ap.parse_args()
 
     settings = Settings.from_env()
@@ -195,7 +201,7 @@ def main() -> None:
     proc = start_server(args.port, profile=args.profile)
     load = Load(f"http://127.0.0.1:{args.port}/graphql", key, args.users)
     try:
-        asyncio.run(_levels(load, proc.pid, args))
+        asyncio.run(_levels(load, proc.pid, args, settings, tenant))
     finally:
         # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
         # which lets cProfile write its file; SIGTERM would kill the process first.
@@ -205,20 +211,28 @@ def main() -> None:
             delete_tenant(settings, tenant)
 
 
-async def _levels(load: Load, pid: int, args: argparse.Namespace) -> None:
+async def _levels(
+    load: Load, pid: int, args: argparse.Namespace, settings: Settings, tenant: str
+) -> None:
+    metrics_url = f"http://127.0.0.1:{args.port}/metrics"
+    neo4j = neo4j_pid()
     started = time.perf_counter()
     async with httpx.AsyncClient(headers=load.headers, timeout=300) as c:
         await load.seed(c)
     print(
-        f"seeded {args.users} users x (10 episodes, 40 facts) in "
+        f"seeded {args.users} users x (10 episodes, 40 facts) in tenant {tenant} in "
         f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(pid):.0f} MB"
     )
     for n in args.clients:
+        load_before = load_average()
+        before = take(metrics_url, pid, neo4j)
         lat, errors = await load.run(n, args.seconds)
+        after = take(metrics_url, pid, neo4j)
         total = sum(len(v) for v in lat.values())
         print(
             f"\n{n} client(s), {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
-            f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB"
+            f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB; machine "
+            f"{load_before} before, {load_average()} after"
         )
         for kind in ("recall", "write", "as-of read"):
             ms = [x * 1000 for x in lat.get(kind, [])]
@@ -231,6 +245,16 @@ async def _levels(load: Load, pid: int, args: argparse.Namespace) -> None:
             )
         for what, count in errors.most_common(5):
             print(f"  error x{count}: {what}")
+        for line in split_lines(before, after, total + sum(errors.values())):
+            print(line)
+        if args.floor:
+            raw = await raw_recall(settings, tenant, load.users, QUESTIONS, n, args.seconds / 2)
+            ms = [x * 1000 for x in raw]
+            print(
+                f"  floor: recall's Cypher on the bare driver, {len(ms) / (args.seconds / 2):.1f}"
+                f" req/s, p50 {statistics.median(ms):.1f} p95 {_pct(ms, 0.95):.1f} "
+                f"p99 {_pct(ms, 0.99):.1f} ms; {load_average()}"
+            )
 
 
 if __name__ == "__main__":
