@@ -21,6 +21,7 @@ import asyncio
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -193,68 +194,99 @@ def main() -> None:
         action="store_true",
         help="also run recall's Cypher round trips on the bare driver at each level",
     )
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="a checkout of the code before a change (e.g. `git worktree add` or `git archive` "
+        "of main): its service runs on port+1 against the same tenant, and every level runs "
+        "against it and then this one, back to back, so both see the same machine load",
+    )
     args = ap.parse_args()
 
     settings = Settings.from_env()
     tenant = f"bench-load-{uuid.uuid4().hex[:6]}"
     key = make_key(settings, tenant)
-    proc = start_server(args.port, profile=args.profile)
-    load = Load(f"http://127.0.0.1:{args.port}/graphql", key, args.users)
+    procs = {"this": start_server(args.port, profile=args.profile)}
+    if args.baseline:
+        procs["baseline"] = start_server(args.port + 1, root=args.baseline)
+    ports = {"this": args.port, "baseline": args.port + 1}
+    loads = {
+        name: Load(f"http://127.0.0.1:{ports[name]}/graphql", key, args.users) for name in procs
+    }
     try:
-        asyncio.run(_levels(load, proc.pid, args, settings, tenant))
+        asyncio.run(_levels(loads, procs, ports, args, settings, tenant))
     finally:
-        # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
-        # which lets cProfile write its file; SIGTERM would kill the process first.
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
+        for proc in procs.values():
+            # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
+            # which lets cProfile write its file; SIGTERM would kill the process first.
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
         if not args.keep:
             delete_tenant(settings, tenant)
 
 
 async def _levels(
-    load: Load, pid: int, args: argparse.Namespace, settings: Settings, tenant: str
+    loads: dict[str, Load],
+    procs: dict[str, subprocess.Popen[bytes]],
+    ports: dict[str, int],
+    args: argparse.Namespace,
+    settings: Settings,
+    tenant: str,
 ) -> None:
-    metrics_url = f"http://127.0.0.1:{args.port}/metrics"
     neo4j = neo4j_pid()
     started = time.perf_counter()
-    async with httpx.AsyncClient(headers=load.headers, timeout=300) as c:
-        await load.seed(c)
+    seeder = loads["this"]
+    async with httpx.AsyncClient(headers=seeder.headers, timeout=300) as c:
+        await seeder.seed(c)
+    for load in loads.values():
+        # One tenant for both services: the same users and episodes to cite.
+        load.episodes, load.seeded_at = seeder.episodes, seeder.seeded_at
     print(
         f"seeded {args.users} users x (10 episodes, 40 facts) in tenant {tenant} in "
-        f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(pid):.0f} MB"
+        f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(procs['this'].pid):.0f} MB"
     )
     for n in args.clients:
-        load_before = load_average()
-        before = take(metrics_url, pid, neo4j)
-        lat, errors = await load.run(n, args.seconds)
-        after = take(metrics_url, pid, neo4j)
-        total = sum(len(v) for v in lat.values())
-        print(
-            f"\n{n} client(s), {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
-            f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB; machine "
-            f"{load_before} before, {load_average()} after"
-        )
-        for kind in ("recall", "write", "as-of read"):
-            ms = [x * 1000 for x in lat.get(kind, [])]
-            if not ms:
-                print(f"  {kind:<11} none")
-                continue
-            print(
-                f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
-                f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
-            )
-        for what, count in errors.most_common(5):
-            print(f"  error x{count}: {what}")
-        for line in split_lines(before, after, total + sum(errors.values())):
-            print(line)
+        for name in ("baseline", "this"):
+            if name in loads:
+                await _level(name, loads[name], procs[name].pid, ports[name], neo4j, n, args)
         if args.floor:
-            raw = await raw_recall(settings, tenant, load.users, QUESTIONS, n, args.seconds / 2)
+            raw = await raw_recall(settings, tenant, seeder.users, QUESTIONS, n, args.seconds / 2)
             ms = [x * 1000 for x in raw]
             print(
                 f"  floor: recall's Cypher on the bare driver, {len(ms) / (args.seconds / 2):.1f}"
                 f" req/s, p50 {statistics.median(ms):.1f} p95 {_pct(ms, 0.95):.1f} "
                 f"p99 {_pct(ms, 0.99):.1f} ms; {load_average()}"
             )
+
+
+async def _level(
+    name: str, load: Load, pid: int, port: int, neo4j: int | None, n: int, args: argparse.Namespace
+) -> None:
+    metrics_url = f"http://127.0.0.1:{port}/metrics"
+    load_before = load_average()
+    before = take(metrics_url, pid, neo4j)
+    lat, errors = await load.run(n, args.seconds)
+    after = take(metrics_url, pid, neo4j)
+    total = sum(len(v) for v in lat.values())
+    label = f" [{name} code]" if args.baseline else ""
+    print(
+        f"\n{n} client(s){label}, {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
+        f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB; machine "
+        f"{load_before} before, {load_average()} after"
+    )
+    for kind in ("recall", "write", "as-of read"):
+        ms = [x * 1000 for x in lat.get(kind, [])]
+        if not ms:
+            print(f"  {kind:<11} none")
+            continue
+        print(
+            f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
+            f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
+        )
+    for what, count in errors.most_common(5):
+        print(f"  error x{count}: {what}")
+    for line in split_lines(before, after, total + sum(errors.values())):
+        print(line)
 
 
 if __name__ == "__main__":
