@@ -201,14 +201,33 @@ def main() -> None:
         "of main): its service runs on port+1 against the same tenant, and every level runs "
         "against it and then this one, back to back, so both see the same machine load",
     )
+    ap.add_argument(
+        "--baseline-env",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="environment of the baseline service (the same checkout unless --baseline): "
+        "compare one setting off and on, e.g. GRAPH_MEMORY_MAX_INFLIGHT=0",
+    )
+    ap.add_argument(
+        "--env",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="environment of this checkout's service",
+    )
     args = ap.parse_args()
+    if args.baseline_env and not args.baseline:
+        args.baseline = Path(__file__).resolve().parents[1]
 
     settings = Settings.from_env()
     tenant = f"bench-load-{uuid.uuid4().hex[:6]}"
     key = make_key(settings, tenant)
-    procs = {"this": start_server(args.port, profile=args.profile)}
+    env = dict(kv.split("=", 1) for kv in args.env)
+    procs = {"this": start_server(args.port, env=env, profile=args.profile)}
     if args.baseline:
-        procs["baseline"] = start_server(args.port + 1, root=args.baseline)
+        base_env = dict(kv.split("=", 1) for kv in args.baseline_env)
+        procs["baseline"] = start_server(args.port + 1, env=base_env, root=args.baseline)
     ports = {"this": args.port, "baseline": args.port + 1}
     loads = {
         name: Load(f"http://127.0.0.1:{ports[name]}/graphql", key, args.users) for name in procs
@@ -245,6 +264,9 @@ async def _levels(
         f"seeded {args.users} users x (10 episodes, 40 facts) in tenant {tenant} in "
         f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(procs['this'].pid):.0f} MB"
     )
+    for load in loads.values():
+        # Plans, caches and the embedder warm before anything is measured.
+        await load.run(1, min(5.0, args.seconds))
     for n in args.clients:
         for name in ("baseline", "this"):
             if name in loads:

@@ -75,7 +75,7 @@ def take(metrics_url: str, server_pid: int, neo4j: int | None) -> Snapshot:
     series: Series = {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
-            if s.name.endswith(("_sum", "_count")) and s.name.startswith("graph_memory_"):
+            if s.name.endswith(("_sum", "_count", "_total")) and s.name.startswith("graph_memory_"):
                 series[(s.name, tuple(sorted(s.labels.items())))] = s.value
     return Snapshot(
         at=time.monotonic(),
@@ -122,6 +122,18 @@ def split_lines(a: Snapshot, b: Snapshot, requests: int) -> list[str]:
             f"  server {op:<14} n {c:5.0f}  mean {total[op] / c * 1000:7.1f} ms = neo4j "
             f"{neo[op] / c * 1000:7.1f} (calls summed) + embed {emb[op] / c * 1000:6.1f} + "
             f"the rest {(total[op] - neo[op] - emb[op]) / c * 1000:7.1f}"
+        )
+    retries = _delta(a, b, "graph_memory_neo4j_retries_total", "access")
+    if any(retries.values()):
+        lines.append(
+            "  neo4j retries (transient faults, deadlocks; the work is redone): "
+            + ", ".join(f"{k} {v:.0f}" for k, v in retries.items())
+        )
+    queued = _delta(a, b, "graph_memory_request_queue_seconds_sum", "")
+    if any(queued.values()):
+        lines.append(
+            f"  waiting for an in-flight slot: mean {sum(queued.values()) * 1000 / n:.1f} ms "
+            "a request (part of the rest above)"
         )
     qcount = _delta(a, b, "graph_memory_neo4j_query_seconds_count", "query")
     qsum = _delta(a, b, "graph_memory_neo4j_query_seconds_sum", "query")
