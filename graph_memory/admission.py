@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from graph_memory import metrics
@@ -37,10 +37,12 @@ class Admission:
         # asyncio.Semaphore wakes waiters in the order they started waiting.
         self._slots = asyncio.Semaphore(limit) if limit else None
 
-    async def run(self, work: Awaitable[T]) -> T:
+    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """``work()``'s result, started once a slot is free (made only then, so a waiter
+        cancelled in the queue leaves nothing half begun)."""
         if self._slots is None:
-            return await work
+            return await work()
         began = time.perf_counter()
         async with self._slots:
             metrics.observe_queue(time.perf_counter() - began)
-            return await work
+            return await work()

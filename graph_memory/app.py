@@ -292,9 +292,9 @@ def create_app(
                     _name_operation(payload.get("query"), payload.get("operationName"), limits)
                     read_only = is_read_only(payload, limits)
             if not read_only:
-                return await admission.run(gql.run(request))
+                return await admission.run(lambda: gql.run(request))
             return await bounded(
-                admission.run(gql.run(request)), request.receive, limits.max_query_seconds
+                admission.run(lambda: gql.run(request)), request.receive, limits.max_query_seconds
             )
         except ClientGone:
             # Nobody reads the answer; 499 (nginx's "client closed request") is for the log.
