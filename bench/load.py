@@ -210,6 +210,13 @@ def main() -> None:
         "compare one setting off and on, e.g. GRAPH_MEMORY_MAX_INFLIGHT=0",
     )
     ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run the levels this many times; with --baseline the order of the two services "
+        "alternates from round to round, so neither always meets the machine first",
+    )
+    ap.add_argument(
         "--env",
         nargs="+",
         default=[],
@@ -267,18 +274,25 @@ async def _levels(
     for load in loads.values():
         # Plans, caches and the embedder warm before anything is measured.
         await load.run(1, min(5.0, args.seconds))
-    for n in args.clients:
-        for name in ("baseline", "this"):
-            if name in loads:
-                await _level(name, loads[name], procs[name].pid, ports[name], neo4j, n, args)
-        if args.floor:
-            raw = await raw_recall(settings, tenant, seeder.users, QUESTIONS, n, args.seconds / 2)
-            ms = [x * 1000 for x in raw]
-            print(
-                f"  floor: recall's Cypher on the bare driver, {len(ms) / (args.seconds / 2):.1f}"
-                f" req/s, p50 {statistics.median(ms):.1f} p95 {_pct(ms, 0.95):.1f} "
-                f"p99 {_pct(ms, 0.99):.1f} ms; {load_average()}"
-            )
+    for r in range(args.rounds):
+        order = ("baseline", "this") if r % 2 == 0 else ("this", "baseline")
+        for n in args.clients:
+            for name in order:
+                if name in loads:
+                    await _level(name, loads[name], procs[name].pid, ports[name], neo4j, n, args)
+            if args.floor:
+                await _floor(settings, tenant, seeder.users, n, args.seconds / 2)
+
+
+async def _floor(
+    settings: Settings, tenant: str, users: list[str], clients: int, seconds: float
+) -> None:
+    ms = [x * 1000 for x in await raw_recall(settings, tenant, users, QUESTIONS, clients, seconds)]
+    print(
+        f"  floor: recall's Cypher on the bare driver, {len(ms) / seconds:.1f} req/s, "
+        f"p50 {statistics.median(ms):.1f} p95 {_pct(ms, 0.95):.1f} p99 {_pct(ms, 0.99):.1f} ms; "
+        f"{load_average()}"
+    )
 
 
 async def _level(

@@ -198,12 +198,13 @@ async def raw_recall(
             "tiers": None,
         }
         proc_params = {**common, "statuses": ["active"], "intent": None, "role": None}
-        _, facts, _, _ = await asyncio.gather(
+        found: list[list[Any]] = await asyncio.gather(
             run("recall.entities", {"tenant": tenant, "scopes": scopes, "keys": name_keys(text)}),
             run("recall.facts", fact_params),
             run("recall.episodes", common),
             run("recall.procedures", proc_params),
         )
+        facts = found[1]
         best = [r["id"] for r in (facts[0]["rows"] if facts else [])][:5]
         hydrate = {"tenant": tenant, "facts": best, "episodes": [], "procedures": []}
         await run("recall.hydrate", hydrate)
