@@ -198,7 +198,7 @@ async def raw_recall(
             "tiers": None,
         }
         proc_params = {**common, "statuses": ["active"], "intent": None, "role": None}
-        found: list[list[Any]] = await asyncio.gather(
+        found = await asyncio.gather(
             run("recall.entities", {"tenant": tenant, "scopes": scopes, "keys": name_keys(text)}),
             run("recall.facts", fact_params),
             run("recall.episodes", common),
