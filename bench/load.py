@@ -12,6 +12,16 @@ an assertFacts of two facts citing one of the user's episodes, half of them on a
 single-valued predicate (each supersedes the last). As-of reads page the user's facts as
 believed at a random moment since seeding. Every request answers 200 without errors or
 counts as an error (by kind and code). The bench tenant is deleted at the end.
+
+Beside each level it prints where the time went (bench/load_split.py). To measure a change on
+a shared machine, compare in one run: `--baseline DIR` (a checkout from before the change)
+and/or `--baseline-env K=V` / `--env K=V` (one setting off and on) run a second service
+against the same tenant, level by level, alternating with `--rounds`; `--floor` adds recall's
+Cypher on the bare driver at each level.
+
+    python bench/load.py --baseline /tmp/before --rounds 2 --floor
+    python bench/load.py --baseline-env GRAPH_MEMORY_MAX_INFLIGHT=0 \
+        --env GRAPH_MEMORY_MAX_INFLIGHT=6 --clients 32
 """
 
 from __future__ import annotations
