@@ -12,6 +12,16 @@ an assertFacts of two facts citing one of the user's episodes, half of them on a
 single-valued predicate (each supersedes the last). As-of reads page the user's facts as
 believed at a random moment since seeding. Every request answers 200 without errors or
 counts as an error (by kind and code). The bench tenant is deleted at the end.
+
+Beside each level it prints where the time went (bench/load_split.py). To measure a change on
+a shared machine, compare in one run: `--baseline DIR` (a checkout from before the change)
+and/or `--baseline-env K=V` / `--env K=V` (one setting off and on) run a second service
+against the same tenant, level by level, alternating with `--rounds`; `--floor` adds recall's
+Cypher on the bare driver at each level.
+
+    python bench/load.py --baseline /tmp/before --rounds 2 --floor
+    python bench/load.py --baseline-env GRAPH_MEMORY_MAX_INFLIGHT=0 \
+        --env GRAPH_MEMORY_MAX_INFLIGHT=6 --clients 32
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import asyncio
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -33,6 +44,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.load_split import load_average, neo4j_pid, raw_recall, split_lines, take
 from bench.serving import delete_tenant, make_key, rss_mb, start_server
 from graph_memory.settings import Settings
 
@@ -187,50 +199,140 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=18741)
     ap.add_argument("--keep", action="store_true", help="keep the bench tenant")
     ap.add_argument("--profile", help="run the server under cProfile, stats to this file")
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="also run recall's Cypher round trips on the bare driver at each level",
+    )
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="a checkout of the code before a change (e.g. `git worktree add` or `git archive` "
+        "of main): its service runs on port+1 against the same tenant, and every level runs "
+        "against it and then this one, back to back, so both see the same machine load",
+    )
+    ap.add_argument(
+        "--baseline-env",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="environment of the baseline service (the same checkout unless --baseline): "
+        "compare one setting off and on, e.g. GRAPH_MEMORY_MAX_INFLIGHT=0",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run the levels this many times; with --baseline the order of the two services "
+        "alternates from round to round, so neither always meets the machine first",
+    )
+    ap.add_argument(
+        "--env",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="environment of this checkout's service",
+    )
     args = ap.parse_args()
+    if args.baseline_env and not args.baseline:
+        args.baseline = Path(__file__).resolve().parents[1]
 
     settings = Settings.from_env()
     tenant = f"bench-load-{uuid.uuid4().hex[:6]}"
     key = make_key(settings, tenant)
-    proc = start_server(args.port, profile=args.profile)
-    load = Load(f"http://127.0.0.1:{args.port}/graphql", key, args.users)
+    env = dict(kv.split("=", 1) for kv in args.env)
+    procs = {"this": start_server(args.port, env=env, profile=args.profile)}
+    if args.baseline:
+        base_env = dict(kv.split("=", 1) for kv in args.baseline_env)
+        procs["baseline"] = start_server(args.port + 1, env=base_env, root=args.baseline)
+    ports = {"this": args.port, "baseline": args.port + 1}
+    loads = {
+        name: Load(f"http://127.0.0.1:{ports[name]}/graphql", key, args.users) for name in procs
+    }
     try:
-        asyncio.run(_levels(load, proc.pid, args))
+        asyncio.run(_levels(loads, procs, ports, args, settings, tenant))
     finally:
-        # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
-        # which lets cProfile write its file; SIGTERM would kill the process first.
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
+        for proc in procs.values():
+            # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
+            # which lets cProfile write its file; SIGTERM would kill the process first.
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
         if not args.keep:
             delete_tenant(settings, tenant)
 
 
-async def _levels(load: Load, pid: int, args: argparse.Namespace) -> None:
+async def _levels(
+    loads: dict[str, Load],
+    procs: dict[str, subprocess.Popen[bytes]],
+    ports: dict[str, int],
+    args: argparse.Namespace,
+    settings: Settings,
+    tenant: str,
+) -> None:
+    neo4j = neo4j_pid()
     started = time.perf_counter()
-    async with httpx.AsyncClient(headers=load.headers, timeout=300) as c:
-        await load.seed(c)
+    seeder = loads["this"]
+    async with httpx.AsyncClient(headers=seeder.headers, timeout=300) as c:
+        await seeder.seed(c)
+    for load in loads.values():
+        # One tenant for both services: the same users and episodes to cite.
+        load.episodes, load.seeded_at = seeder.episodes, seeder.seeded_at
     print(
-        f"seeded {args.users} users x (10 episodes, 40 facts) in "
-        f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(pid):.0f} MB"
+        f"seeded {args.users} users x (10 episodes, 40 facts) in tenant {tenant} in "
+        f"{time.perf_counter() - started:.0f} s; server RSS {rss_mb(procs['this'].pid):.0f} MB"
     )
-    for n in args.clients:
-        lat, errors = await load.run(n, args.seconds)
-        total = sum(len(v) for v in lat.values())
+    for load in loads.values():
+        # Plans, caches and the embedder warm before anything is measured.
+        await load.run(1, min(5.0, args.seconds))
+    for r in range(args.rounds):
+        order = ("baseline", "this") if r % 2 == 0 else ("this", "baseline")
+        for n in args.clients:
+            for name in order:
+                if name in loads:
+                    await _level(name, loads[name], procs[name].pid, ports[name], neo4j, n, args)
+            if args.floor:
+                await _floor(settings, tenant, seeder.users, n, args.seconds / 2)
+
+
+async def _floor(
+    settings: Settings, tenant: str, users: list[str], clients: int, seconds: float
+) -> None:
+    ms = [x * 1000 for x in await raw_recall(settings, tenant, users, QUESTIONS, clients, seconds)]
+    print(
+        f"  floor: recall's Cypher on the bare driver, {len(ms) / seconds:.1f} req/s, "
+        f"p50 {statistics.median(ms):.1f} p95 {_pct(ms, 0.95):.1f} p99 {_pct(ms, 0.99):.1f} ms; "
+        f"{load_average()}"
+    )
+
+
+async def _level(
+    name: str, load: Load, pid: int, port: int, neo4j: int | None, n: int, args: argparse.Namespace
+) -> None:
+    metrics_url = f"http://127.0.0.1:{port}/metrics"
+    load_before = load_average()
+    before = take(metrics_url, pid, neo4j)
+    lat, errors = await load.run(n, args.seconds)
+    after = take(metrics_url, pid, neo4j)
+    total = sum(len(v) for v in lat.values())
+    label = f" [{name} code]" if args.baseline else ""
+    print(
+        f"\n{n} client(s){label}, {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
+        f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB; machine "
+        f"{load_before} before, {load_average()} after"
+    )
+    for kind in ("recall", "write", "as-of read"):
+        ms = [x * 1000 for x in lat.get(kind, [])]
+        if not ms:
+            print(f"  {kind:<11} none")
+            continue
         print(
-            f"\n{n} client(s), {args.seconds:.0f} s: {total / args.seconds:.1f} req/s, "
-            f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB"
+            f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
+            f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
         )
-        for kind in ("recall", "write", "as-of read"):
-            ms = [x * 1000 for x in lat.get(kind, [])]
-            if not ms:
-                print(f"  {kind:<11} none")
-                continue
-            print(
-                f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
-                f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
-            )
-        for what, count in errors.most_common(5):
-            print(f"  error x{count}: {what}")
+    for what, count in errors.most_common(5):
+        print(f"  error x{count}: {what}")
+    for line in split_lines(before, after, total + sum(errors.values())):
+        print(line)
 
 
 if __name__ == "__main__":

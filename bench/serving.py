@@ -22,10 +22,14 @@ __all__ = ["cpu_seconds", "delete_tenant", "make_key", "rss_mb", "start_server",
 
 
 def start_server(
-    port: int, env: dict[str, str] | None = None, profile: str | None = None
+    port: int,
+    env: dict[str, str] | None = None,
+    profile: str | None = None,
+    root: Path | None = None,
 ) -> subprocess.Popen[bytes]:
     """`uvicorn graph_memory.app:create_app` on 127.0.0.1:port, once /health answers; under
-    cProfile (the event loop's thread) into ``profile`` when given, written at shutdown."""
+    cProfile (the event loop's thread) into ``profile`` when given, written at shutdown.
+    ``root``: another checkout to run instead of this one (its code and cypher/)."""
     cmd = [
         sys.executable,
         *(["-m", "cProfile", "-o", profile] if profile else []),
@@ -41,7 +45,7 @@ def start_server(
         "warning",
     ]
     proc = subprocess.Popen(
-        cmd, cwd=Path(__file__).resolve().parents[1], env={**os.environ, **(env or {})}
+        cmd, cwd=root or Path(__file__).resolve().parents[1], env={**os.environ, **(env or {})}
     )
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:

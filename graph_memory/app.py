@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 from strawberry.asgi import GraphQL
 
 from graph_memory import request_trace
+from graph_memory.admission import Admission
 from graph_memory.container import Services, build_services
 from graph_memory.errors import GraphMemoryError, StoreUnavailable
 from graph_memory.graphql.context import Context
@@ -236,6 +237,7 @@ def create_app(
     gql = _GraphQL(holder)
     # Per process, like the key cache: a client guessing keys meets 429s, not Neo4j lookups.
     throttle = FailureThrottle(settings.limits.max_failed_auth)
+    admission = Admission(settings.max_inflight)
 
     async def graphql_endpoint(request: Request) -> Response:
         # GraphiQL itself (a browser GET for HTML) loads without a key; every operation needs one.
@@ -290,8 +292,10 @@ def create_app(
                     _name_operation(payload.get("query"), payload.get("operationName"), limits)
                     read_only = is_read_only(payload, limits)
             if not read_only:
-                return await gql.run(request)
-            return await bounded(gql.run(request), request.receive, limits.max_query_seconds)
+                return await admission.run(lambda: gql.run(request))
+            return await bounded(
+                admission.run(lambda: gql.run(request)), request.receive, limits.max_query_seconds
+            )
         except ClientGone:
             # Nobody reads the answer; 499 (nginx's "client closed request") is for the log.
             log.info("query cancelled: the client went away")

@@ -182,7 +182,9 @@ def as_datetime(value: Any) -> datetime | None:
     if value is None or isinstance(value, datetime):
         return value
     if isinstance(value, str):
-        return datetime.fromisoformat(value)
+        # A time stored with a named zone prints as "...Z[UTC]" or "...+01:00[Europe/Paris]";
+        # the offset before the bracket already fixes the instant.
+        return datetime.fromisoformat(value.split("[", 1)[0])
     if hasattr(value, "to_native"):
         native: datetime = value.to_native()
         return native

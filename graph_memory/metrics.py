@@ -37,6 +37,7 @@ __all__ = [
     "observe_llm_call",
     "observe_neo4j_call",
     "observe_neo4j_query",
+    "observe_queue",
     "observe_request",
     "render",
     "timed_embedding",
@@ -62,6 +63,11 @@ REQUEST_NEO4J_SECONDS = Histogram(
     "graph_memory_request_neo4j_seconds",
     "Neo4j time within one GraphQL request (its calls summed), by root field",
     ["operation"],
+    buckets=_LATENCY,
+)
+REQUEST_QUEUE_SECONDS = Histogram(
+    "graph_memory_request_queue_seconds",
+    "Time a GraphQL request waited for an in-flight slot (GRAPH_MEMORY_MAX_INFLIGHT)",
     buckets=_LATENCY,
 )
 REQUEST_EMBED_SECONDS = Histogram(
@@ -125,6 +131,13 @@ def observe_request(trace: request_trace.RequestTrace, status: int) -> None:
     REQUEST_EMBED_SECONDS.labels(op).observe(trace.embed_seconds)
     for code in trace.error_codes:
         ERRORS.labels(code).inc()
+
+
+def observe_queue(seconds: float) -> None:
+    REQUEST_QUEUE_SECONDS.observe(seconds)
+    trace = request_trace.current()
+    if trace is not None:
+        trace.queue_seconds += seconds
 
 
 def observe_neo4j_query(name: str, seconds: float) -> None:

@@ -82,6 +82,7 @@ def _log_request(trace: request_trace.RequestTrace, status: int, method: str) ->
         "neo4j_ms": round(trace.neo4j_seconds * 1000, 2),
         "neo4j_calls": trace.neo4j_calls,
         "embed_ms": round(trace.embed_seconds * 1000, 2),
+        "queue_ms": round(trace.queue_seconds * 1000, 2),
     }
     if trace.error_codes:
         fields["errors"] = sorted(set(trace.error_codes))

@@ -34,6 +34,7 @@ class RequestTrace:
     neo4j_seconds: float = 0.0
     neo4j_calls: int = 0
     embed_seconds: float = 0.0
+    queue_seconds: float = 0.0  # waiting for an in-flight slot (admission.py)
     error_codes: list[str] = field(default_factory=list)
 
     def elapsed(self) -> float:

@@ -136,6 +136,9 @@ class Settings:
     auth_cache_seconds: float = 10.0
     # The bearer token Prometheus sends for /metrics; None: loopback scrapers only.
     metrics_token: str | None = None
+    # GraphQL operations one process runs at once, the rest queued FIFO (admission.py);
+    # 0: no limit.
+    max_inflight: int = 0
     # The longest a session token may live (mintSessionToken's ttlSeconds).
     session_token_max_seconds: int = 86_400
 
@@ -183,6 +186,7 @@ class Settings:
             consolidate_every_seconds=_cadence_env("GRAPH_MEMORY_CONSOLIDATE_EVERY_SECONDS"),
             forget_poll_seconds=_cadence_env("GRAPH_MEMORY_FORGET_POLL_SECONDS") or 5.0,
             metrics_token=os.environ.get("GRAPH_MEMORY_METRICS_TOKEN") or None,
+            max_inflight=max(0, _int_env("GRAPH_MEMORY_MAX_INFLIGHT", 0)),
         )
 
     def neo4j(self) -> Neo4jConnection:

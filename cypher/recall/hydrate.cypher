@@ -41,7 +41,14 @@ OPTIONAL MATCH (src)-[:CONTRIBUTED_BY]->(u:User)
 WITH n, src, weight, success, linked_at, u ORDER BY src.started_at
 WITH n, collect(CASE WHEN src IS NULL THEN null ELSE {
        episode_id: src.id, session_id: src.session_id, user_id: u.id, weight: weight,
-       success: success, started_at: src.started_at, summary: src.summary, source: src.source,
-       linked_at: linked_at
+       success: success, started_at: toString(src.started_at), summary: src.summary,
+       source: src.source, linked_at: toString(linked_at)
      } END) AS evidence
-RETURN n.id AS id, n {.*, embedding: null} AS node, evidence
+// The node as [key, value] pairs with its times as ISO text (any of the three kinds, whatever
+// time properties it has): the driver decodes a temporal value ~40x slower than Python parses
+// text, and a recalled fact carries a dozen of them (domain.as_datetime reads both).
+RETURN n.id AS id, [k IN keys(n) WHERE k <> 'embedding' | [k,
+         CASE WHEN valueType(n[k]) STARTS WITH 'ZONED DATETIME' THEN toString(n[k])
+              WHEN valueType(n[k]) STARTS WITH 'LIST<ZONED DATETIME'
+              THEN [t IN n[k] | toString(t)]
+              ELSE n[k] END]] AS node, evidence

@@ -242,7 +242,7 @@ class RecallRepository:
                 "memos": list(memos),
             },
         )
-        return {r["id"]: (r["node"], r["evidence"]) for r in rows}
+        return {r["id"]: (dict(r["node"]), r["evidence"]) for r in rows}
 
     async def touch(self, tenant: str, rows: list[dict[str, Any]]) -> int:
         """Add retrieval counts and move last-retrieved times forward; rows ``{kind, id,

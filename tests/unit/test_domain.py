@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from graph_memory.domain import (
+    as_datetime,
     entity_id,
     entity_key,
     ft_token,
@@ -58,3 +59,12 @@ def test_fulltext_tokens_do_not_collide_on_dashes() -> None:
     a = ft_token("acme", "tenant")
     b = ft_token("acme-2", "tenant")
     assert a != b and a.isalnum() and b.isalnum()
+
+
+def test_a_stored_time_with_a_named_zone_reads_as_its_instant() -> None:
+    assert as_datetime("2026-10-18T03:09:06.621709Z[UTC]") == datetime(
+        2026, 10, 18, 3, 9, 6, 621709, tzinfo=UTC
+    )
+    paris = as_datetime("2026-10-18T05:09:06+02:00[Europe/Paris]")
+    assert paris == datetime(2026, 10, 18, 5, 9, 6, tzinfo=timezone(timedelta(hours=2)))
+    assert as_datetime("2026-10-18T03:09:06Z") == datetime(2026, 10, 18, 3, 9, 6, tzinfo=UTC)
