@@ -1,18 +1,29 @@
-// params: tenant, run_id, rows
+// params: tenant, run_id, batch, rows
 // returns: fact
 // A batch's first look at the memories it will change, in one round trip: each one's state
 // now (the projection of fact.get, which the diff compares with the state after), and, for
 // those the run has not changed yet (row.fresh), the snapshot a rollback restores: a copy of
 // its properties with native types (its vector is never changed by a run, so not copied) and
-// of its evidence edges. A memory already snapshotted by this run keeps its first snapshot.
+// of its evidence edges, numbered by the run's batch (a rollback undoes the run batch by
+// batch, newest first, finding each batch's snapshots by index). A memory already
+// snapshotted by this run keeps its first snapshot. `row.settle`: the batch settles the
+// memory's timeline through the rule (any step but an entity merge, whose timeline writes
+// are journaled exactly): its snapshot says so, and a rollback recomputes its slots.
 UNWIND $rows AS row
 MATCH (f:Fact {id: row.id})
 WHERE f.tenant = $tenant
 CALL (f, row) {
+  WITH f WHERE NOT row.fresh AND row.settle
+  MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id, snapshot_of: f.id})
+  SET s.resettle = true
+  RETURN count(s) AS marked
+}
+CALL (f, row) {
   WITH f WHERE row.fresh
     AND NOT EXISTS { MATCH (:ConsolidationSnapshot {snapshot_run: $run_id, snapshot_of: f.id}) }
   CREATE (s:ConsolidationSnapshot)
-  SET s = f {.*, embedding: null}, s.snapshot_run = $run_id, s.snapshot_of = f.id
+  SET s = f {.*, embedding: null}, s.snapshot_run = $run_id, s.snapshot_of = f.id,
+      s.snapshot_batch = $batch, s.resettle = row.settle
   WITH f, s
   CALL (f, s) {
     OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)

@@ -324,7 +324,7 @@ class ConsolidationService:
     async def rollback(self, principal: Principal, run_id: str) -> RunReport:
         """Undo a run in one call (consolidation_rollback.roll_back). Admin only."""
         _require_admin(principal)
-        return await roll_back(self.db, principal, run_id, self.batch_size)
+        return await roll_back(self.db, principal, run_id)
 
 
 def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:
@@ -335,6 +335,7 @@ def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:
     ctx.counts = {s.step: {c.name: c.value for c in s.counts} for s in report.steps}
     ctx.seq_base = int(run.get("changed") or 0)
     ctx.batches = int(run.get("batches") or 0)
+    ctx.changed_batches = [int(b) for b in run.get("changed_batches") or []]
     ctx.seqs = [int(s) for s in run.get("seqs") or []] or None
     ctx.foreign = bool(run.get("foreign_writes"))
     ctx.touched = set(touched)

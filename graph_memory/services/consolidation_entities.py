@@ -137,7 +137,7 @@ class EntityResolver:
     async def _merge(self, ctx: RunContext, merges: list[dict[str, Any]]) -> list[Count]:
         found = await ResolutionRepository.facts_about(ctx.tx, ctx.tenant, merges)
         ids = [r["id"] for r in found]
-        before = await ctx.touch(ids)
+        before = await ctx.touch(ids, settle=False)
         left = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
         moved = await ResolutionRepository.merge_facts(
             ctx.tx, ctx.tenant, merges, ctx.run_id, ctx.now
@@ -154,7 +154,7 @@ class EntityResolver:
                 }
         joined = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
         # The versions change slot: both slots' timelines are recomputed from their versions.
-        await reslot(ctx.tx, ctx.tenant, set(left) | set(joined))
+        ctx.journal(await reslot(ctx.tx, ctx.tenant, set(left) | set(joined)))
         by_gone = {m["gone"]: m for m in merges}
         why: dict[str, str | None] = {}
         for r in found:
