@@ -36,6 +36,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+from graph_memory import metrics
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import Principal, utcnow
 from graph_memory.errors import Conflict, NotFound
@@ -202,18 +203,25 @@ async def roll_back(db: Database, principal: Principal, run_id: str) -> RunRepor
     never happened. Raises NotFound, Conflict (not rollbackable, or changed again since)."""
     tenant, actor = principal.tenant, principal.actor
     t0 = time.perf_counter()
-    seqs, quiet, batches = await db.write_tx(lambda tx: _begin(tx, tenant, run_id, actor))
-    for b in batches:
-        n = _PAGE
-        while n == _PAGE:
-            prev, was_quiet = seqs, quiet
-            seqs, quiet, n = await db.write_tx(
-                lambda tx, b=b, prev=prev, q=was_quiet: _batch(  # type: ignore[misc]
-                    tx, tenant, run_id, prev, q, b, actor
+    commits = 0
+    try:
+        seqs, quiet, batches = await db.write_tx(lambda tx: _begin(tx, tenant, run_id, actor))
+        for b in batches:
+            n = _PAGE
+            while n == _PAGE:
+                prev, was_quiet = seqs, quiet
+                seqs, quiet, n = await db.write_tx(
+                    lambda tx, b=b, prev=prev, q=was_quiet: _batch(  # type: ignore[misc]
+                        tx, tenant, run_id, prev, q, b, actor
+                    )
                 )
-            )
-    while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
-        pass
-    spent = (time.perf_counter() - t0) * 1000.0
-    result: RunReport = await db.write_tx(lambda tx: _end(tx, tenant, run_id, actor, spent))
+                commits += 1
+        while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
+            commits += 1
+        spent = (time.perf_counter() - t0) * 1000.0
+        result: RunReport = await db.write_tx(lambda tx: _end(tx, tenant, run_id, actor, spent))
+    except Exception:
+        metrics.observe_consolidation("rollback", "failed", time.perf_counter() - t0, commits)
+        raise
+    metrics.observe_consolidation("rollback", "rolled_back", time.perf_counter() - t0, commits)
     return result
