@@ -1,7 +1,8 @@
 // params: tenant, run_id, batch, limit
 // returns: id, scope, subject, predicate, left_scope, left_subject, left_predicate, status_before, status, resettle
 // Rollback of one run batch: each memory the batch snapshotted first gets back exactly the
-// properties and evidence it had before the run. Its vector, its retrieval bookkeeping and
+// properties and evidence it had before the run (of a copy-on-write snapshot, the properties
+// it holds: the only ones the run changed). Its vector, its retrieval bookkeeping and
 // outcome counts (usage, not belief) are left as they are now. Only what differs is written
 // (a merge changed three properties of a fact; rewriting all of them re-indexed its text and
 // remade its evidence edges, most of a large rollback's time). Each row says the slot the
@@ -18,18 +19,25 @@ MATCH (f:Fact {id: s.snapshot_of})
 WHERE f.tenant = $tenant
 WITH f, s LIMIT $limit
 WITH f, s, f.status AS status_before, f.scope AS left_scope, f.subject AS left_subject,
-     f.predicate AS left_predicate,
+     f.predicate AS left_predicate, s.snapshot_keys AS only,
      ['embedding', 'retrieval_count', 'last_retrieved_at', 'helpful_count', 'harmful_count',
       'last_outcome_at', 'last_outcome', 'snapshot_run', 'snapshot_of', 'snapshot_batch',
-      'after_print', 'resettle', 'spent', 'left_scope', 'left_subject',
+      'snapshot_keys', 'after_print', 'resettle', 'spent', 'left_scope', 'left_subject',
       'left_predicate'] AS kept
-WITH f, s, status_before, left_scope, left_subject, left_predicate,
-     [k IN keys(s) WHERE NOT k IN kept AND (f[k] IS NULL OR f[k] <> s[k])] AS changed,
-     [k IN keys(f) WHERE NOT k IN kept AND s[k] IS NULL] AS added
+// A copy-on-write snapshot (only: the properties its batches could change) restores just
+// those; a whole one compares every property.
+WITH f, s, only, status_before, left_scope, left_subject, left_predicate,
+     CASE WHEN only IS NULL
+       THEN [k IN keys(s) WHERE NOT k IN kept AND (f[k] IS NULL OR f[k] <> s[k])]
+       ELSE [k IN only WHERE s[k] IS NOT NULL AND (f[k] IS NULL OR f[k] <> s[k])] END AS changed,
+     CASE WHEN only IS NULL
+       THEN [k IN keys(f) WHERE NOT k IN kept AND s[k] IS NULL]
+       ELSE [k IN only WHERE s[k] IS NULL AND f[k] IS NOT NULL] END AS added
 FOREACH (k IN changed | SET f[k] = s[k])
 FOREACH (k IN added | REMOVE f[k])
-WITH f, s, status_before, left_scope, left_subject, left_predicate
-CALL (f, s) {
+WITH f, s, only, status_before, left_scope, left_subject, left_predicate
+CALL (f, s, only) {
+  WITH f, s WHERE only IS NULL
   WITH f, s,
        [(f)-[d:DERIVED_FROM]->(e:Episode) | [e.id, properties(d)]] AS now,
        [(s)-[h:HAD_EVIDENCE]->(e:Episode) | [e.id, properties(h)]] AS was

@@ -148,10 +148,18 @@ class ConsolidationRepository:
     # -- snapshots and rollback -------------------------------------------------------------
     @staticmethod
     async def touch(
-        tx: Tx, tenant: str, run_id: str, batch: int, ids: list[str], fresh: set[str], settle: bool
+        tx: Tx,
+        tenant: str,
+        run_id: str,
+        batch: int,
+        ids: list[str],
+        fresh: set[str],
+        settle: bool,
+        keys: list[str] | None,
     ) -> dict[str, Record]:
         """The memories' state now (as fact.get gives it), snapshotting those in ``fresh`` as
-        of run batch ``batch``; ``settle``: the batch settles their timeline by the rule."""
+        of run batch ``batch``; ``settle``: the batch settles their timeline by the rule;
+        ``keys``: the only properties it can change (None: any, and the evidence)."""
         if not ids:
             return {}
         rows = await tx.run(
@@ -160,7 +168,9 @@ class ConsolidationRepository:
                 "tenant": require_tenant(tenant),
                 "run_id": run_id,
                 "batch": batch,
-                "rows": [{"id": i, "fresh": i in fresh, "settle": settle} for i in ids],
+                "rows": [
+                    {"id": i, "fresh": i in fresh, "settle": settle, "keys": keys} for i in ids
+                ],
             },
         )
         return {r["fact"]["id"]: r["fact"] for r in rows}

@@ -278,14 +278,21 @@ class RunContext:
         )
 
     # -- inside a batch ----------------------------------------------------------------------
-    async def touch(self, ids: list[str], settle: bool = True) -> dict[str, Record]:
+    async def touch(
+        self, ids: list[str], settle: bool = True, keys: Sequence[str] | None = None
+    ) -> dict[str, Record]:
         """Snapshot the memories not yet changed in this run; returns their current state.
         ``settle=False`` only for a step whose every timeline write is journaled (``journal``):
-        a rollback inverts those instead of recomputing the memories' slots."""
+        a rollback inverts those instead of recomputing the memories' slots. ``keys``: the
+        only properties the batch changes, for a step that changes nothing else (not even
+        evidence): the snapshot copies just those, and is widened if a later batch may
+        change more."""
         wanted = list(dict.fromkeys(ids))
         fresh = {i for i in wanted if i not in self.touched}
-        batch = self.batches
-        state = await Repo.touch(self.tx, self.tenant, self.run_id, batch, wanted, fresh, settle)
+        only = None if keys is None else list(keys)
+        state = await Repo.touch(
+            self.tx, self.tenant, self.run_id, self.batches, wanted, fresh, settle, only
+        )
         self.touched.update(fresh)
         self._fresh = self._fresh or bool(fresh)
         return state

@@ -30,6 +30,27 @@ def _segments(settings: Settings, tenant: str) -> tuple[Segments, Segments]:
     return with_ids, sorted(t[1:] for t in with_ids)
 
 
+FACTS = (
+    "MATCH (f:Fact) WHERE f.tenant = $tenant OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode) "
+    "OPTIONAL MATCH (f)-[:ABOUT]->(x:Entity) "
+    "RETURN f.id AS id, properties(f) AS props, collect(DISTINCT [e.id, d.weight]) AS evidence, "
+    "collect(DISTINCT x.key) AS about"
+)
+USAGE = {"embedding", "retrieval_count", "last_retrieved_at"}
+
+
+def _facts(settings: Settings, tenant: str) -> dict[str, Any]:
+    """Every version of the tenant whole: properties (usage aside), evidence, entity."""
+    return {
+        r["id"]: (
+            {k: str(v) for k, v in r["props"].items() if k not in USAGE},
+            sorted(r["evidence"], key=str),
+            r["about"],
+        )
+        for r in bolt(settings, FACTS, {"tenant": tenant})
+    }
+
+
 def _build(client: GraphMemoryClient) -> dict[str, str]:
     ep = client.record_episode(**episode("alice", scope=CORE))
     rows = [
@@ -58,11 +79,15 @@ def test_rollback_restores_the_stored_segments_of_merged_and_deduped_slots(
 ) -> None:
     ids = _build(client)
     before, content = _segments(settings, tenant)
+    facts = _facts(settings, tenant)
     run = _run(admin)
     assert _segments(settings, tenant)[1] != content  # the run moved and ended segments
     admin.execute(M_ROLLBACK, {"id": run["id"]})
     after, content_after = _segments(settings, tenant)
     assert content_after == content
+    # Every version whole again, also the merged one a later batch deduped (its copy-on-write
+    # snapshot of the merge's three properties widened by the dedupe batch).
+    assert _facts(settings, tenant) == facts
     # The slot only the merge touched got its very segments back from the journal.
     since = [s for s in before if s[3] == ids["since"]]
     assert since and since == [s for s in after if s[3] == ids["since"]]
