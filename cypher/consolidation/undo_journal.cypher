@@ -17,8 +17,14 @@ CALL (j) {
   UNWIND range(0, size(j.moved_ids) - 1) AS i
   MATCH (s:Segment {id: j.moved_ids[i]})
   WHERE s.tenant = $tenant
-  SET s.scope = j.moved_scopes[i], s.subject = j.moved_subjects[i],
-      s.predicate = j.moved_predicates[i]
+  // Only what differs (a merge changes the subject): a property set to the value it has
+  // still updates every index on it, and scope is in all four of Segment's.
+  FOREACH (_ IN CASE WHEN s.scope <> j.moved_scopes[i] THEN [1] ELSE [] END |
+    SET s.scope = j.moved_scopes[i])
+  FOREACH (_ IN CASE WHEN s.subject <> j.moved_subjects[i] THEN [1] ELSE [] END |
+    SET s.subject = j.moved_subjects[i])
+  FOREACH (_ IN CASE WHEN s.predicate <> j.moved_predicates[i] THEN [1] ELSE [] END |
+    SET s.predicate = j.moved_predicates[i])
   RETURN count(*) AS relabelled
 }
 CALL (j) {

@@ -10,9 +10,10 @@ undoes what it committed. The run node keeps its diff (before/after per change),
 per-step durations and batch count. A dry run puts every batch in one transaction rolled back
 at the end: the diff it returns is exactly what applying would do.
 
-Rollback (consolidation_rollback) restores every snapshot, batch by batch, and rebuilds the
-touched slots' timelines, so every read at every asOf answers as before the run; it refuses
-(Conflict) when a memory the run changed has changed again since.
+Rollback (consolidation_rollback) undoes the run's batches newest first, restoring their
+snapshots and inverting their journaled timeline writes (or recomputing the slots), so every
+read at every asOf answers as before the run; it refuses (Conflict) when a memory the run
+changed has changed again since.
 """
 
 from __future__ import annotations
