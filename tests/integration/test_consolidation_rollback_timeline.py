@@ -6,14 +6,28 @@ instead of trusting the journal, keeping the later write."""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import pytest
 
 from graph_memory.client import GraphMemoryClient
+from graph_memory.db import Database, Tx
+from graph_memory.domain import Principal, Role
+from graph_memory.embeddings import LocalEmbedder
+from graph_memory.repositories.resolution import ResolutionRepository
+from graph_memory.repositories.similarity import SimilarityRepository
+from graph_memory.repositories.trust import TrustRepository
+from graph_memory.services.consolidation import ConsolidationService
+from graph_memory.services.consolidation_entities import EntityResolver
+from graph_memory.services.trust import PolicyStore
 from graph_memory.settings import Settings
 from tests.integration.conftest import bolt, episode, fact
 from tests.integration.consolidation_helpers import M_ROLLBACK, M_RUN
 
 CORE = "team:core"
+T = TypeVar("T")
 SEGMENTS = (
     "MATCH (s:Segment) WHERE s.tenant = $tenant "
     "RETURN s.id AS id, s.subject AS subject, s.predicate AS predicate, s.fact_id AS fact, "
@@ -58,6 +72,9 @@ def _build(client: GraphMemoryClient) -> dict[str, str]:
         ("Acme Corp", "ceo", "Ann Lee"),
         ("Acme Corp.", "ceo", "Ann Lee"),  # merged into Acme Corp's slot, then deduped there
         ("Acme Corp.", "customer_since", "2019"),  # a slot only the merge changes
+        ("Initech Ltd", "headquartered_in", "Austin"),
+        ("Initech Ltd", "ceo", "Bill Lumbergh"),
+        ("Initech Ltd.", "founded", "1989"),  # a second merge: a batch of its own
     ]
     out = client.assert_facts(
         [fact(s, p, o, [ep], scope=CORE, cardinality="ONE") for s, p, o in rows]
@@ -112,3 +129,67 @@ def test_rollback_after_another_write_recomputes_and_keeps_that_write(
     _, content_after = _segments(settings, tenant)
     assert [s for s in content_after if s[2] != later_id] == content
     assert [s for s in content_after if s[2] == later_id]  # the later write is still answered
+
+
+class Crash(BaseException):
+    """The process dies between two transactions."""
+
+
+class DiesAfter(Database):
+    """The real database, for a process that dies after ``commits`` write transactions."""
+
+    def __init__(self, settings: Settings, commits: int) -> None:
+        real = Database.connect(settings.neo4j())
+        super().__init__(real.driver, real.database)
+        self.left = commits
+
+    async def write_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
+        if self.left == 0:
+            raise Crash("died")
+        self.left -= 1
+        return await super().write_tx(fn)
+
+
+def _service(db: Database, settings: Settings) -> ConsolidationService:
+    resolver = EntityResolver(
+        ResolutionRepository(db), SimilarityRepository(settings.neo4j()), LocalEmbedder()
+    )
+    # One memory per batch: the run and its rollback take many transactions.
+    return ConsolidationService(
+        db, PolicyStore(TrustRepository(db)).policy_for, resolver=resolver, batch_size=1
+    )
+
+
+def test_a_rollback_that_died_part_way_is_finished_by_a_second_call(
+    settings: Settings, tenant: str, client: GraphMemoryClient
+) -> None:
+    _build(client)
+    _, content = _segments(settings, tenant)
+    facts = _facts(settings, tenant)
+    who = Principal(tenant=tenant, role=Role.ADMIN, key_id="k", name="ops")
+
+    async def go() -> str:
+        db = Database.connect(settings.neo4j())
+        try:
+            done = await _service(db, settings).run(who, [CORE], ["entities", "dedupe"])
+        finally:
+            await db.close()
+        assert done.batches >= 3
+        dying = DiesAfter(settings, 3)  # the checks, then two of the run's batches undone
+        try:
+            with pytest.raises(Crash):
+                await _service(dying, settings).rollback(who, done.id)
+            (stopped,) = await _service(dying, settings).runs(who, first=1)
+            assert stopped.status == "rolling_back" and stopped.restored > 0
+        finally:
+            await dying.close()
+        db = Database.connect(settings.neo4j())
+        try:
+            back = await _service(db, settings).rollback(who, done.id)
+        finally:
+            await db.close()
+        return back.status
+
+    assert asyncio.run(go()) == "rolled_back"
+    assert _segments(settings, tenant)[1] == content
+    assert _facts(settings, tenant) == facts
