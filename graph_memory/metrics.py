@@ -28,12 +28,15 @@ from prometheus_client import (
 from graph_memory import request_trace
 
 __all__ = [
+    "CONSOLIDATION_RUNS",
     "CONTENT_TYPE",
     "ERRORS",
     "INGEST_JOBS",
     "NEO4J_RETRIES",
     "NEO4J_UNAVAILABLE",
     "count_llm_tokens",
+    "observe_consolidation",
+    "observe_consolidation_step",
     "observe_llm_call",
     "observe_neo4j_call",
     "observe_neo4j_query",
@@ -121,6 +124,39 @@ INGEST_JOBS = Counter(
     "graph_memory_ingest_jobs", "Ingest jobs finished by this process, by status", ["status"]
 )
 
+# Consolidation (out of band): steps and count names are the code's own closed sets.
+_LONG = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+CONSOLIDATION_RUNS = Counter(
+    "graph_memory_consolidation_runs",
+    "Consolidation runs and rollbacks finished by this process, by kind (run, dry_run, "
+    "rollback) and status (applied, failed, dry_run, rolled_back)",
+    ["kind", "status"],
+)
+CONSOLIDATION_SECONDS = Histogram(
+    "graph_memory_consolidation_seconds",
+    "Wall time of a consolidation run (or of its part in this process, once resumed) or of a "
+    "rollback, by kind",
+    ["kind"],
+    buckets=_LONG,
+)
+CONSOLIDATION_BATCHES = Counter(
+    "graph_memory_consolidation_batches",
+    "Transactions a consolidation run or rollback committed, by kind",
+    ["kind"],
+)
+CONSOLIDATION_STEP_SECONDS = Histogram(
+    "graph_memory_consolidation_step_seconds",
+    "Wall time of one consolidation step in this process, by step (dry runs included)",
+    ["step"],
+    buckets=_LONG,
+)
+CONSOLIDATION_CHANGES = Counter(
+    "graph_memory_consolidation_changes",
+    "What applied consolidation steps did, by step and count (e.g. entities/merged, "
+    "dedupe/groups, compaction/digests); dry runs not counted",
+    ["step", "count"],
+)
+
 
 def observe_request(trace: request_trace.RequestTrace, status: int) -> None:
     """The request's figures, once its response has started."""
@@ -176,6 +212,22 @@ def observe_llm_call(model: str, seconds: float) -> None:
 def count_llm_tokens(model: str, prompt_tokens: int, completion_tokens: int) -> None:
     LLM_TOKENS.labels(model, "prompt").inc(prompt_tokens)
     LLM_TOKENS.labels(model, "completion").inc(completion_tokens)
+
+
+def observe_consolidation_step(
+    step: str, seconds: float, counts: dict[str, int], applied: bool
+) -> None:
+    """One step finished in this process; ``counts``: what it changed here."""
+    CONSOLIDATION_STEP_SECONDS.labels(step).observe(seconds)
+    if applied:
+        for name, n in counts.items():
+            CONSOLIDATION_CHANGES.labels(step, name).inc(n)
+
+
+def observe_consolidation(kind: str, status: str, seconds: float, batches: int) -> None:
+    CONSOLIDATION_RUNS.labels(kind, status).inc()
+    CONSOLIDATION_SECONDS.labels(kind).observe(seconds)
+    CONSOLIDATION_BATCHES.labels(kind).inc(batches)
 
 
 def render() -> bytes:

@@ -6,5 +6,11 @@
 UNWIND $rows AS row
 MATCH (s:Segment {id: row.id})
 WHERE s.tenant = $tenant
-SET s.scope = row.scope, s.subject = row.subject, s.predicate = row.predicate
+// Only what differs (a merge changes the subject): a property set to the value it has still
+// updates every index on it, and scope is in all four of Segment's.
+FOREACH (_ IN CASE WHEN s.scope <> row.scope THEN [1] ELSE [] END | SET s.scope = row.scope)
+FOREACH (_ IN CASE WHEN s.subject <> row.subject THEN [1] ELSE [] END |
+  SET s.subject = row.subject)
+FOREACH (_ IN CASE WHEN s.predicate <> row.predicate THEN [1] ELSE [] END |
+  SET s.predicate = row.predicate)
 RETURN count(s) AS moved

@@ -1,28 +1,46 @@
-// params: tenant, run_id, ids
-// returns: id, scope, subject, predicate, status_before, status
-// Rollback of one batch: each named memory gets back exactly the properties and evidence it
-// had before the run, and its snapshot is spent in the same transaction (a rollback that
-// stops half way goes on from the snapshots left). The caller rebuilds the slots' timelines.
-// Its vector, its retrieval bookkeeping and outcome counts (usage, not belief) are left as
-// they are now. Only what differs is written: a merge changed three properties of a fact,
-// and rewriting all of them (its text re-indexed for full-text search, its evidence edges
-// deleted and made again) was most of a large rollback's time.
+// params: tenant, run_id, batch, limit
+// returns: id, scope, subject, predicate, left_scope, left_subject, left_predicate, status_before, status, resettle
+// Rollback of one run batch: each memory the batch snapshotted first gets back exactly the
+// properties and evidence it had before the run (of a copy-on-write snapshot, the properties
+// it holds: the only ones the run changed). Its vector, its retrieval bookkeeping and
+// outcome counts (usage, not belief) are left as they are now. Only what differs is written
+// (a merge changed three properties of a fact; rewriting all of them re-indexed its text and
+// remade its evidence edges, most of a large rollback's time). Each row says the slot the
+// version leaves (`left_*`) and returns to: the caller settles the timeline. A snapshot is
+// spent in the same transaction (a rollback that stops part way goes on from those left);
+// one whose memory's timeline the run settled by the rule (`resettle`) is kept, marked spent
+// with the slot left, for the rollback's last pass to recompute those slots. At most `limit`
+// a call (the caller pages until fewer come back); a snapshot whose memory is gone since
+// (excised) is left for the rollback's end to drop.
 CYPHER 25
-UNWIND $ids AS id
-MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id, snapshot_of: id})
-WHERE s.tenant = $tenant
-MATCH (f:Fact {id: id})
+MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id, snapshot_batch: $batch})
+// The planner otherwise seeks (snapshot_run, snapshot_of), reading every snapshot of the run
+// per batch: a rollback of 25 batches read all of them 25 times.
+USING INDEX s:ConsolidationSnapshot(snapshot_run, snapshot_batch)
+WHERE s.tenant = $tenant AND s.spent IS NULL
+MATCH (f:Fact {id: s.snapshot_of})
 WHERE f.tenant = $tenant
-WITH f, s, f.status AS status_before,
+WITH f, s LIMIT $limit
+WITH f, s, f.status AS status_before, f.scope AS left_scope, f.subject AS left_subject,
+     f.predicate AS left_predicate, s.snapshot_keys AS only,
      ['embedding', 'retrieval_count', 'last_retrieved_at', 'helpful_count', 'harmful_count',
-      'last_outcome_at', 'last_outcome', 'snapshot_run', 'snapshot_of', 'after_print'] AS kept
-WITH f, s, status_before,
-     [k IN keys(s) WHERE NOT k IN kept AND (f[k] IS NULL OR f[k] <> s[k])] AS changed,
-     [k IN keys(f) WHERE NOT k IN kept AND s[k] IS NULL] AS added
+      'last_outcome_at', 'last_outcome', 'snapshot_run', 'snapshot_of', 'snapshot_batch',
+      'snapshot_keys', 'after_print', 'resettle', 'spent', 'left_scope', 'left_subject',
+      'left_predicate'] AS kept
+// A copy-on-write snapshot (only: the properties its batches could change) restores just
+// those; a whole one compares every property.
+WITH f, s, only, status_before, left_scope, left_subject, left_predicate,
+     CASE WHEN only IS NULL
+       THEN [k IN keys(s) WHERE NOT k IN kept AND (f[k] IS NULL OR f[k] <> s[k])]
+       ELSE [k IN only WHERE s[k] IS NOT NULL AND (f[k] IS NULL OR f[k] <> s[k])] END AS changed,
+     CASE WHEN only IS NULL
+       THEN [k IN keys(f) WHERE NOT k IN kept AND s[k] IS NULL]
+       ELSE [k IN only WHERE s[k] IS NULL AND f[k] IS NOT NULL] END AS added
 FOREACH (k IN changed | SET f[k] = s[k])
 FOREACH (k IN added | REMOVE f[k])
-WITH f, s, status_before
-CALL (f, s) {
+WITH f, s, only, status_before, left_scope, left_subject, left_predicate
+CALL (f, s, only) {
+  WITH f, s WHERE only IS NULL
   WITH f, s,
        [(f)-[d:DERIVED_FROM]->(e:Episode) | [e.id, properties(d)]] AS now,
        [(s)-[h:HAD_EVIDENCE]->(e:Episode) | [e.id, properties(h)]] AS was
@@ -40,21 +58,31 @@ CALL (f, s) {
   }
   RETURN count(*) AS redone
 }
-// A fact an entity merge moved is about its own subject again.
-CALL (f) {
-  OPTIONAL MATCH (f)-[a:ABOUT]->(x:Entity)
-  WHERE x.key <> f.subject
-  DELETE a
-  RETURN count(*) AS moved
-}
-CALL (f) {
+// A fact an entity merge moved is about its own subject again (only a merge moves one).
+CALL (f, left_subject) {
+  WITH f WHERE left_subject <> f.subject
+  CALL (f) {
+    OPTIONAL MATCH (f)-[a:ABOUT]->(x:Entity)
+    WHERE x.key <> f.subject
+    DELETE a
+    RETURN count(*) AS moved
+  }
   MATCH (e:Entity {tenant: $tenant, key: f.subject})
   MERGE (f)-[:ABOUT]->(e)
   RETURN count(*) AS about
 }
-CALL (s) {
+WITH f, s, s.resettle AS resettle, status_before, left_scope, left_subject, left_predicate
+CALL (s, resettle, left_scope, left_subject, left_predicate) {
+  WITH s WHERE resettle
+  SET s.spent = true, s.left_scope = left_scope, s.left_subject = left_subject,
+      s.left_predicate = left_predicate
+  RETURN count(*) AS kept
+}
+CALL (s, resettle) {
+  WITH s WHERE NOT coalesce(resettle, false)
   DETACH DELETE s
   RETURN count(*) AS spent
 }
 RETURN f.id AS id, f.scope AS scope, f.subject AS subject, f.predicate AS predicate,
-       status_before, f.status AS status
+       left_scope, left_subject, left_predicate, status_before, f.status AS status,
+       coalesce(resettle, false) AS resettle

@@ -148,9 +148,18 @@ class ConsolidationRepository:
     # -- snapshots and rollback -------------------------------------------------------------
     @staticmethod
     async def touch(
-        tx: Tx, tenant: str, run_id: str, ids: list[str], fresh: set[str]
+        tx: Tx,
+        tenant: str,
+        run_id: str,
+        batch: int,
+        ids: list[str],
+        fresh: set[str],
+        settle: bool,
+        keys: list[str] | None,
     ) -> dict[str, Record]:
-        """The memories' state now (as fact.get gives it), snapshotting those in ``fresh``."""
+        """The memories' state now (as fact.get gives it), snapshotting those in ``fresh`` as
+        of run batch ``batch``; ``settle``: the batch settles their timeline by the rule;
+        ``keys``: the only properties it can change (None: any, and the evidence)."""
         if not ids:
             return {}
         rows = await tx.run(
@@ -158,10 +167,23 @@ class ConsolidationRepository:
             {
                 "tenant": require_tenant(tenant),
                 "run_id": run_id,
-                "rows": [{"id": i, "fresh": i in fresh} for i in ids],
+                "batch": batch,
+                "rows": [
+                    {"id": i, "fresh": i in fresh, "settle": settle, "keys": keys} for i in ids
+                ],
             },
         )
         return {r["fact"]["id"]: r["fact"] for r in rows}
+
+    @staticmethod
+    async def journal(
+        tx: Tx, tenant: str, run_id: str, batch: int, writes: dict[str, list[Any]]
+    ) -> None:
+        """A merge batch's timeline writes (moved, created, deleted), for its rollback."""
+        await tx.run(
+            "consolidation.journal",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "batch": batch, **writes},
+        )
 
     @staticmethod
     async def snapshots(tx: Tx, tenant: str, run_id: str, limit: int) -> list[Record]:
@@ -171,20 +193,35 @@ class ConsolidationRepository:
         )
 
     @staticmethod
-    async def snapshot_prints(tx: Tx, tenant: str, run_id: str, ids: list[str]) -> list[Record]:
-        """(id, print) of these memories' snapshots in the run not yet restored."""
+    async def snapshot_prints(tx: Tx, tenant: str, run_id: str, batch: int) -> list[Record]:
+        """(id, print) of run batch ``batch``'s snapshots not yet restored."""
         return await tx.run(
             "consolidation.snapshot_prints",
-            {"tenant": require_tenant(tenant), "run_id": run_id, "ids": ids},
+            {"tenant": require_tenant(tenant), "run_id": run_id, "batch": batch},
         )
 
     @staticmethod
-    async def restore(tx: Tx, tenant: str, run_id: str, ids: list[str]) -> list[Record]:
-        if not ids:
-            return []
+    async def restore(tx: Tx, tenant: str, run_id: str, batch: int, limit: int) -> list[Record]:
+        """Restore up to ``limit`` of the memories run batch ``batch`` snapshotted."""
         return await tx.run(
             "consolidation.restore",
-            {"tenant": require_tenant(tenant), "run_id": run_id, "ids": ids},
+            {"tenant": require_tenant(tenant), "run_id": run_id, "batch": batch, "limit": limit},
+        )
+
+    @staticmethod
+    async def undo_journal(tx: Tx, tenant: str, run_id: str, batch: int) -> None:
+        """Invert run batch ``batch``'s journaled timeline writes, if it has any."""
+        await tx.run(
+            "consolidation.undo_journal",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "batch": batch},
+        )
+
+    @staticmethod
+    async def resettle(tx: Tx, tenant: str, run_id: str, limit: int) -> list[Record]:
+        """A page of restored memories whose slots the rollback recomputes last (spent)."""
+        return await tx.run(
+            "consolidation.resettle",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "limit": limit},
         )
 
     @staticmethod

@@ -10,9 +10,10 @@ undoes what it committed. The run node keeps its diff (before/after per change),
 per-step durations and batch count. A dry run puts every batch in one transaction rolled back
 at the end: the diff it returns is exactly what applying would do.
 
-Rollback (consolidation_rollback) restores every snapshot, batch by batch, and rebuilds the
-touched slots' timelines, so every read at every asOf answers as before the run; it refuses
-(Conflict) when a memory the run changed has changed again since.
+Rollback (consolidation_rollback) undoes the run's batches newest first, restoring their
+snapshots and inverting their journaled timeline writes (or recomputing the slots), so every
+read at every asOf answers as before the run; it refuses (Conflict) when a memory the run
+changed has changed again since.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from graph_memory import metrics
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import Principal, Role, as_datetime, parse_scopes, utcnow
 from graph_memory.errors import Conflict, Forbidden, NotFound, ValidationError
@@ -139,9 +141,11 @@ class ConsolidationService:
         }
         ctx = self._context(tenant, scopes, run["id"], policy)
         if dry_run:
+            t0 = time.perf_counter()
             try:
                 await self.db.write_tx(lambda tx: self._dry(tx, ctx, run, names, progress))
             except _DryRun as done:
+                metrics.observe_consolidation("dry_run", "dry_run", time.perf_counter() - t0, 0)
                 return done.report
             raise AssertionError("a dry run always rolls back")  # pragma: no cover
 
@@ -169,6 +173,7 @@ class ConsolidationService:
         started: datetime,
         progress: Progress | None,
     ) -> RunReport:
+        t0, batches = time.perf_counter(), ctx.batches
         try:
             await self._steps(ctx, names, progress)
             done = await self.db.write_tx(lambda tx: self._finish(tx, ctx, "applied", None))
@@ -177,7 +182,11 @@ class ConsolidationService:
             # resumed or rolled back); the one in flight rolled back. Record why, re-raise.
             error = repr(e)
             await self.db.write_tx(lambda tx: self._finish(tx, ctx, "failed", error[:500]))
+            spent = time.perf_counter() - t0
+            metrics.observe_consolidation("run", "failed", spent, ctx.batches - batches)
             raise
+        spent = time.perf_counter() - t0
+        metrics.observe_consolidation("run", "applied", spent, ctx.batches - batches)
         return self._from_ctx(ctx, run, "applied", started, done)
 
     async def _steps(self, ctx: RunContext, names: list[str], progress: Progress | None) -> None:
@@ -186,8 +195,12 @@ class ConsolidationService:
                 continue
             ctx.step = name
             t0 = time.perf_counter()
+            had = dict(ctx.counts.get(name, {}))  # a resumed step goes on from these
             await self._step(name)(ctx)
             await ctx.step_done(name, t0)
+            mine = {c: n - had.get(c, 0) for c, n in ctx.counts.get(name, {}).items()}
+            applied = ctx.shared is None
+            metrics.observe_consolidation_step(name, time.perf_counter() - t0, mine, applied)
             if progress is not None:
                 progress(name, i + 1, len(names))
 
@@ -324,7 +337,7 @@ class ConsolidationService:
     async def rollback(self, principal: Principal, run_id: str) -> RunReport:
         """Undo a run in one call (consolidation_rollback.roll_back). Admin only."""
         _require_admin(principal)
-        return await roll_back(self.db, principal, run_id, self.batch_size)
+        return await roll_back(self.db, principal, run_id)
 
 
 def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:
@@ -335,6 +348,7 @@ def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:
     ctx.counts = {s.step: {c.name: c.value for c in s.counts} for s in report.steps}
     ctx.seq_base = int(run.get("changed") or 0)
     ctx.batches = int(run.get("batches") or 0)
+    ctx.changed_batches = [int(b) for b in run.get("changed_batches") or []]
     ctx.seqs = [int(s) for s in run.get("seqs") or []] or None
     ctx.foreign = bool(run.get("foreign_writes"))
     ctx.touched = set(touched)

@@ -27,6 +27,7 @@ from graph_memory.repositories.consolidation import ConsolidationRepository as R
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services import audit
+from graph_memory.services.consolidation_timeline import SlotWrites
 
 __all__ = ["ACTOR", "BATCH", "Change", "Count", "RunContext", "fingerprint"]
 
@@ -126,8 +127,12 @@ class RunContext:
     batches: int = 0
     seqs: list[int] | None = None  # lock counters as the last batch left them
     foreign: bool = False  # someone else wrote the run's scopes between two of its batches
+    # Batches that snapshotted memories or journaled timeline writes: what a rollback undoes.
+    changed_batches: list[int] = field(default_factory=list)
     _tx: Tx | None = None
     _prints: dict[str, str] = field(default_factory=dict)
+    _journal: SlotWrites = field(default_factory=SlotWrites)
+    _fresh: bool = False  # this batch snapshotted a memory
 
     @property
     def tx(self) -> Tx:
@@ -184,6 +189,7 @@ class RunContext:
             del self.changes[mark:]
             self.touched = set(touched)
             self._prints = {}
+            self._journal, self._fresh = SlotWrites(), False
             self._tx = tx
             await WriteLocks.tenant(tx, self.tenant)
             await WriteLocks.scopes(tx, self.tenant, self.scopes)
@@ -196,6 +202,8 @@ class RunContext:
 
         try:
             self.counts, self.seqs, self.foreign = await self.db.write_tx(body)
+            if self._fresh or self._journal:
+                self.changed_batches.append(self.batches)
         except BaseException:
             del self.changes[mark:]
             self.touched = touched
@@ -238,6 +246,16 @@ class RunContext:
             "seqs": seqs,
             "foreign_writes": foreign,
         }
+        if self._fresh or self._journal:
+            props["changed_batches"] = [*self.changed_batches, self.batches]
+        if self._journal:
+            j = self._journal
+            writes: dict[str, list[Any]] = {
+                "moved": j.moved,
+                "created": j.created,
+                "deleted": j.deleted,
+            }
+            await Repo.journal(tx, self.tenant, self.run_id, self.batches, writes)
         until = utcnow() + timedelta(seconds=self.lease_seconds)
         prints = [{"id": i, "print": p} for i, p in self._prints.items()]
         rows = [c.row() for c in self.changes[mark:]]
@@ -253,20 +271,35 @@ class RunContext:
         self.counts.setdefault(name, {})
         if self.shared is not None:
             return
-        props = self.props() | {"batches": self.batches}
+        props = self.props() | {"batches": self.batches, "changed_batches": self.changed_batches}
         until = utcnow() + timedelta(seconds=self.lease_seconds)
         await self.db.write_tx(
             lambda tx: Repo.progress(tx, self.tenant, self.run_id, props, [], [], until)
         )
 
     # -- inside a batch ----------------------------------------------------------------------
-    async def touch(self, ids: list[str]) -> dict[str, Record]:
-        """Snapshot the memories not yet changed in this run; returns their current state."""
+    async def touch(
+        self, ids: list[str], settle: bool = True, keys: Sequence[str] | None = None
+    ) -> dict[str, Record]:
+        """Snapshot the memories not yet changed in this run; returns their current state.
+        ``settle=False`` only for a step whose every timeline write is journaled (``journal``):
+        a rollback inverts those instead of recomputing the memories' slots. ``keys``: the
+        only properties the batch changes, for a step that changes nothing else (not even
+        evidence): the snapshot copies just those, and is widened if a later batch may
+        change more."""
         wanted = list(dict.fromkeys(ids))
         fresh = {i for i in wanted if i not in self.touched}
-        state = await Repo.touch(self.tx, self.tenant, self.run_id, wanted, fresh)
+        only = None if keys is None else list(keys)
+        state = await Repo.touch(
+            self.tx, self.tenant, self.run_id, self.batches, wanted, fresh, settle, only
+        )
         self.touched.update(fresh)
+        self._fresh = self._fresh or bool(fresh)
         return state
+
+    def journal(self, writes: SlotWrites) -> None:
+        """Timeline writes of this batch (reslot's), committed with it for its rollback."""
+        self._journal.extend(writes)
 
     async def record(
         self,

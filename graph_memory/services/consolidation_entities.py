@@ -40,6 +40,8 @@ PROPOSE = 0.7
 AUTO_MERGE = 0.9
 TOP_K = 10
 _EMBED_BATCH = 256
+# All a merge changes on a fact (resolution.merge_many), besides its ABOUT edge and timeline.
+MERGE_KEYS = ("subject", "subject_name", "subject_merged_from")
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ class EntityResolver:
     async def _merge(self, ctx: RunContext, merges: list[dict[str, Any]]) -> list[Count]:
         found = await ResolutionRepository.facts_about(ctx.tx, ctx.tenant, merges)
         ids = [r["id"] for r in found]
-        before = await ctx.touch(ids)
+        before = await ctx.touch(ids, settle=False, keys=MERGE_KEYS)
         left = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
         moved = await ResolutionRepository.merge_facts(
             ctx.tx, ctx.tenant, merges, ctx.run_id, ctx.now
@@ -146,15 +148,10 @@ class EntityResolver:
         after = {i: before[i] for i in ids if i in before}
         for r in moved:
             if r["id"] in after:
-                after[r["id"]] = {
-                    **after[r["id"]],
-                    "subject": r["subject"],
-                    "subject_name": r["subject_name"],
-                    "subject_merged_from": r["subject_merged_from"],
-                }
+                after[r["id"]] = {**after[r["id"]], **{k: r[k] for k in MERGE_KEYS}}
         joined = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
         # The versions change slot: both slots' timelines are recomputed from their versions.
-        await reslot(ctx.tx, ctx.tenant, set(left) | set(joined))
+        ctx.journal(await reslot(ctx.tx, ctx.tenant, set(left) | set(joined)))
         by_gone = {m["gone"]: m for m in merges}
         why: dict[str, str | None] = {}
         for r in found:

@@ -7,11 +7,16 @@ rewriting segments that end up identical (the survivor's own) or identical but i
 slot (the moved facts'). Here the recomputed segments are matched against the stored ones:
 equal ones stay, equal ones stored under the fact's old slot are relabelled in place, and
 only the rest are deleted or created. The result is the same stored timeline a rebuild gives.
+
+``reslot`` returns exactly what it wrote (``SlotWrites``): a run journals it with its batch, so
+a rollback undoes a merge's timeline by inverting those writes (relabel back, delete what was
+created, create again what was deleted, ids and all) instead of recomputing every slot.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from graph_memory.db import Tx
@@ -22,24 +27,45 @@ from graph_memory.repositories.timeline import _row as row_of
 from graph_memory.repositories.timeline import _segment as segment_of
 from graph_memory.temporal import Segment, bitemporal
 
-__all__ = ["reslot"]
+__all__ = ["SlotWrites", "reslot"]
 
 
-async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:
-    """Make the stored timelines of ``slots`` what their versions give; returns the segments
-    written (created or relabelled)."""
+@dataclass
+class SlotWrites:
+    """What ``reslot`` changed, as its inverse needs it: each relabelled segment with the
+    slot it left, the ids it created, and each deleted segment whole."""
+
+    moved: list[dict[str, Any]] = field(default_factory=list)  # id, scope, subject, predicate
+    created: list[str] = field(default_factory=list)
+    deleted: list[dict[str, Any]] = field(default_factory=list)  # a segments row + its slot
+
+    def __bool__(self) -> bool:
+        return bool(self.moved or self.created or self.deleted)
+
+    def extend(self, other: SlotWrites) -> None:
+        self.moved += other.moved
+        self.created += other.created
+        self.deleted += other.deleted
+
+
+async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> SlotWrites:
+    """Make the stored timelines of ``slots`` what their versions give; returns what it
+    wrote."""
     tenant = require_tenant(tenant)
     keys = sorted(set(slots))
+    writes = SlotWrites()
     if not keys:
-        return 0
+        return writes
     params = [k.param() for k in keys]
     state = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params, "ids": []})
     stored = await tx.run("timeline.segments", {"tenant": tenant, "slots": params})
     existing: dict[Segment, list[tuple[str, SlotKey]]] = {}
+    rows: dict[str, dict[str, Any]] = {}
     for r in stored:
         slot = SlotKey(r["scope"], r["subject"], r["predicate"])
         for s in r["segments"]:
             existing.setdefault(segment_of(s), []).append((s["id"], slot))
+            rows[s["id"]] = {**s, **slot.param()}
     create: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
     for r in state:
@@ -54,7 +80,10 @@ async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:
             seg_id, where = found.pop(at)
             if where != slot:
                 moves.append({"id": seg_id, **slot.param()})
+                writes.moved.append({"id": seg_id, **where.param()})
     delete = [seg_id for left in existing.values() for seg_id, _ in left]
+    writes.created = [c["id"] for c in create]
+    writes.deleted = [rows[i] for i in delete]
     if moves:
         await tx.run("consolidation.move_segments", {"tenant": tenant, "rows": moves})
     if create or delete:
@@ -62,4 +91,4 @@ async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:
             "timeline.apply",
             {"tenant": tenant, "close": [], "delete": delete, "create": create, "now": None},
         )
-    return len(create) + len(moves)
+    return writes
