@@ -285,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
     from graph_memory.transfer_cli import register as register_transfer
 
     register_transfer(sub)
+    from graph_memory.reembed_cli import register as register_reembed
+
+    register_reembed(sub)
     p = sub.add_parser("export-schema", help="write the GraphQL SDL")
     p.add_argument("-o", "--output", default="schema.graphql")
     p.set_defaults(handler=_export_schema)
