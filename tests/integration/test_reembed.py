@@ -9,17 +9,20 @@ own, started with the project's tooling on free ports (the shared one keeps its 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -403,3 +406,52 @@ def test_reembed_refuses_another_model_while_one_is_in_progress(
 
     asyncio.run(go())
     assert _vectors(local)["fact"] == [DIMS]
+
+
+def test_during_the_switch_vector_work_waits_and_plain_reads_answer(
+    local: Settings, fake: FakeLLM
+) -> None:
+    """The store is on fake-embed-8 (the first test): a switch to another model of the same
+    size, watched through a service on the current one. While the switch runs, recall is
+    refused with EMBEDDER_SWITCHING and fact listings answer; the indexes are kept (same
+    size); afterwards that service is on the old model (EMBEDDER_MISMATCH)."""
+    fake.reset_embeddings(dims=DIMS)
+    report: dict[str, Any] = {}
+
+    def reembed() -> None:
+        async def go() -> None:
+            db = Database.connect(local.neo4j())
+            target = OpenAIEmbedder(
+                model="fake-embed-8b", dimensions=DIMS, base_url=fake.url, api_key="k"
+            )
+            try:
+                done = await Reembedder(ReembedRepository(db), target, grace_seconds=4).run()
+                report.update(dataclasses.asdict(done))
+            finally:
+                await db.close()
+
+        asyncio.run(go())
+
+    with serving(_openai(local, fake)) as url:
+        client = GraphMemoryClient(url, _create_key(local, TENANT, "agent"))
+        assert any("Berlin" in t for t in _recall_ids(client, "alice lives_in Berlin"))
+        worker = threading.Thread(target=reembed)
+        worker.start()
+        codes: set[str] = set()
+        while worker.is_alive():
+            try:
+                client.recall("where does alice live?", [SCOPE])
+            except GraphMemoryClientError as e:
+                codes.add(e.code)
+                if e.code == "EMBEDDER_SWITCHING":
+                    listed = client.facts([SCOPE], subject="alice", predicate="lives_in")
+                    assert [e["node"]["object"] for e in listed["edges"]] == ["Berlin"]
+            time.sleep(0.3)
+        worker.join()
+        assert "EMBEDDER_SWITCHING" in codes, codes
+        assert report["to_model"] == "fake-embed-8b" and report["indexes_recreated"] == []
+        time.sleep(5.5)  # the service's cached view of the store expires
+        with pytest.raises(GraphMemoryClientError) as refused:
+            client.recall("where does alice live?", [SCOPE])
+        assert refused.value.code == "EMBEDDER_MISMATCH"
+        client.close()
