@@ -48,6 +48,10 @@ __all__ = ["KINDS", "LEASE_SECONDS", "ReembedReport", "Reembedder"]
 KINDS = ("fact", "episode", "memo", "procedure", "entity", "digest")
 SWITCH_KINDS = ("fact", "episode", "memo", "procedure", "entity")  # digests are episodes
 LEASE_SECONDS = 30.0
+# The vector indexes of cypher/schema whose nodes KINDS covers.
+KNOWN_INDEXES = frozenset(
+    {"fact_embedding", "episode_embedding", "memo_embedding", "procedure_embedding"}
+)
 _SWEEP_ROUNDS = 5
 _STEPS = ("stage", "sweep", "switch_wait", "switch_sweep", "drop", "switch", "fix", "index")
 
@@ -116,6 +120,14 @@ class Reembedder:
             if (stored.model, stored.dimensions) == target and stored.switching_to is None:
                 report.nothing_to_do = True
                 return report
+            unknown = set(await self.repo.vector_indexes()) - KNOWN_INDEXES
+            if unknown:
+                # Vectors this code would leave on the old model: refuse rather than mix.
+                raise Conflict(
+                    f"vector index(es) {', '.join(sorted(unknown))} hold vectors a "
+                    "re-embedding does not know how to remake: add their kind to "
+                    "graph_memory/services/reembed.py"
+                )
             report.staged = dict.fromkeys(KINDS, 0)
             state = {
                 "model": target[0],
