@@ -4,7 +4,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY graph_memory ./graph_memory
 COPY cypher ./cypher
-RUN pip install --no-cache-dir . && useradd --create-home gm
+RUN pip install --no-cache-dir ".[server,mcp]" && useradd --create-home gm
 USER gm
 ENV GRAPH_MEMORY_HOME=/home/gm/.cache/graph-memory
 EXPOSE 8000

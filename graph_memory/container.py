@@ -26,6 +26,7 @@ from graph_memory.services.consolidation_compaction import Compactor
 from graph_memory.services.consolidation_entities import EntityResolver
 from graph_memory.services.context_pack import ContextService
 from graph_memory.services.denials import DenialAudit
+from graph_memory.services.embedding_config import StoreBoundEmbedder
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.expiry import ExpiryService
 from graph_memory.services.facts import FactService
@@ -97,7 +98,8 @@ def build_services(
     settings: Settings, db: Database | None = None, embedder: Embedder | None = None
 ) -> Services:
     db = db or Database.connect(settings.neo4j())
-    embedder = embedder or build_embedder(settings)
+    # Refuses vector work while the store's vectors are another model's (a re-embedding).
+    embedder = StoreBoundEmbedder(embedder or build_embedder(settings), db)
     fact_repo = FactRepository(db)
     trust_repo = TrustRepository(db)
     policies = PolicyStore(trust_repo)

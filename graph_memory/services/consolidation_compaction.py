@@ -27,7 +27,7 @@ from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.services import audit
 from graph_memory.services.consolidation_context import ACTOR, Count, RunContext
 
-__all__ = ["OLDER_THAN_DAYS", "Compactor"]
+__all__ = ["OLDER_THAN_DAYS", "Compactor", "mean_vector"]
 
 OLDER_THAN_DAYS = 30
 CANDIDATE = 0.6  # cosine for an edge of the similarity graph
@@ -36,7 +36,8 @@ MAX_MEMBERS = 50  # a bigger community is split into digests of this many
 MAX_DIGEST_CHARS = 4_000
 
 
-def _mean(vectors: list[list[float]]) -> list[float]:
+def mean_vector(vectors: list[list[float]]) -> list[float]:
+    """A digest's vector: its members' mean, unit length (also made again by a re-embedding)."""
     summed = [sum(col) for col in zip(*vectors, strict=True)]
     norm = math.sqrt(sum(x * x for x in summed)) or 1.0
     return [x / norm for x in summed]
@@ -65,7 +66,7 @@ def _digest(members: list[Record]) -> dict[str, Any]:
         "topics": sorted({t for m in members for t in (m["topics"] or [])}),
         "key_entities": sorted({k for m in members for k in (m["key_entities"] or [])}),
         "confidence": sum(float(m["confidence"] or 0.0) for m in members) / len(members),
-        "embedding": _mean([list(m["embedding"]) for m in members]),
+        "embedding": mean_vector([list(m["embedding"]) for m in members]),
         "members": [m["id"] for m in members],
     }
 

