@@ -176,7 +176,7 @@ class RecallRepository:
                 "valid_at": valid_at,
             },
         )
-        return [(str(r["of"]), r["row"]) for r in rows]
+        return _pairs(rows)
 
     async def digest_members(
         self,
@@ -207,7 +207,7 @@ class RecallRepository:
                 "valid_at": valid_at,
             },
         )
-        return [(str(r["of"]), r["row"]) for r in rows]
+        return _pairs(rows)
 
     async def entity_names(self, tenant: str, scopes: list[str], keys: list[str]) -> list[str]:
         """Names of entities among these normalised keys (entity_key) that facts in these
@@ -251,6 +251,11 @@ class RecallRepository:
             return 0
         out = await self.db.write("recall.touch", {"tenant": require_tenant(tenant), "rows": rows})
         return int(out[0]["touched"] or 0) if out else 0
+
+
+def _pairs(rows: list[Record]) -> list[tuple[str, Record]]:
+    """(the episode it hangs off, lean candidate row) from recall.replies / digest_members."""
+    return [(str(r["of"]), r["row"]) for r in rows]
 
 
 def _pool(out: list[Record]) -> tuple[list[Record], int]:

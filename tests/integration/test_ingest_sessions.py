@@ -331,26 +331,27 @@ query($q: String, $kinds: [String!], $statuses: [String!]) {
 }"""
 
 
-def test_events_and_todos_are_memories_of_their_own_kind_and_todos_close(
-    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
-) -> None:
-    c = make(tenant)
+def _berlin_and_passport(fake: FakeLLM, *more_todos: dict[str, Any]) -> dict[str, Any]:
+    """A session whose scripted extraction is one event (Alice moved to Berlin) and one todo
+    (renew her passport before June), plus ``more_todos``."""
     s = session()
+    todo = {"text": "Renew Alice's passport before June", "due": "2026-06-01T00:00:00Z"}
     fake.script(
         s["sessionId"],
         extraction(
             summary="Alice moved to Berlin last month and asked to renew her passport soon.",
             events=[{"text": "Alice moved to Berlin", "at": "2026-02-01T00:00:00Z", "turns": [0]}],
-            todos=[
-                {
-                    "text": "Renew Alice's passport before June",
-                    "due": "2026-06-01T00:00:00Z",
-                    "turns": [2],
-                },
-                {"text": "ok", "turns": [2]},
-            ],
+            todos=[{**todo, "turns": [2]}, *more_todos],
         ),
     )
+    return s
+
+
+def test_events_and_todos_are_memories_of_their_own_kind_and_todos_close(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = _berlin_and_passport(fake, {"text": "ok", "turns": [2]})
     j = run(c, llm, embedder, s, tenant)
     assert j["counts"]["events"] == 1 and j["counts"]["todos"] == 1
     refused = [i for i in j["items"] if not i["ok"]]
@@ -387,21 +388,7 @@ def test_events_and_todos_are_recalled_and_packed_into_context_as_they_stood(
     """Memos are a recall kind of their own: found by meaning and by words, with the episode
     and turns they rest on; a todo closed since is still served asOf a moment it was open."""
     c = make(tenant)
-    s = session()
-    fake.script(
-        s["sessionId"],
-        extraction(
-            summary="Alice moved to Berlin last month and asked to renew her passport soon.",
-            events=[{"text": "Alice moved to Berlin", "at": "2026-02-01T00:00:00Z", "turns": [0]}],
-            todos=[
-                {
-                    "text": "Renew Alice's passport before June",
-                    "due": "2026-06-01T00:00:00Z",
-                    "turns": [2],
-                }
-            ],
-        ),
-    )
+    s = _berlin_and_passport(fake)
     j = run(c, llm, embedder, s, tenant)
     scopes = ["user:alice"]
     got = c.recall("renew the passport", scopes, kinds=["MEMO"], min_relevance=0.0)
