@@ -127,9 +127,14 @@ Q_REJECT = f"""
 mutation($id: ID!, $reason: String) {{
   rejectFact(id: $id, reason: $reason) {{ {FACT_FIELDS} }}
 }}"""
+# How long a client's forget waits for the purge by default: most callers want the user gone
+# when the call returns, and the purge of a small user takes well under this; kept below the
+# clients' 30 s HTTP timeout (the service caps a wait at 60 s).
+FORGET_WAIT_SECONDS = 25.0
+
 Q_FORGET = """
-mutation($userId: String!) {
-  forgetContributor(userId: $userId) {
+mutation($userId: String!, $waitSeconds: Float! = 10) {
+  forgetContributor(userId: $userId, waitSeconds: $waitSeconds) {
     receipt jobId state batches
     episodesDeleted factVersionsDeleted factsDeletedByTier { tier count }
     factsRecomputed factsReturnedToReview factsReinstated dependentsFlagged proceduresDemoted
@@ -167,8 +172,12 @@ class TrustCalls:
         return Op(Q_REJECT, {"id": fact_id, "reason": reason}, "rejectFact")
 
     @staticmethod
-    def forget_contributor(user_id: str) -> Op[dict[str, Any]]:
-        return Op(Q_FORGET, {"userId": user_id}, "forgetContributor")
+    def forget_contributor(
+        user_id: str, wait_seconds: float = FORGET_WAIT_SECONDS
+    ) -> Op[dict[str, Any]]:
+        return Op(
+            Q_FORGET, {"userId": user_id, "waitSeconds": wait_seconds}, "forgetContributor"
+        )
 
     @staticmethod
     def audit_log(first: int, after: str | None, **flt: Any) -> Op[dict[str, Any]]:

@@ -12,6 +12,7 @@ import httpx
 
 # The operation texts moved to _client_ops; they stay importable from here.
 from graph_memory._client_ops import FACT_FIELDS as FACT_FIELDS
+from graph_memory._client_ops import FORGET_WAIT_SECONDS, FactCalls, Op, RecallCalls, TrustCalls
 from graph_memory._client_ops import Q_ALERTS as Q_ALERTS
 from graph_memory._client_ops import Q_APPROVE as Q_APPROVE
 from graph_memory._client_ops import Q_ASSERT as Q_ASSERT
@@ -27,7 +28,6 @@ from graph_memory._client_ops import Q_REJECT as Q_REJECT
 from graph_memory._client_ops import Q_RETRACT as Q_RETRACT
 from graph_memory._client_ops import Q_REVIEW_QUEUE as Q_REVIEW_QUEUE
 from graph_memory._client_ops import Q_UPSERT_PROCEDURE as Q_UPSERT_PROCEDURE
-from graph_memory._client_ops import FactCalls, Op, RecallCalls, TrustCalls
 
 __all__ = ["AsyncGraphMemoryClient", "GraphMemoryClient", "GraphMemoryClientError"]
 
@@ -145,8 +145,11 @@ class GraphMemoryClient:
     def reject_fact(self, fact_id: str, reason: str | None = None) -> dict[str, Any]:
         return self._call(TrustCalls.reject_fact(fact_id, reason))
 
-    def forget_contributor(self, user_id: str) -> dict[str, Any]:
-        return self._call(TrustCalls.forget_contributor(user_id))
+    def forget_contributor(
+        self, user_id: str, wait_seconds: float = FORGET_WAIT_SECONDS
+    ) -> dict[str, Any]:
+        """Forget a user (admin); waits up to ``wait_seconds`` for the purge (0: at once)."""
+        return self._call(TrustCalls.forget_contributor(user_id, wait_seconds))
 
     def audit_log(self, *, first: int = 50, after: str | None = None, **flt: Any) -> dict[str, Any]:
         """Filters: actor, target, action, start (inclusive), end (exclusive)."""
@@ -266,8 +269,10 @@ class AsyncGraphMemoryClient:
     async def reject_fact(self, fact_id: str, reason: str | None = None) -> dict[str, Any]:
         return await self._call(TrustCalls.reject_fact(fact_id, reason))
 
-    async def forget_contributor(self, user_id: str) -> dict[str, Any]:
-        return await self._call(TrustCalls.forget_contributor(user_id))
+    async def forget_contributor(
+        self, user_id: str, wait_seconds: float = FORGET_WAIT_SECONDS
+    ) -> dict[str, Any]:
+        return await self._call(TrustCalls.forget_contributor(user_id, wait_seconds))
 
     async def audit_log(
         self, *, first: int = 50, after: str | None = None, **flt: Any
