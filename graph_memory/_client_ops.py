@@ -175,9 +175,7 @@ class TrustCalls:
     def forget_contributor(
         user_id: str, wait_seconds: float = FORGET_WAIT_SECONDS
     ) -> Op[dict[str, Any]]:
-        return Op(
-            Q_FORGET, {"userId": user_id, "waitSeconds": wait_seconds}, "forgetContributor"
-        )
+        return Op(Q_FORGET, {"userId": user_id, "waitSeconds": wait_seconds}, "forgetContributor")
 
     @staticmethod
     def audit_log(first: int, after: str | None, **flt: Any) -> Op[dict[str, Any]]:

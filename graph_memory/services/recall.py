@@ -229,9 +229,9 @@ class RecallService:
         as_of: datetime,
     ) -> list[Scored]:
         """``ranked`` with the best-matching member of each digest among the best k served
-        after it (services/digest_members.py). One round trip, only for episodes."""
+        after it (services/digest_members.py). One round trip, only when a digest is there."""
         vector, pool, valid_at = scoring
-        digests = [s.id for s in ranked[: req.k] if s.kind == "episode"]
+        digests = [s.id for s in ranked[: req.k] if s.kind == "episode" and s.record.get("digest")]
         if not digests:
             return ranked
         pairs = await self.repo.digest_members(
