@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from graph_memory.container import build_services
 from graph_memory.domain import EpisodeInput, Outcome, Principal, Role
 from graph_memory.migrations import migrate
-from graph_memory.services.recall_request import RecallRequest
+from graph_memory.services.recall.request import RecallRequest
 from graph_memory.settings import Settings
 
 SCOPE = "team:support"

@@ -42,10 +42,10 @@ from graph_memory.embeddings import LocalEmbedder
 from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.similarity import SimilarityRepository
 from graph_memory.repositories.trust import TrustRepository
-from graph_memory.services.consolidation import ConsolidationService
-from graph_memory.services.consolidation_entities import EntityResolver
-from graph_memory.services.timeline_backfill import rebuild_tenant
-from graph_memory.services.trust import PolicyStore
+from graph_memory.services.consolidation.entities import EntityResolver
+from graph_memory.services.consolidation.service import ConsolidationService
+from graph_memory.services.store.timeline_backfill import rebuild_tenant
+from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.settings import Settings
 
 BATCH = 2_000

@@ -41,9 +41,9 @@ from graph_memory.container import build_services, default_policy
 from graph_memory.cypher import catalog
 from graph_memory.db import Database
 from graph_memory.domain import SERVABLE_STATUSES, Citation, FactInput, Principal, Role, ft_token
-from graph_memory.services.auth import AuthService
-from graph_memory.services.facts import FactService
-from graph_memory.services.timeline_backfill import rebuild_tenant
+from graph_memory.services.access.keys import AuthService
+from graph_memory.services.facts.writes import FactService
+from graph_memory.services.store.timeline_backfill import rebuild_tenant
 from graph_memory.settings import Settings
 
 LOAD = """

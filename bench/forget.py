@@ -44,11 +44,11 @@ from graph_memory.embeddings import LocalEmbedder
 from graph_memory.migrations import migrate
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.trust import TrustRepository
-from graph_memory.services.facts import FactService
-from graph_memory.services.forget import ForgetService
-from graph_memory.services.reads import FactFilter, ReadService
-from graph_memory.services.timeline_backfill import rebuild_tenant
-from graph_memory.services.trust import PolicyStore
+from graph_memory.services.facts.reads import FactFilter, ReadService
+from graph_memory.services.facts.writes import FactService
+from graph_memory.services.forget.service import ForgetService
+from graph_memory.services.store.timeline_backfill import rebuild_tenant
+from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.settings import Settings
 
 BATCH = 2_000

@@ -33,9 +33,9 @@ from graph_memory.container import build_services
 from graph_memory.db import Database
 from graph_memory.embeddings import build_embedder
 from graph_memory.repositories.apikeys import ApiKeyRepository
-from graph_memory.services.auth import AuthService
-from graph_memory.services.extraction import Extractor
-from graph_memory.services.ingest_worker import IngestWorker
+from graph_memory.services.access.keys import AuthService
+from graph_memory.services.ingest.extraction import Extractor
+from graph_memory.services.ingest.worker import IngestWorker
 from graph_memory.settings import Settings
 from tests.integration.conftest import _free_port
 from tests.integration.fake_llm import Answer, extraction, running

@@ -37,7 +37,7 @@ from bench.serving import cpu_seconds
 from graph_memory.cypher import catalog
 from graph_memory.domain import SERVABLE_STATUSES
 from graph_memory.embeddings.local import LocalEmbedder
-from graph_memory.services.ranking import build_lucene, name_keys
+from graph_memory.services.recall.ranking import build_lucene, name_keys
 from graph_memory.settings import Settings
 
 __all__ = ["Snapshot", "load_average", "neo4j_pid", "raw_recall", "split_lines", "take"]

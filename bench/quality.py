@@ -10,7 +10,7 @@ hit@10 (the evidence among the first 5 / 10 episodes returned) for:
 * recall: the product's RecallService, as the API runs it (pool-normalised fusion, recency
   against the scope's activity, floors, the reply after a matched question);
 * recall with its floors off (minScore, minRelevance, relativeRelevance 0): what they cost;
-* recall without the reply lift: the same, with services/neighbours.py switched off (an
+* recall without the reply lift: the same, with services/recall/neighbours.py switched off (an
   ablation: how much comes from the fusion alone);
 * old weighting: the scoring recall had before (raw cosine 0.5 + keyword x coverage 0.2 +
   wall-clock recency 0.2 + confidence 0.1, minScore 0.3, relevance floors on mixed scales),
@@ -44,9 +44,9 @@ from graph_memory.container import build_services
 from graph_memory.db import Record
 from graph_memory.domain import EpisodeInput, Outcome, Principal, Role
 from graph_memory.migrations import migrate
-from graph_memory.services import recall as recall_module
-from graph_memory.services.ranking import Scored, build_lucene, coverage, recency
-from graph_memory.services.recall import RecallRequest
+from graph_memory.services.recall import service as recall_module
+from graph_memory.services.recall.ranking import Scored, build_lucene, coverage, recency
+from graph_memory.services.recall.service import RecallRequest
 from graph_memory.settings import Settings
 
 MODES = {"live": LAST + timedelta(hours=1), "far future": LAST + timedelta(days=5 * 365)}

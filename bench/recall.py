@@ -41,9 +41,9 @@ from graph_memory.db import Database
 from graph_memory.domain import ft_token
 from graph_memory.embeddings import LocalEmbedder
 from graph_memory.repositories.apikeys import ApiKeyRepository
-from graph_memory.services.auth import AuthService
-from graph_memory.services.ranking import build_lucene, name_keys
-from graph_memory.services.timeline_backfill import rebuild_tenant
+from graph_memory.services.access.keys import AuthService
+from graph_memory.services.recall.ranking import build_lucene, name_keys
+from graph_memory.services.store.timeline_backfill import rebuild_tenant
 from graph_memory.settings import Settings
 
 DIMS = 384

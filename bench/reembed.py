@@ -30,7 +30,7 @@ from pathlib import Path
 from graph_memory.db import Database
 from graph_memory.embeddings import Embedder, LocalEmbedder
 from graph_memory.repositories.reembed import ReembedRepository
-from graph_memory.services.reembed import Reembedder
+from graph_memory.services.store.reembed import Reembedder
 from graph_memory.settings import Settings
 
 _LOAD = """
@@ -110,7 +110,7 @@ async def _reader(db: Database, stop: asyncio.Event, facts: int, out: list[float
 async def _bench(settings: Settings, args: argparse.Namespace) -> None:
     db = Database.connect(settings.neo4j())
     from graph_memory.migrations import migrate
-    from graph_memory.services.embedding_config import check_embedding_model
+    from graph_memory.services.store.embedding_config import check_embedding_model
 
     try:
         await migrate(db, dimensions=384)

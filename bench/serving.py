@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graph_memory.db import Database
 from graph_memory.repositories.apikeys import ApiKeyRepository
-from graph_memory.services.auth import AuthService
+from graph_memory.services.access.keys import AuthService
 from graph_memory.settings import Settings
 
 __all__ = ["cpu_seconds", "delete_tenant", "make_key", "rss_mb", "start_server", "wait_idle"]

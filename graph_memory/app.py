@@ -46,8 +46,8 @@ from graph_memory.limits import Limits
 from graph_memory.migrations import pending
 from graph_memory.observability import RequestObserver, metrics_endpoint
 from graph_memory.request_budget import ClientGone, bounded
-from graph_memory.services.embedding_config import StoreBoundEmbedder, check_embedding_model
-from graph_memory.services.throttle import FailureThrottle
+from graph_memory.services.access.throttle import FailureThrottle
+from graph_memory.services.store.embedding_config import StoreBoundEmbedder, check_embedding_model
 from graph_memory.settings import Settings
 
 __all__ = ["app_from_env", "create_app"]
@@ -159,8 +159,8 @@ def _start_worker(services: Services) -> tuple[asyncio.Event, asyncio.Task[None]
     settings = services.settings
     if not (settings.llm_configured and settings.ingest_worker):
         return stop, None
-    from graph_memory.services.extraction import Extractor
-    from graph_memory.services.ingest_worker import IngestWorker
+    from graph_memory.services.ingest.extraction import Extractor
+    from graph_memory.services.ingest.worker import IngestWorker
 
     worker = IngestWorker(services, Extractor(settings))
     log.info("ingest worker %s started", worker.owner)
@@ -180,7 +180,7 @@ def _start_scheduler(services: Services) -> tuple[asyncio.Event, asyncio.Task[No
     every = services.settings.consolidate_every_seconds
     if every <= 0 or services.consolidation is None:
         return stop, None
-    from graph_memory.services.consolidation_schedule import ConsolidationScheduler
+    from graph_memory.services.consolidation.schedule import ConsolidationScheduler
 
     scheduler = ConsolidationScheduler(services.consolidation, every)
     log.info("consolidation scheduler started (every %.0f s)", every)
@@ -194,7 +194,7 @@ def _start_forget_resumer(
     stop = asyncio.Event()
     if services.forget is None:
         return stop, None
-    from graph_memory.services.forget_worker import ForgetResumer
+    from graph_memory.services.forget.worker import ForgetResumer
 
     resumer = ForgetResumer(services.forget, services.settings.forget_poll_seconds)
     return stop, asyncio.create_task(resumer.run(stop), name="forget-resumer")

@@ -28,7 +28,7 @@ async def _migrate(settings: Settings) -> int:
     from graph_memory.db import Database
     from graph_memory.embeddings import build_embedder
     from graph_memory.migrations import migrate
-    from graph_memory.services.embedding_config import check_embedding_model
+    from graph_memory.services.store.embedding_config import check_embedding_model
 
     db = Database.connect(settings.neo4j())
     try:
@@ -113,8 +113,8 @@ def _worker(args: argparse.Namespace) -> int:
 
     from graph_memory.container import build_services
     from graph_memory.logs import configure
-    from graph_memory.services.extraction import Extractor
-    from graph_memory.services.ingest_worker import IngestWorker
+    from graph_memory.services.ingest.extraction import Extractor
+    from graph_memory.services.ingest.worker import IngestWorker
 
     configure()
 
@@ -144,7 +144,7 @@ def _worker(args: argparse.Namespace) -> int:
 def _keys(args: argparse.Namespace) -> int:
     from graph_memory.db import Database
     from graph_memory.repositories.apikeys import ApiKeyRepository
-    from graph_memory.services.auth import AuthService
+    from graph_memory.services.access.keys import AuthService
 
     async def go() -> int:
         db = Database.connect(Settings.from_env().neo4j())
@@ -201,7 +201,7 @@ def _mcp(args: argparse.Namespace) -> int:
 def _expire(args: argparse.Namespace) -> int:
     from graph_memory.db import Database
     from graph_memory.repositories.trust import TrustRepository
-    from graph_memory.services.expiry import ExpiryService
+    from graph_memory.services.facts.expiry import ExpiryService
 
     async def go() -> int:
         db = Database.connect(Settings.from_env().neo4j())

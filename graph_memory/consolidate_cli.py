@@ -31,10 +31,10 @@ def _consolidate(args: argparse.Namespace) -> int:
     from graph_memory.repositories.resolution import ResolutionRepository
     from graph_memory.repositories.similarity import SimilarityRepository
     from graph_memory.repositories.trust import TrustRepository
-    from graph_memory.services.consolidation import ConsolidationService
-    from graph_memory.services.consolidation_compaction import Compactor
-    from graph_memory.services.consolidation_entities import EntityResolver
-    from graph_memory.services.trust import PolicyStore
+    from graph_memory.services.consolidation.compaction import Compactor
+    from graph_memory.services.consolidation.entities import EntityResolver
+    from graph_memory.services.consolidation.service import ConsolidationService
+    from graph_memory.services.trust.policy import PolicyStore
 
     async def go() -> int:
         settings = Settings.from_env()

@@ -94,7 +94,7 @@ class Principal:
     role: Role
     key_id: str
     name: str = ""
-    # A session token's scopes (services/session_tokens.py): every scope a request of this
+    # A session token's scopes (services/access/session_tokens.py): every scope a request of this
     # principal reads or writes must be one of them. None: every scope of the tenant (a key).
     scopes: frozenset[str] | None = None
     # The user a session token serves (its episodes and sessions are recorded as theirs).

@@ -1,7 +1,8 @@
 """Session ingestion, the pure part: what a session is, what a job is, and their checks.
 
 A session arrives as turns; a job is the unit of work a worker claims. Nothing here does I/O:
-the service stores jobs (services/ingest.py), the worker runs them (services/ingest_worker.py).
+the service stores jobs (services/ingest/service.py), the worker runs them
+(services/ingest/worker.py).
 """
 
 from __future__ import annotations

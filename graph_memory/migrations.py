@@ -15,7 +15,7 @@ from pathlib import Path
 from graph_memory.cypher import cypher_root
 from graph_memory.db import Database
 from graph_memory.errors import MigrationError
-from graph_memory.services.timeline_backfill import backfill_timelines
+from graph_memory.services.store.timeline_backfill import backfill_timelines
 
 __all__ = [
     "Migration",

@@ -1,5 +1,5 @@
 """`graph-memory reembed`: switch the store to the configured embedder in place (see
-graph_memory/services/reembed.py), with a progress bar on stderr and `--json` for scripts."""
+graph_memory/services/store/reembed.py), with a progress bar on stderr and `--json` for scripts."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _reembed(args: argparse.Namespace) -> int:
     from graph_memory.db import Database
     from graph_memory.embeddings import build_embedder
     from graph_memory.repositories.reembed import ReembedRepository
-    from graph_memory.services.reembed import Reembedder
+    from graph_memory.services.store.reembed import Reembedder
 
     async def go() -> int:
         settings = Settings.from_env()

@@ -1,5 +1,5 @@
 """`graph-memory export` / `graph-memory import`: a tenant's memory as JSON Lines, moved
-between stores (see graph_memory/services/transfer.py for the format)."""
+between stores (see graph_memory/services/store/transfer.py for the format)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from graph_memory.settings import Settings
 if TYPE_CHECKING:
     from graph_memory.embeddings import Embedder
     from graph_memory.repositories.transfer import TransferRepository
-    from graph_memory.services.transfer import TransferSummary
+    from graph_memory.services.store.transfer import TransferSummary
 
 __all__ = ["register"]
 
@@ -29,7 +29,7 @@ def _run(path: str, mode: str, work: Work) -> TransferSummary:
     from graph_memory.db import Database
     from graph_memory.embeddings import build_embedder
     from graph_memory.repositories.transfer import TransferRepository
-    from graph_memory.services.embedding_config import check_embedding_model
+    from graph_memory.services.store.embedding_config import check_embedding_model
 
     async def go() -> TransferSummary:
         settings = Settings.from_env()
@@ -52,7 +52,7 @@ def _run(path: str, mode: str, work: Work) -> TransferSummary:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from graph_memory.services.transfer import export_tenant
+    from graph_memory.services.store.transfer import export_tenant
 
     summary = _run(
         args.output,
@@ -71,7 +71,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from graph_memory.services.transfer import import_tenant
+    from graph_memory.services.store.transfer import import_tenant
 
     summary = _run(
         args.file,

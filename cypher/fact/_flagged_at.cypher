@@ -1,4 +1,4 @@
-       // Whether f awaited verification as it stood at as_of (services/belief.py shows it so):
+       // Whether f awaited verification as it stood at as_of (services/facts/belief.py shows it so):
        // flagged later means not yet flagged then; verified later means still awaiting then.
        CASE
          WHEN f.flag_log_at IS NOT NULL

@@ -16,7 +16,7 @@ RETURN slot.scope AS scope, slot.subject AS subject, slot.predicate AS predicate
        f.version AS version,
        // Epoch millis, not a datetime: decoding a datetime per row costs more than the query.
        f.expires_at.epochMillis AS expires_ms,
-       // Exact microseconds: where a new version sits in valid time (services/validity.py).
+       // Exact microseconds: where a new version sits in valid time (services/facts/validity.py).
        f.valid_from.epochSeconds * 1000000 + f.valid_from.microsecond AS valid_from_us,
        f.valid_to.epochSeconds * 1000000 + f.valid_to.microsecond AS valid_to_us,
        coalesce(f.valid_from_stated, false) AS valid_from_stated,

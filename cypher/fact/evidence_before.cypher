@@ -1,7 +1,7 @@
 // params: tenant, ids
 // returns: id, confidence, status, tier_cap, evidence
 // Versions about to be corroborated, with their evidence as it stands before the batch: the
-// audit log gives each item the confidence change it caused (services/confidence_steps.py).
+// audit log gives each item the confidence change it caused (services/facts/confidence_steps.py).
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant

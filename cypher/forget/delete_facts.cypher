@@ -4,7 +4,7 @@
 // status, so no read at any asOf can find them. Entities that only these facts named go too:
 // their names would still tell what was said. (Predicates are tenant vocabulary and stay.)
 // The segments they won go with them: a slot left with no version has no timeline, and one
-// that keeps versions is rebuilt afterwards (services/forget_purge.py).
+// that keeps versions is rebuilt afterwards (services/forget/purge.py).
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant

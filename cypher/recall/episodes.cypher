@@ -47,7 +47,7 @@ CALL (hits, hidden) {
     keyword: kscore,
     // A consolidation digest hands its score on to its best member (services/digest_members).
     digest: coalesce(e.digest, false),
-    // Usage for salience (services/salience.py): last retrieval, outcome reports.
+    // Usage for salience (services/recall/salience.py): last retrieval, outcome reports.
     last_retrieved_ms: e.last_retrieved_at.epochMillis, recorded_ms: e.recorded_at.epochMillis,
     harmful: e.harmful_count, helpful: e.helpful_count
   }) AS rows

@@ -58,11 +58,11 @@ CALL (hits, hidden) {
     confidence: f.confidence, subject: f.subject, predicate: f.predicate,
     fresh_ms: coalesce(f.valid_from, f.recorded_at).epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)),
-    // Similarity to the query without the entity names it mentions (services/ranking.py).
+    // Similarity to the query without the entity names it mentions (services/recall/ranking.py).
     content: CASE WHEN $content_vector IS NULL THEN null
                   ELSE vector.similarity.cosine(f.embedding, $content_vector) END,
     keyword: kscore,
-    // Usage for salience (services/salience.py): last retrieval, outcome reports.
+    // Usage for salience (services/recall/salience.py): last retrieval, outcome reports.
     last_retrieved_ms: f.last_retrieved_at.epochMillis, recorded_ms: f.recorded_at.epochMillis,
     harmful: f.harmful_count, helpful: f.helpful_count
   }) AS rows

@@ -4,7 +4,7 @@
 // seek, so a batch costs its size however far the run has got). mode 'stage': nodes whose
 // new vector is not staged yet, or whose text changed since it was (a forget rewords a fact);
 // mode 'fix': nodes whose live vector is not of the target size (a write that embedded with
-// the old model while the switch ran). The kind is one of graph_memory/services/reembed.py's
+// the old model while the switch ran). The kind is one of graph_memory/services/store/reembed.py's
 // KINDS; each branch is guarded by it, so only one index is read. A digest's vector is the
 // mean of its members' (consolidation_compaction), so its members' vectors come back with it.
 CYPHER 25

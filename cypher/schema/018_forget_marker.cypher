@@ -1,4 +1,4 @@
-// Forgetting in two phases (services/forget.py). Phase 1 writes one (:Forgotten) marker per
+// Forgetting in two phases (services/forget/service.py). Phase 1 writes one (:Forgotten) marker per
 // contributor; every read looks the tenant's markers up by this constraint's index and hides
 // what only they contributed, so the call is small whatever the contributor's size. Phase 2,
 // a (:ForgetJob), purges in batches. A contributor is a User node's `key`, not its id: after

@@ -1,4 +1,4 @@
-// Scoped session tokens (services/session_tokens.py): looked up by digest on every request
+// Scoped session tokens (services/access/session_tokens.py): looked up by digest on every request
 // not served from the auth cache, revoked and forgotten by (tenant, id) and (tenant, user).
 CREATE CONSTRAINT session_token_hash IF NOT EXISTS FOR (t:SessionToken) REQUIRE t.hash IS UNIQUE;
 CREATE CONSTRAINT session_token_id IF NOT EXISTS FOR (t:SessionToken) REQUIRE t.id IS UNIQUE;

@@ -3,7 +3,7 @@
 // Per-user capacity: in each user scope holding more live memories than the capacity, retract
 // the lowest-value ones (lowest tier first; never system/admin tier, never the ids in
 // $protect, i.e. the batch's own new facts). The value formula is documented in
-// services/trust.py (memory_value): confidence x recency x (1 + ln(1 + retrievals)).
+// services/trust/policy.py (memory_value): confidence x recency x (1 + ln(1 + retrievals)).
 UNWIND $scopes AS scope
 CALL (scope) {
   MATCH (f:Fact {tenant: $tenant, scope: scope})

@@ -12,7 +12,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from graph_memory.errors import GraphMemoryError
-from graph_memory.services.consolidation import ConsolidationService, RunReport
+from graph_memory.services.consolidation.service import ConsolidationService, RunReport
 
 __all__ = ["ConsolidationMutation", "ConsolidationQuery"]
 

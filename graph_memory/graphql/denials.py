@@ -1,4 +1,4 @@
-"""FORBIDDEN answers reach the audit log (services/denials.py rate-limits them)."""
+"""FORBIDDEN answers reach the audit log (services/audit/denials.py rate-limits them)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import strawberry
 from strawberry.types import Info
 
 from graph_memory.errors import GraphMemoryError
-from graph_memory.services.outcomes import Outcome, OutcomeService
+from graph_memory.services.trust.outcomes import Outcome, OutcomeService
 
 __all__ = ["OutcomeMutation"]
 

@@ -14,7 +14,7 @@ from graph_memory.graphql.convert import decode_cursor, encode_cursor
 from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
 from graph_memory.graphql.types.fact import Cardinality, Entity, Fact, Predicate, fact_from_record
-from graph_memory.services.reads import FactFilter
+from graph_memory.services.facts.reads import FactFilter
 
 __all__ = ["MemoryQuery"]
 

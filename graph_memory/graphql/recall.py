@@ -26,11 +26,11 @@ from graph_memory.graphql.types.recall import (
     procedure_from_record,
     recall_item,
 )
-from graph_memory.services import recall as r
-from graph_memory.services.context_pack import ContextService
-from graph_memory.services.procedures import ProcedureService
-from graph_memory.services.ranking import Weights
-from graph_memory.services.recall import RecallRequest, RecallService
+from graph_memory.services.procedures.service import ProcedureService
+from graph_memory.services.recall import service as r
+from graph_memory.services.recall.context_pack import ContextService
+from graph_memory.services.recall.ranking import Weights
+from graph_memory.services.recall.service import RecallRequest, RecallService
 
 __all__ = ["ProcedureMutation", "RecallQuery"]
 

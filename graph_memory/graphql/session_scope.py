@@ -2,7 +2,7 @@
 
 One extension instead of a check in each resolver: a field added later is refused to tokens
 until it is listed here (``ROOT_FIELDS``), so no new read path can forget the rule. For a
-principal bound to scopes (services/session_scope.py) each field resolution
+principal bound to scopes (services/access/session_scope.py) each field resolution
 
 1. checks every ``scope``/``scopes`` value in its arguments, at any depth of input objects;
 2. at the root, runs the field's rule (ids it names, defaulted scopes, the recorded user), or
@@ -24,7 +24,7 @@ from strawberry.extensions import SchemaExtension
 
 from graph_memory.domain import Principal
 from graph_memory.errors import Forbidden
-from graph_memory.services.session_scope import ScopeGuard
+from graph_memory.services.access.session_scope import ScopeGuard
 
 __all__ = ["ROOT_FIELDS", "SessionScope"]
 

@@ -1,4 +1,4 @@
-"""Minting and revoking scoped session tokens (services/session_tokens.py)."""
+"""Minting and revoking scoped session tokens (services/access/session_tokens.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from graph_memory.errors import GraphMemoryError
-from graph_memory.services.session_tokens import DEFAULT_TTL_SECONDS, SessionTokenService
+from graph_memory.services.access.session_tokens import DEFAULT_TTL_SECONDS, SessionTokenService
 
 __all__ = ["SessionTokenMutation"]
 

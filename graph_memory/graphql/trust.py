@@ -32,7 +32,7 @@ from graph_memory.graphql.types.trust import (
     policy_view,
     when,
 )
-from graph_memory.services.audit_log import AuditFilter
+from graph_memory.services.audit.log import AuditFilter
 
 __all__ = ["TrustMutation", "TrustQuery"]
 

@@ -22,8 +22,8 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.locks import WriteLocks
-from graph_memory.services import audit
-from graph_memory.services.gate import check_episode
+from graph_memory.services.audit import events as audit
+from graph_memory.services.facts.gate import check_episode
 
 # Like `facts`: a page is bounded, and an out-of-range `first` is the caller's mistake.
 MAX_PAGE = 500

@@ -24,7 +24,7 @@ from graph_memory.db import Database
 from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.migrations import migrate
 from graph_memory.repositories.apikeys import ApiKeyRepository
-from graph_memory.services.auth import AuthService
+from graph_memory.services.access.keys import AuthService
 from graph_memory.settings import Settings
 from tests.integration.fake_llm import FakeLLM, running
 from tests.integration.timeline_check import timeline_mismatches

@@ -14,8 +14,8 @@ from typing import Any
 from graph_memory.container import build_services
 from graph_memory.db import Database
 from graph_memory.embeddings import Embedder
-from graph_memory.services.extraction import Extractor
-from graph_memory.services.ingest_worker import IngestWorker
+from graph_memory.services.ingest.extraction import Extractor
+from graph_memory.services.ingest.worker import IngestWorker
 from graph_memory.settings import Settings
 from tests.integration.conftest import serving
 from tests.integration.fake_llm import extraction

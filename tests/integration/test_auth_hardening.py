@@ -18,7 +18,7 @@ from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.db import Database
 from graph_memory.limits import Limits
 from graph_memory.repositories.apikeys import ApiKeyRepository
-from graph_memory.services.auth import AuthService, digest
+from graph_memory.services.access.keys import AuthService, digest
 from graph_memory.settings import Settings
 from tests.integration.conftest import ClientFactory, _create_key, episode, fact, serving
 from tests.integration.tcp_proxy import TcpProxy

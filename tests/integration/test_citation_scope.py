@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graph_memory.client import GraphMemoryClient
-from graph_memory.services.citation_scope import may_cite
+from graph_memory.services.facts.citation_scope import may_cite
 from tests.integration.conftest import episode, fact
 
 

@@ -19,9 +19,9 @@ from graph_memory.embeddings import LocalEmbedder
 from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.similarity import SimilarityRepository
 from graph_memory.repositories.trust import TrustRepository
-from graph_memory.services.consolidation import ConsolidationService
-from graph_memory.services.consolidation_entities import EntityResolver
-from graph_memory.services.trust import PolicyStore
+from graph_memory.services.consolidation.entities import EntityResolver
+from graph_memory.services.consolidation.service import ConsolidationService
+from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.settings import Settings
 from tests.integration.conftest import bolt, episode, fact
 from tests.integration.consolidation_helpers import M_ROLLBACK, M_RUN

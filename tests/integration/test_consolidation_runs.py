@@ -18,8 +18,8 @@ from graph_memory.db import Database
 from graph_memory.domain import Principal, Role
 from graph_memory.errors import Conflict
 from graph_memory.repositories.trust import TrustRepository
-from graph_memory.services.consolidation import ConsolidationService
-from graph_memory.services.trust import PolicyStore
+from graph_memory.services.consolidation.service import ConsolidationService
+from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.settings import Settings
 from tests.integration.consolidation_helpers import (
     CORE,

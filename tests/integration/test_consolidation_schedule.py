@@ -9,9 +9,9 @@ import asyncio
 from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database
 from graph_memory.repositories.trust import TrustRepository
-from graph_memory.services.consolidation import ConsolidationService
-from graph_memory.services.consolidation_schedule import ConsolidationScheduler, TickReport
-from graph_memory.services.trust import PolicyStore
+from graph_memory.services.consolidation.schedule import ConsolidationScheduler, TickReport
+from graph_memory.services.consolidation.service import ConsolidationService
+from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.settings import Settings
 from tests.integration.conftest import episode, fact
 from tests.integration.consolidation_helpers import CORE, OPS, Q_RUNS, build_store

@@ -24,7 +24,7 @@ from graph_memory.container import Services, build_services
 from graph_memory.db import Database
 from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.repositories.forget_jobs import ForgetJobRepository
-from graph_memory.services.forget import ForgetJob, ForgetService
+from graph_memory.services.forget.service import ForgetJob, ForgetService
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, _free_port, episode
 from tests.integration.conftest import fact as _fact

@@ -534,7 +534,7 @@ def test_forgetting_a_contributor_removes_their_memos_and_ingest_jobs(
 
     from graph_memory.db import Database
     from graph_memory.repositories.ingest import IngestRepository
-    from graph_memory.services.ingest import IngestService
+    from graph_memory.services.ingest.service import IngestService
 
     c, admin = make(tenant), make(tenant, "admin")
     s = session()

@@ -171,8 +171,8 @@ def test_a_job_interrupted_after_its_writes_is_resumed_without_doubling_them(
     job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
 
     async def die_before_finishing() -> None:
-        from graph_memory.services.extraction import Extractor
-        from graph_memory.services.ingest_worker import IngestWorker
+        from graph_memory.services.ingest.extraction import Extractor
+        from graph_memory.services.ingest.worker import IngestWorker
 
         services = build_services(llm, db=Database.connect(llm.neo4j()), embedder=embedder)
         extractor = Extractor(llm)

@@ -32,7 +32,7 @@ from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, episode, fact
 
 # An episode's words may be served beyond its scope by design: a key may write a team or
-# tenant fact citing a user's episode (services/citation_scope.py: the wider scope states that
+# tenant fact citing a user's episode (services/facts/citation_scope.py: the wider scope states that
 # its evidence is shared that widely), and the fuzz's own writes do. So an episode's canary
 # is checked for tenant isolation and against session tokens, not against a key's scopes.
 REQUESTS = int(os.environ.get("GRAPH_MEMORY_FUZZ_REQUESTS", "200"))

@@ -42,7 +42,7 @@ def test_a_fresher_fact_beats_an_older_similar_one(client: GraphMemoryClient) ->
     res = client.recall("which coffee place does Alice like best", SCOPES, kinds=["FACT"])
     assert ids(res)[:2] == [new, old]
     first, second = res["items"]
-    # decay is the age part alone (recency is decay gated by relevance, services/fusion.py).
+    # decay is the age part alone (recency is decay gated by relevance, services/recall/fusion.py).
     assert first["score"]["decay"] > 0.9 > 0.01 > second["score"]["decay"]
 
 

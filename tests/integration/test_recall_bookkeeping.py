@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database
 from graph_memory.repositories.recall import RecallRepository
-from graph_memory.services.bookkeeping import RetrievalBookkeeper
+from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 from graph_memory.settings import Settings
 from tests.integration.conftest import fact
 from tests.integration.recall_helpers import SCOPES, ids, new_ep, one

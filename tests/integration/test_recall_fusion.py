@@ -64,7 +64,7 @@ def test_an_old_relevant_episode_beats_fresh_irrelevant_ones(
         "what is the name of the dog alice adopted", SCOPES, valid_at=MODES[mode], **EPISODES_ONLY
     )
     assert ids(res)[:1] == [old], res["items"]
-    # Episodes are events: they do not age (services/fusion.py, AGEING_KINDS).
+    # Episodes are events: they do not age (services/recall/fusion.py, AGEING_KINDS).
     assert all(i["score"]["decay"] == 1.0 for i in res["items"])
 
 

@@ -31,7 +31,7 @@ from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.db import Database
 from graph_memory.embeddings import OpenAIEmbedder
 from graph_memory.repositories.reembed import ReembedRepository
-from graph_memory.services.reembed import Reembedder
+from graph_memory.services.store.reembed import Reembedder
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, bolt, episode, fact, serving
 from tests.integration.fake_llm import FakeLLM, extraction

@@ -34,7 +34,7 @@ def _agent(server: str, settings: Settings, tenant: str, name: str) -> GraphMemo
 
     from graph_memory.db import Database
     from graph_memory.repositories.apikeys import ApiKeyRepository
-    from graph_memory.services.auth import AuthService
+    from graph_memory.services.access.keys import AuthService
 
     async def create() -> str:
         db = Database.connect(settings.neo4j())

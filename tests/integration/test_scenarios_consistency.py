@@ -7,7 +7,7 @@ episodes (told in and out of order), assertions with and without validity, re-as
 retractions are replayed (seeded random ones and hand-written ones); after every operation a
 belief moment is noted. Then, for every noted moment as asOf and every validity boundary (at it
 and a microsecond before), every path must give the same answer, the answer of a small
-reference model of the README ("Time", "Facts") and services/validity.py, and the answer the
+reference model of the README ("Time", "Facts") and services/facts/validity.py, and the answer the
 API gave live at that moment. A single-valued slot with a version believed and valid at
 (asOf, validAt) must answer with exactly one object: "one rule answers every read".
 """

@@ -342,7 +342,7 @@ def test_a_key_in_use_stops_working_within_seconds_of_revoke(url: str) -> None:
     key_id, secret = create_key(new_tenant())
     assert post(url, secret, OPS[3]).status_code == 200  # the server now knows the key
     assert gm("keys", "revoke", key_id).returncode == 0
-    deadline = time.monotonic() + 15  # the server caches a key for 10 s (services/auth.py)
+    deadline = time.monotonic() + 15  # the server caches a key for 10 s (services/access/keys.py)
     while post(url, secret, OPS[3]).status_code != 401:
         assert time.monotonic() < deadline, "revoked key still accepted after 15 s"
         time.sleep(0.5)

@@ -16,7 +16,7 @@ import pytest
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.db import Database
 from graph_memory.repositories.apikeys import ApiKeyRepository
-from graph_memory.services.auth import AuthService
+from graph_memory.services.access.keys import AuthService
 from graph_memory.settings import Settings
 from tests.integration.conftest import ClientFactory, episode, fact
 

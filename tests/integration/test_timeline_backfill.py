@@ -11,7 +11,7 @@ from typing import Any
 
 from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database
-from graph_memory.services.timeline_backfill import rebuild_tenant
+from graph_memory.services.store.timeline_backfill import rebuild_tenant
 from graph_memory.settings import Settings
 from tests.integration.conftest import episode, fact
 from tests.integration.timeline_check import timeline_mismatches

@@ -1,10 +1,10 @@
-"""A version's lifecycle as it stood at a past moment (services/belief.py)."""
+"""A version's lifecycle as it stood at a past moment (services/facts/belief.py)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from graph_memory.services.belief import as_believed_at, confidence_at, procedure_as_of
+from graph_memory.services.facts.belief import as_believed_at, confidence_at, procedure_as_of
 
 T1 = datetime(2024, 1, 1, tzinfo=UTC)
 T2 = datetime(2024, 2, 1, tzinfo=UTC)

@@ -1,10 +1,10 @@
-"""Each item's share of a batch's confidence change (services/confidence_steps.py)."""
+"""Each item's share of a batch's confidence change (services/facts/confidence_steps.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from graph_memory.services.confidence_steps import Touch, steps
+from graph_memory.services.facts.confidence_steps import Touch, steps
 
 SESSIONS = {"e1": "u\x00s1", "e2": "u\x00s2", "e3": "u\x00s3", "e1b": "u\x00s1"}
 

@@ -1,10 +1,10 @@
-"""What a survivor's record says after an excision (services/forget_trail.py), pure."""
+"""What a survivor's record says after an excision (services/forget/trail.py), pure."""
 
 from __future__ import annotations
 
 import json
 
-from graph_memory.services.forget_trail import REMOVED, mentions, rewrite, stand_ins
+from graph_memory.services.forget.trail import REMOVED, mentions, rewrite, stand_ins
 
 P, L, M, R = (f"fact_{c * 32}" for c in "abcd")  # Paris -> Lisbon -> Madrid -> Rome
 

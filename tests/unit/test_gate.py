@@ -10,8 +10,8 @@ import pytest
 from graph_memory.domain import Citation, FactInput, Principal, Role, Tier
 from graph_memory.errors import Forbidden, GraphMemoryError, TierConflict, ValidationError
 from graph_memory.policy import DEFAULT_POLICY
-from graph_memory.services.gate import check_fact, tier_for
-from graph_memory.services.trust import apply_overrides
+from graph_memory.services.facts.gate import check_fact, tier_for
+from graph_memory.services.trust.policy import apply_overrides
 
 AGENT = Principal(tenant="t1", role=Role.AGENT, key_id="k1", name="bot")
 ADMIN = Principal(tenant="t1", role=Role.ADMIN, key_id="k2", name="ops")

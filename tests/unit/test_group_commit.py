@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from graph_memory.services.group_commit import GroupCommit
+from graph_memory.services.facts.group_commit import GroupCommit
 
 
 async def test_concurrent_items_share_a_flush_and_keep_their_own_results() -> None:

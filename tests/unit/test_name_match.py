@@ -5,7 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph_memory.services.name_match import canonical_name, name_score, trigram_jaccard
+from graph_memory.services.consolidation.name_match import (
+    canonical_name,
+    name_score,
+    trigram_jaccard,
+)
 
 
 def test_one_name_spelled_two_ways_is_the_same_entity() -> None:

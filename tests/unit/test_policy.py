@@ -10,7 +10,7 @@ import pytest
 from graph_memory.domain import Role, Tier
 from graph_memory.errors import ValidationError
 from graph_memory.policy import DEFAULT_POLICY
-from graph_memory.services.trust import apply_overrides, memory_value, validate_overrides
+from graph_memory.services.trust.policy import apply_overrides, memory_value, validate_overrides
 
 
 def test_no_override_is_the_default_policy() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from graph_memory.services.context_pack import ContextService, TokenCounter, render
-from graph_memory.services.ranking import Scored
+from graph_memory.services.recall.context_pack import ContextService, TokenCounter, render
+from graph_memory.services.recall.ranking import Scored
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 COUNTER = TokenCounter()

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from graph_memory.services.digest_members import lift_members
-from graph_memory.services.fusion import pool_of
-from graph_memory.services.neighbours import REPLY_SHARE, asks, lift_replies
-from graph_memory.services.ranking import Weights, score_rows
+from graph_memory.services.recall.digest_members import lift_members
+from graph_memory.services.recall.fusion import pool_of
+from graph_memory.services.recall.neighbours import REPLY_SHARE, asks, lift_replies
+from graph_memory.services.recall.ranking import Weights, score_rows
 
 LIVE = datetime(2024, 3, 1, tzinfo=UTC)  # the last session
 FAR = datetime(2031, 1, 1, tzinfo=UTC)  # asked years later

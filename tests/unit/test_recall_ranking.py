@@ -10,7 +10,7 @@ import pytest
 
 from graph_memory.domain import ft_token
 from graph_memory.errors import ValidationError
-from graph_memory.services.ranking import (
+from graph_memory.services.recall.ranking import (
     Weights,
     build_lucene,
     content_relevance,

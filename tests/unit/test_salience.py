@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from graph_memory.services.salience import MIN_SALIENCE, salience
+from graph_memory.services.recall.salience import MIN_SALIENCE, salience
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""Where a new version sits in its slot's valid time (services/validity.py)."""
+"""Where a new version sits in its slot's valid time (services/facts/validity.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph_memory.domain import Cardinality
-from graph_memory.services.validity import from_micros, micros, place
+from graph_memory.services.facts.validity import from_micros, micros, place
 
 ONE, MANY = Cardinality.ONE, Cardinality.MANY
 NOW = datetime(2026, 11, 30, tzinfo=UTC)  # when the new version is heard, unless a test says

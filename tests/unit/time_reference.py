@@ -71,7 +71,7 @@ class Model:
     versions: list[V] = field(default_factory=list)
 
     def place(self, n: V, told: datetime, explicit: bool, j: int) -> tuple[V | None, V | None]:
-        """(same, prior) per services/validity.py: what a write corroborates or supersedes."""
+        """(same, prior) per services/facts/validity.py: what a write corroborates or supersedes."""
         cur = [
             v
             for v in self.versions

@@ -11,7 +11,7 @@ from strawberry.types import Info
 
 from graph_memory.domain import TIER_CAP, Tier
 from graph_memory.graphql.convert import dt
-from graph_memory.services.belief import confidence_at, held_at
+from graph_memory.services.facts.belief import confidence_at, held_at
 
 __all__ = [
     "Cardinality",
@@ -82,7 +82,7 @@ class Entity:
         valid_at: datetime | None = None,
         first: int = 100,
     ) -> list[Fact]:
-        from graph_memory.services.reads import FactFilter
+        from graph_memory.services.facts.reads import FactFilter
 
         ctx = info.context
         rows = await ctx.services.reads.list_facts(

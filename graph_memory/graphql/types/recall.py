@@ -12,9 +12,9 @@ from graph_memory.graphql.convert import dt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
 from graph_memory.graphql.types.fact import Fact, fact_from_record
 from graph_memory.graphql.types.memo import Memo, memo_from_record
-from graph_memory.services.context_pack import Packed
-from graph_memory.services.ranking import Scored, evidence_contributors
-from graph_memory.services.recall_request import FloorDrops as FloorDropsData
+from graph_memory.services.recall.context_pack import Packed
+from graph_memory.services.recall.ranking import Scored, evidence_contributors
+from graph_memory.services.recall.request import FloorDrops as FloorDropsData
 
 __all__ = [
     "ALL_KINDS",

@@ -14,8 +14,8 @@ from graph_memory.graphql.convert import dt
 from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.query import PageInfo
 from graph_memory.graphql.types.fact import Evidence, Fact, TrustTier
-from graph_memory.services.forget import ForgetJob
-from graph_memory.services.trust import PolicyView
+from graph_memory.services.forget.service import ForgetJob
+from graph_memory.services.trust.policy import PolicyView
 
 __all__ = [
     "AlertCount",

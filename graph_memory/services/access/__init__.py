@@ -1,0 +1,1 @@
+"""Who may call: API keys, scoped session tokens and the rule they obey, failed-key throttling."""

@@ -1,0 +1,1 @@
+"""The audit trail: writing events, reading the log and its alerts, rate-limited denials."""

@@ -1,0 +1,2 @@
+"""Consolidation: runs that dedupe, merge entities, flag contradictions, compact episodes and
+decay, each one undoable."""

@@ -1,0 +1,227 @@
+"""Rollback of a consolidation run: the run's batches undone newest first, each in one
+transaction, then the slots the rule settled recomputed.
+
+First, under the tenant lock and the run's scope locks, the run is checked for memories
+changed since it left them. The lock counters make that cheap in the usual case: every writer
+bumps the counters of the locks it takes, the run recorded them after its last batch and
+whether anyone else wrote between its batches, so counters that moved by exactly our own
+bump prove nothing else changed its scopes (quiet); only otherwise is each memory's
+fingerprint compared. A stale memory refuses the whole rollback (Conflict) before anything is
+restored.
+
+Then one transaction per run batch that changed something, newest first, under the same
+locks: one set-based query restores the memories that batch snapshotted first (properties,
+evidence, the entity a fact is about; only what differs is written) and spends their
+snapshots, and every restored memory is audited as a 'rollback' by actor ``consolidation``.
+The timeline, which must read at every asOf as before the run:
+- quiet: the batch's journaled timeline writes (an entity merge's relabelled, created and
+  deleted segments, consolidation_timeline.SlotWrites) are inverted exactly, ids and all,
+  with no slot read or recomputed: nothing else wrote those segments since;
+- otherwise (someone wrote the scopes since, or a second call goes on with a rollback that
+  stopped part way): the slots the restored versions leave and return to are recomputed from
+  the versions (reslot), the general way, and journals are not used.
+A memory some step settled by the rule (every step but an entity merge) is marked on its
+snapshot; the last pass recomputes the slots those memories left and returned to, from the
+restored versions. The recomputation is authoritative, so every slot ends as the rule gives
+for the versions as they were before the run, which is the stored timeline before it.
+
+A rollback that stops part way is 'rolling_back' and a second call goes on from the
+snapshots left (recomputing, not trusting journals). The last transaction drops the run's
+entity-merge edges and proposals and its episode digests (their members served again), any
+journal left, and marks the run rolled back.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+from graph_memory import metrics
+from graph_memory.db import Database, Record, Tx
+from graph_memory.domain import Principal, utcnow
+from graph_memory.errors import Conflict, NotFound
+from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.compaction import CompactionRepository
+from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
+from graph_memory.repositories.resolution import ResolutionRepository
+from graph_memory.repositories.timeline import SlotKey
+from graph_memory.services.audit import events as audit
+from graph_memory.services.consolidation.context import ACTOR, fingerprint
+from graph_memory.services.consolidation.report import RunReport, report_of
+from graph_memory.services.consolidation.timeline import reslot
+
+__all__ = ["ROLLS_BACK", "roll_back"]
+
+# A run that committed batches rolls back whether it finished or stopped part way.
+ROLLS_BACK = ("applied", "interrupted", "failed", "rolling_back")
+_ALL = 10_000_000
+_LEGACY = -1  # the batch of snapshots made before runs numbered them (migration 040)
+# Memories restored (or whose slots the last pass recomputes) per transaction: a run batch
+# snapshots about BATCH, so one page each; the snapshots of a run from before batches were
+# numbered are all batch -1, and a transaction holding all of them would run out of memory.
+_PAGE = 2_500
+
+
+async def _locked(tx: Tx, tenant: str, run_id: str) -> tuple[Record, list[int]]:
+    """The run, under the tenant lock and its scope locks, and the lock counters as they are
+    with our own bump."""
+    await WriteLocks.tenant(tx, tenant)
+    run = await Repo.run(tx, tenant, run_id)
+    if run is None:
+        raise NotFound(f"no consolidation run {run_id}")
+    scopes = list(run.get("scopes") or [])
+    await WriteLocks.scopes(tx, tenant, scopes)
+    return run, await Repo.seqs(tx, tenant, scopes)
+
+
+async def _stale(tx: Tx, tenant: str, snaps: list[Record]) -> list[str]:
+    """The memories of ``snaps`` whose state is no longer the one the run left them in."""
+    out: list[str] = []
+    for i in range(0, len(snaps), 2_000):
+        page = snaps[i : i + 2_000]
+        current = await FactRepository.get_in_tx(tx, tenant, [s["id"] for s in page])
+        out += [s["id"] for s in page if fingerprint(current.get(s["id"])) != s["print"]]
+    return out
+
+
+def _refuse(run_id: str, stale: list[str]) -> Conflict:
+    return Conflict(
+        f"memories changed since run {run_id}: {stale[:5]}; roll back or undo the later "
+        "changes first"
+    )
+
+
+async def _begin(tx: Tx, tenant: str, run_id: str, actor: str) -> tuple[list[int], bool, list[int]]:
+    """Checks and marks the run rolling back; returns the lock counters, whether nothing else
+    wrote its scopes since it ran (quiet), and its batches to undo, newest first."""
+    run, seqs = await _locked(tx, tenant, run_id)
+    if run["status"] == "running":  # its lease may have run out: then it is interrupted
+        await Repo.abandon_stale(tx, tenant, list(run.get("scopes") or []), utcnow())
+        run = await Repo.run(tx, tenant, run_id) or run
+    status = run["status"]
+    if status not in ROLLS_BACK or (status != "applied" and not run.get("batches")):
+        raise Conflict(f"run {run_id} is {status}; only an applied run rolls back")
+    recorded = [int(s) for s in run.get("seqs") or []]
+    quiet = bool(
+        status == "applied"
+        and not run.get("foreign_writes")
+        and recorded
+        and seqs == [s + 1 for s in recorded]
+    )
+    if not quiet:  # someone wrote these scopes since (or during) the run: compare each memory
+        stale = await _stale(tx, tenant, await Repo.snapshots(tx, tenant, run_id, _ALL))
+        if stale:
+            raise _refuse(run_id, stale)
+    props = {"seqs": seqs, "rolled_back_by": actor}
+    await Repo.set_status(tx, tenant, run_id, "rolling_back", list(ROLLS_BACK), props)
+    changed = run.get("changed_batches")
+    if changed is None:  # a run from before batches were numbered: all its snapshots at once
+        return seqs, False, [_LEGACY]
+    return seqs, quiet, [*sorted({int(b) for b in changed}, reverse=True), _LEGACY]
+
+
+async def _batch(
+    tx: Tx, tenant: str, run_id: str, before: list[int], quiet: bool, batch: int, actor: str
+) -> tuple[list[int], bool, int]:
+    """Undo (a page of) run batch ``batch``; returns the lock counters, whether it is still
+    quiet and how many memories it restored."""
+    run, seqs = await _locked(tx, tenant, run_id)
+    if run["status"] != "rolling_back":
+        raise Conflict(f"run {run_id} is {run['status']}; its rollback was stopped")
+    if seqs != [s + 1 for s in before]:  # a write since our previous batch: check ours
+        quiet = False
+        stale = await _stale(tx, tenant, await Repo.snapshot_prints(tx, tenant, run_id, batch))
+        if stale:
+            raise _refuse(run_id, stale)
+    now = utcnow()
+    restored = await Repo.restore(tx, tenant, run_id, batch, _PAGE)
+    if quiet:  # a journal is spent at its batch's first page
+        await Repo.undo_journal(tx, tenant, run_id, batch)
+    else:
+        await reslot(tx, tenant, _slots(restored))
+    await _audit(tx, tenant, run_id, actor, now, restored)
+    done = int(run.get("restored") or 0) + len(restored)
+    await Repo.set_status(
+        tx, tenant, run_id, "rolling_back", ["rolling_back"], {"seqs": seqs, "restored": done}
+    )
+    return seqs, quiet, len(restored)
+
+
+def _slots(rows: list[Record]) -> set[SlotKey]:
+    """The slots restored versions return to and those they left."""
+    back = {SlotKey(r["scope"], r["subject"], r["predicate"]) for r in rows}
+    return back | {SlotKey(r["left_scope"], r["left_subject"], r["left_predicate"]) for r in rows}
+
+
+async def _audit(
+    tx: Tx, tenant: str, run_id: str, actor: str, now: datetime, restored: list[Record]
+) -> None:
+    reason = f"rollback of consolidation run {run_id} by {actor}"
+    events = [
+        audit.event(
+            None,
+            "rollback",
+            "fact",
+            r["id"],
+            now,
+            before={"status": r["status_before"]},
+            after={"status": r["status"]},
+            reason=reason,
+            actor=ACTOR,
+            actor_type="consolidation",
+        )
+        for r in restored
+    ]
+    await AuditRepository.record_in_tx(tx, tenant, events)
+
+
+async def _resettle(tx: Tx, tenant: str, run_id: str) -> int:
+    """One page of the last pass: slots the rule settled, recomputed from restored versions."""
+    await _locked(tx, tenant, run_id)
+    rows = await Repo.resettle(tx, tenant, run_id, _PAGE)
+    await reslot(tx, tenant, _slots(rows))
+    return len(rows)
+
+
+async def _end(tx: Tx, tenant: str, run_id: str, actor: str, spent_ms: float) -> RunReport:
+    await _locked(tx, tenant, run_id)
+    now: datetime = utcnow()
+    await ResolutionRepository.undo(tx, tenant, run_id)
+    await CompactionRepository.undo(tx, tenant, run_id)
+    await Repo.mark_rolled_back(tx, tenant, run_id, now, actor)
+    await Repo.set_status(
+        tx, tenant, run_id, "rolled_back", ["rolled_back"], {"rollback_ms": spent_ms}
+    )
+    rows = await Repo.runs(tx, tenant, [run_id], None, 1)
+    return report_of(rows[0]["run"], rows[0]["changes"])
+
+
+async def roll_back(db: Database, principal: Principal, run_id: str) -> RunReport:
+    """Undo a run (applied, or stopped part way) so every read at every asOf answers as if it
+    never happened. Raises NotFound, Conflict (not rollbackable, or changed again since)."""
+    tenant, actor = principal.tenant, principal.actor
+    t0 = time.perf_counter()
+    commits = 0
+    try:
+        seqs, quiet, batches = await db.write_tx(lambda tx: _begin(tx, tenant, run_id, actor))
+        for b in batches:
+            n = _PAGE
+            while n == _PAGE:
+                prev, was_quiet = seqs, quiet
+                seqs, quiet, n = await db.write_tx(
+                    lambda tx, b=b, prev=prev, q=was_quiet: _batch(  # type: ignore[misc]
+                        tx, tenant, run_id, prev, q, b, actor
+                    )
+                )
+                commits += 1
+        while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
+            commits += 1
+        spent = (time.perf_counter() - t0) * 1000.0
+        result: RunReport = await db.write_tx(lambda tx: _end(tx, tenant, run_id, actor, spent))
+    except Exception:
+        metrics.observe_consolidation("rollback", "failed", time.perf_counter() - t0, commits)
+        raise
+    metrics.observe_consolidation("rollback", "rolled_back", time.perf_counter() - t0, commits)
+    return result

@@ -1,0 +1,102 @@
+"""Semantic memory reads on two time axes.
+
+``as_of`` (belief time) answers "what did we believe at T"; ``valid_at`` (validity time)
+"what was true at T". Both default to now and compose. Expired and candidate facts are not
+served as truth unless asked for; superseded and retracted versions appear only when the
+requested moments say they were believed then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph_memory.db import Record
+from graph_memory.domain import (
+    SERVABLE_STATUSES,
+    Principal,
+    entity_key,
+    normalise_predicate,
+    parse_scopes,
+    require_aware,
+    utcnow,
+)
+from graph_memory.errors import ValidationError
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.services.facts.belief import as_believed_at
+
+__all__ = ["FactFilter", "ReadService"]
+
+MAX_PAGE = 500
+
+
+@dataclass(frozen=True)
+class FactFilter:
+    scopes: tuple[str, ...]
+    subject: str | None = None
+    predicate: str | None = None
+    include_candidates: bool = False
+    include_expired: bool = False
+    needs_verification: bool | None = None
+
+
+class ReadService:
+    def __init__(self, facts: FactRepository) -> None:
+        self.facts = facts
+
+    @staticmethod
+    def moments(as_of: datetime | None, valid_at: datetime | None) -> tuple[datetime, datetime]:
+        now = utcnow()
+        return (require_aware(as_of, "asOf") or now, require_aware(valid_at, "validAt") or now)
+
+    async def list_facts(
+        self,
+        principal: Principal,
+        flt: FactFilter,
+        *,
+        as_of: datetime | None,
+        valid_at: datetime | None,
+        first: int,
+        after: tuple[datetime, str] | None,
+    ) -> list[Record]:
+        """Facts in force at (as_of, valid_at), newest recorded first; first+1 rows for paging."""
+        if not 1 <= first <= MAX_PAGE:
+            raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
+        at, valid = self.moments(as_of, valid_at)
+        rows = await self.facts.in_force(
+            principal.tenant,
+            parse_scopes(flt.scopes),
+            subject=entity_key(flt.subject) if flt.subject else None,
+            predicate=normalise_predicate(flt.predicate) if flt.predicate else None,
+            statuses=list(SERVABLE_STATUSES),
+            include_candidates=flt.include_candidates,
+            as_of=at,
+            valid_at=valid,
+            include_expired=flt.include_expired,
+            needs_verification=flt.needs_verification,
+            after=after,
+            limit=first + 1,
+        )
+        return [as_believed_at(r, at) for r in rows]
+
+    async def history(
+        self,
+        principal: Principal,
+        scopes: list[str],
+        subject: str,
+        predicate: str,
+        as_of: datetime | None,
+    ) -> list[Record]:
+        """Every version of (subject, predicate) recorded by as_of, oldest first."""
+        at, _ = self.moments(as_of, None)
+        rows = await self.facts.slot_versions(
+            principal.tenant,
+            parse_scopes(scopes),
+            entity_key(subject),
+            normalise_predicate(predicate),
+            at,
+        )
+        return [as_believed_at(r, at) for r in rows]
+
+    async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
+        return await self.facts.get(principal.tenant, ids)

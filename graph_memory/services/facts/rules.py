@@ -1,0 +1,238 @@
+"""Per-item rules of the fact write path: which items of a batch fail (unknown episodes,
+premises or predicate cardinalities), where an item lands, and whether it only corroborates.
+
+Each ``check_*`` drops the failing items from ``checked`` and returns their errors by index;
+the service turns them into per-item results, so bad items never sink good ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from graph_memory.db import Record, Tx
+from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, as_datetime, parse_scope
+from graph_memory.errors import (
+    Conflict,
+    ContributorForgotten,
+    GraphMemoryError,
+    NotFound,
+    ValidationError,
+)
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
+from graph_memory.services.facts.gate import CheckedFact
+
+__all__ = [
+    "Slot",
+    "cardinalities",
+    "check_citations",
+    "check_premises",
+    "corroborates",
+    "hash_items",
+    "load_slots",
+    "scope_of",
+]
+
+SlotKey = tuple[str, str, str]
+
+
+@dataclass
+class Slot:
+    """What the batch knows about one (scope, subject, predicate) while deciding."""
+
+    current: list[dict[str, Any]] = field(default_factory=list)
+    max_version: int = 0
+
+
+def _canonical(value: object) -> str:
+    # One instant, one text: a replay may spell the same time with another offset.
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    return str(value)
+
+
+def hash_items(items: list[FactInput]) -> str:
+    return hashlib.sha256(
+        json.dumps([i.__dict__ for i in items], default=_canonical, sort_keys=True).encode()
+    ).hexdigest()
+
+
+def check_citations(
+    checked: dict[int, CheckedFact], episodes: dict[str, Record]
+) -> dict[int, GraphMemoryError]:
+    failed: dict[int, GraphMemoryError] = {}
+    for i, cf in list(checked.items()):
+        missing = [c.episode_id for c in cf.item.citations if c.episode_id not in episodes]
+        forgotten = [
+            c.episode_id
+            for c in cf.item.citations
+            if c.episode_id not in missing and episodes[c.episode_id].get("forgotten")
+        ]
+        if missing:
+            failed[i] = NotFound(f"unknown episode(s) {missing}", field="episodes")
+            del checked[i]
+        elif forgotten:
+            failed[i] = ContributorForgotten(
+                f"episode(s) {forgotten} belong to a forgotten contributor", field="episodes"
+            )
+            del checked[i]
+    return failed
+
+
+@dataclass
+class Premises:
+    """What a batch's dependsOn lists say (``check_premises``)."""
+
+    failed: dict[int, GraphMemoryError] = field(default_factory=dict)
+    # The earliest validTo among an item's premises: a conclusion's default end.
+    ends: dict[int, datetime] = field(default_factory=dict)
+    # An item derived from a premise already in doubt: (premise id, why), ids only.
+    doubts: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+def _doubt(premise: Record) -> str | None:
+    if premise.get("retracted_at") is not None:
+        return "was retracted"
+    if premise.get("superseded_at") is not None:
+        return "was superseded"
+    if premise.get("status") in ("expired", "rejected"):
+        return f"was {premise['status']}"
+    if premise.get("needs_verification"):
+        return "needs verification"
+    return None
+
+
+async def check_premises(tx: Tx, tenant: str, checked: dict[int, CheckedFact]) -> Premises:
+    """Items whose dependsOn names no fact of this tenant (it would silently never cascade) are
+    refused; for the others, the premises' earliest end and whether one is already in doubt
+    (a conclusion drawn from a doubted premise is born needing verification)."""
+    out = Premises()
+    wanted = sorted({p for cf in checked.values() for p in cf.item.depends_on})
+    if not wanted:
+        return out
+    found = await FactRepository.get_in_tx(tx, tenant, wanted, forgotten=False)
+    for i, cf in list(checked.items()):
+        missing = [p for p in cf.item.depends_on if p not in found]
+        if missing:
+            out.failed[i] = NotFound(f"unknown premise fact(s) {missing}", field="dependsOn")
+            del checked[i]
+            continue
+        premise_ends = [
+            t for p in cf.item.depends_on if (t := as_datetime(found[p].get("valid_to")))
+        ]
+        if premise_ends:
+            out.ends[i] = min(premise_ends)
+        doubts = [(p, why) for p in cf.item.depends_on if (why := _doubt(found[p]))]
+        if doubts:
+            out.doubts[i] = doubts[0]
+    return out
+
+
+async def cardinalities(
+    tx: Tx,
+    tenant: str,
+    policy: TenantPolicy,
+    checked: dict[int, CheckedFact],
+    now: datetime,
+) -> tuple[dict[str, Cardinality], dict[int, GraphMemoryError], dict[str, Cardinality]]:
+    """The cardinality of every predicate in the batch, the items refused, and the
+    predicates an item declared (registered by this batch, first use). A predicate first used
+    without a declaration is registered with the built-in default; that decides nothing new."""
+    failed: dict[int, GraphMemoryError] = {}
+    names = sorted({cf.predicate for cf in checked.values()})
+    registered = await FactRepository.predicates(tx, tenant, names)
+    known: dict[str, Cardinality] = {n: Cardinality(c) for n, c in registered.items()}
+    new_defs: dict[str, Cardinality] = {}
+    declared_defs: dict[str, Cardinality] = {}
+    for i, cf in list(checked.items()):
+        declared = cf.item.cardinality
+        have = known.get(cf.predicate) or new_defs.get(cf.predicate)
+        if have is None:
+            have = declared or policy.default_cardinality.get(cf.predicate)
+            if have is None:
+                failed[i] = ValidationError(
+                    f"unknown predicate cardinality for {cf.predicate!r}: pass cardinality "
+                    "ONE or MANY once (it is then registered for the tenant)",
+                    field="cardinality",
+                )
+                del checked[i]
+                continue
+            new_defs[cf.predicate] = have
+            if declared is not None:
+                declared_defs[cf.predicate] = declared
+        elif declared is not None and declared is not have:
+            failed[i] = Conflict(
+                f"predicate {cf.predicate!r} is registered as {have.value}, not {declared.value}",
+                field="cardinality",
+            )
+            del checked[i]
+    await FactRepository.define_predicates(
+        tx, tenant, [{"name": n, "cardinality": c.value} for n, c in new_defs.items()], now
+    )
+    return {**known, **new_defs}, failed, declared_defs
+
+
+async def lock_batch(
+    tx: Tx, tenant: str, checked: dict[int, CheckedFact], idempotency_key: str | None
+) -> None:
+    """Take the write locks a batch needs, before it reads what it decides on: the scope of
+    every fact and of every episode it cites (a forget of that episode's user holds it), the
+    idempotency key, and the tenant lock when it may register a predicate (registrations of
+    one tenant are decided one at a time)."""
+    cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
+    episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
+    scopes = {scope for cf in checked.values() if (scope := _scope_or_none(cf, episodes))}
+    scopes |= {str(e["scope"]) for e in episodes.values() if e.get("scope")}
+    if idempotency_key:
+        scopes.add(f"idempotency:{idempotency_key}")
+    names = sorted({cf.predicate for cf in checked.values()})
+    registered = await FactRepository.predicates(tx, tenant, names) if names else {}
+    if any(n not in registered for n in names):
+        await WriteLocks.tenant(tx, tenant)
+    await WriteLocks.scopes(tx, tenant, scopes)
+
+
+def _scope_or_none(cf: CheckedFact, episodes: dict[str, Record]) -> str | None:
+    # An item with a bad scope or citing an unknown episode is refused by its own checks.
+    try:
+        return scope_of(cf, episodes)
+    except (GraphMemoryError, KeyError, IndexError):
+        return None
+
+
+def scope_of(cf: CheckedFact, episodes: dict[str, Record]) -> str:
+    if cf.item.scope:
+        return parse_scope(cf.item.scope)
+    return str(episodes[cf.item.citations[0].episode_id]["scope"])
+
+
+async def load_slots(tx: Tx, tenant: str, slot_keys: set[SlotKey]) -> dict[SlotKey, Slot]:
+    slots: dict[SlotKey, Slot] = {k: Slot() for k in slot_keys}
+    for row in await FactRepository.current_slots(
+        tx, tenant, [{"scope": s, "subject": su, "predicate": p} for s, su, p in slot_keys]
+    ):
+        slot = slots[(row["scope"], row["subject"], row["predicate"])]
+        slot.max_version = max(slot.max_version, int(row["max_version"]))
+        if row["id"] is not None:
+            slot.current.append(dict(row))
+    return slots
+
+
+def corroborates(existing: dict[str, Any], cf: CheckedFact, now: datetime) -> bool:
+    """Whether re-asserting the same object only adds evidence to ``existing``.
+
+    Not when the write outranks it (a user confirming an inference, an admin confirming a
+    user: the claim moves up a tier), and not when ``existing`` is no longer served (expired,
+    or past its TTL): then the write makes a fresh version with its own tier and TTL.
+    """
+    if TIER_RANK[cf.tier] > TIER_RANK[Tier(existing["tier"])]:
+        return False
+    if existing["status"] not in ("active", "candidate"):
+        return False
+    expires_ms = existing.get("expires_ms")
+    return expires_ms is None or expires_ms > now.timestamp() * 1000

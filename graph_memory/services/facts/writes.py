@@ -1,0 +1,406 @@
+"""Semantic memory writes: assert (new version / corroborate / supersede) and retract.
+
+Time semantics: ``recordedAt`` is the server's clock at commit (belief time); ``validFrom``
+defaults to the earliest cited episode's start (when the thing was said), ``validTo`` to open.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Database, Record, Tx
+from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, utcnow
+from graph_memory.embeddings import Embedder
+from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.episodes import EpisodeRepository
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.idempotency import IdempotencyRepository
+from graph_memory.repositories.locks import WriteLocks
+from graph_memory.repositories.timeline import SlotKey, TimelineRepository
+from graph_memory.services.audit import events as audit
+from graph_memory.services.facts import effects as fact_effects
+from graph_memory.services.facts import predicates, validity
+from graph_memory.services.facts import rows as fact_rows
+from graph_memory.services.facts import rules as fact_rules
+from graph_memory.services.facts.citation_scope import out_of_scope
+from graph_memory.services.facts.confidence_steps import Touch
+from graph_memory.services.facts.gate import CheckedFact, check_fact
+from graph_memory.services.trust.policy import enforce_capacity
+
+__all__ = ["MAX_BATCH", "FactService", "ItemResult"]
+
+MAX_BATCH = 1_000
+
+
+@dataclass
+class ItemResult:
+    index: int
+    ok: bool
+    action: str | None = None  # created | superseded | corroborated | unchanged
+    fact_id: str | None = None
+    version: int | None = None
+    status: str | None = None
+    confidence: float | None = None
+    supersedes: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    error_field: str | None = None
+
+    @classmethod
+    def failed(cls, index: int, err: GraphMemoryError) -> ItemResult:
+        return cls(
+            index=index,
+            ok=False,
+            error_code=err.code,
+            error_message=err.message,
+            error_field=err.field,
+        )
+
+
+class FactService:
+    def __init__(self, db: Database, embedder: Embedder | None, policy_for: Any) -> None:
+        self.db = db
+        self.facts = FactRepository(db)
+        self.audit = AuditRepository(db)
+        self.idem = IdempotencyRepository(db)
+        self.embedder = embedder
+        self._policy_for = policy_for
+
+    async def policy(self, tenant: str) -> TenantPolicy:
+        policy: TenantPolicy = await self._policy_for(tenant)
+        return policy
+
+    async def assert_facts(
+        self,
+        principal: Principal,
+        items: list[FactInput],
+        idempotency_key: str | None = None,
+    ) -> list[ItemResult]:
+        """Write a batch; each item gets its own result, bad items never sink good ones.
+
+        Raises ValidationError for a batch over MAX_BATCH, Conflict when an idempotency key is
+        replayed with a different payload. Replaying the same key returns the first results.
+        """
+        if len(items) > MAX_BATCH:
+            raise ValidationError(f"batch of {len(items)} exceeds the limit of {MAX_BATCH}")
+        tenant = principal.tenant
+        # Hashing a 1,000-item batch is not free: only a keyed batch needs it.
+        request_hash = fact_rules.hash_items(items) if idempotency_key else ""
+        if idempotency_key:
+            prior = await self.idem.get(tenant, f"facts:{idempotency_key}")
+            if prior is not None:
+                if prior["request_hash"] != request_hash:
+                    raise Conflict("idempotency key reused with a different batch")
+                return [ItemResult(**r) for r in json.loads(prior["result"])]
+        policy = await self.policy(tenant)
+        results: dict[int, ItemResult] = {}
+        checked: dict[int, CheckedFact] = {}
+        for i, item in enumerate(items):
+            try:
+                checked[i] = check_fact(item, principal, policy)
+            except GraphMemoryError as e:
+                results[i] = ItemResult.failed(i, e)
+        # Citations and premises stay inside what the fact's readers may see (every writer:
+        # GraphQL, the clients, session ingestion).
+        for i, err in (
+            await out_of_scope(principal, items, EpisodeRepository(self.db), self.facts)
+        ).items():
+            if i in checked:
+                del checked[i]
+                results[i] = ItemResult.failed(i, err)
+        embeddings = await self._embed([c.text for c in checked.values()])
+        vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
+
+        async def work(tx: Tx) -> list[ItemResult]:
+            # Per scope, not per tenant: batches of different users write in parallel.
+            await fact_rules.lock_batch(tx, tenant, checked, idempotency_key)
+            # The clock is read under the locks, so recordedAt/supersededAt follow commit
+            # order within each scope.
+            now = utcnow()
+            if idempotency_key:
+                # Checked again under the lock: of two concurrent replays only one writes.
+                stored = await IdempotencyRepository.get_in_tx(
+                    tx, tenant, f"facts:{idempotency_key}"
+                )
+                if stored is not None:
+                    if stored["request_hash"] != request_hash:
+                        raise Conflict("idempotency key reused with a different batch")
+                    return [ItemResult(**r) for r in json.loads(stored["result"])]
+            # A retried transaction starts from the gate's verdicts, not a half-decided batch.
+            attempt = dict(results)
+            touched = await self._decide_and_write(
+                tx, principal, policy, dict(checked), vectors, attempt, now
+            )
+            ordered = [attempt[i] for i in range(len(items))]
+            # The timeline of every slot the batch touched, in the same transaction.
+            await TimelineRepository.settle(tx, tenant, [SlotKey(*k) for k in touched], now)
+            if idempotency_key:
+                # Recorded in the same transaction: a crash cannot land the facts without it.
+                await IdempotencyRepository.put_in_tx(
+                    tx,
+                    tenant,
+                    f"facts:{idempotency_key}",
+                    request_hash,
+                    json.dumps([r.__dict__ for r in ordered]),
+                    now,
+                    sorted({c.episode_id for it in items for c in it.citations}),
+                )
+            return ordered
+
+        # The whole batch's valid items commit together; the tier-conflict audit rides along.
+        return await self.db.write_tx(work)
+
+    async def _embed(self, texts: list[str]) -> list[list[float]]:
+        if not texts or self.embedder is None:
+            return []
+        return await self.embedder.embed(texts)
+
+    async def _decide_and_write(
+        self,
+        tx: Tx,
+        principal: Principal,
+        policy: TenantPolicy,
+        checked: dict[int, CheckedFact],
+        vectors: dict[int, list[float]],
+        results: dict[int, ItemResult],
+        now: datetime,
+    ) -> set[tuple[str, str, str]]:
+        """Decide and write the batch; returns the (scope, subject, predicate) slots it may
+        have changed."""
+        tenant = principal.tenant
+        # Protected-namespace refusals were raised by the gate; they are audited alerts too.
+        events = [
+            audit.event(principal, "tier_conflict", "fact", "-", now, reason=r.error_message)
+            for r in results.values()
+            if r.error_code == TierConflict.code
+        ]
+        cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
+        episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
+        _fail(results, fact_rules.check_citations(checked, episodes))
+        premises = await fact_rules.check_premises(tx, tenant, checked)
+        _fail(results, premises.failed)
+        cards, failed, registered = await fact_rules.cardinalities(tx, tenant, policy, checked, now)
+        _fail(results, failed)
+        # A registered cardinality is final and decides every later write: who set it is audited.
+        events += predicates.registered_events(principal, registered, now)
+        scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
+        slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
+        slots = await fact_rules.load_slots(tx, tenant, slot_keys)
+
+        creates: list[dict[str, Any]] = []
+        evidence: list[dict[str, Any]] = []
+        touches: list[Touch] = []
+        superseded: list[dict[str, str]] = []
+        for i, cf in sorted(checked.items()):
+            key = (scopes[i], cf.subject_key, cf.predicate)
+            slot = slots[key]
+            cites = [
+                {
+                    "episode_id": c.episode_id,
+                    "weight": c.weight
+                    if c.weight is not None
+                    else float(episodes[c.episode_id]["confidence"] or 0.5),
+                }
+                for c in cf.item.citations
+            ]
+            claim = fact_rows.claimed_validity(
+                cf, episodes, now, slot.current, premises.ends.get(i)
+            )
+            valid_from, valid_to = claim.valid_from, claim.valid_to
+            if cf.valid_to is not None and cf.valid_to <= valid_from:
+                results[i] = ItemResult.failed(
+                    i,
+                    ValidationError(
+                        f"validTo {cf.valid_to.isoformat()} is not after validFrom "
+                        f"{valid_from.isoformat()} (defaulted to when the cited episode began)",
+                        field="validTo",
+                    ),
+                )
+                continue
+            told = fact_rows.told_at(cf, episodes, now)
+            spot = validity.place(
+                slot.current,
+                cf.object_key,
+                cards[cf.predicate],
+                valid_from,
+                valid_to,
+                told=told,
+                stated=claim.stated,
+                explicit=claim.explicit,
+            )
+            same = spot.same
+            if same is not None and fact_rules.corroborates(same, cf, now):
+                evidence.append({"id": same["id"], "citations": cites})
+                touches.append(Touch(i, same["id"], cites, created=False))
+                # Told again: it now counts as said at its latest telling (add_evidence).
+                same["told_us"] = max(same.get("told_us") or 0, validity.micros(told) or 0)
+                results[i] = ItemResult(
+                    index=i,
+                    ok=True,
+                    action="corroborated",
+                    fact_id=same["id"],
+                    version=same["version"],
+                )
+                continue
+            # The new version supersedes the one in force where it starts (ONE: any object;
+            # MANY: the same object's); see services/facts/validity.py.
+            prior = spot.prior
+            if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
+                err = TierConflict(
+                    f"{cf.tier.value}-tier write would override a {prior['tier']}-tier fact "
+                    f"on ({cf.subject_key}, {cf.predicate})",
+                    field="object",
+                )
+                results[i] = ItemResult.failed(i, err)
+                events.append(
+                    audit.event(
+                        principal, "tier_conflict", "fact", prior["id"], now, reason=err.message
+                    )
+                )
+                continue
+            row = fact_rows.new_row(
+                cf,
+                key[0],
+                cards[cf.predicate],
+                cites,
+                prior,
+                principal,
+                vectors.get(i),
+                episodes,
+                now,
+                policy.promote_sessions,
+                slot.max_version + 1,
+                claim,
+                told,
+            )
+            slot.max_version += 1
+            creates.append(row)
+            touches.append(Touch(i, row["id"], cites, created=True))
+            new_version = {
+                "id": row["id"],
+                "object_key": cf.object_key,
+                "tier": cf.tier.value,
+                "status": row["status"],
+                "version": row["version"],
+                "valid_from_us": validity.micros(valid_from),
+                "valid_to_us": validity.micros(valid_to),
+                "valid_from_stated": claim.stated,
+                "told_us": validity.micros(told),
+            }
+            if prior is not None:
+                slot.current = [v for v in slot.current if v["id"] != prior["id"]]
+                superseded.append(
+                    {
+                        "id": prior["id"],
+                        # Ids only: a reason is copied into the dependents' audit trail, where
+                        # a forgotten contributor's words must not survive (forgetContributor).
+                        "reason": f"premise {prior['id']} "
+                        f"superseded by {row['id']} at {now.isoformat()}",
+                    }
+                )
+            slot.current.append(new_version)
+            results[i] = ItemResult(
+                index=i,
+                ok=True,
+                action="superseded" if prior else "created",
+                fact_id=row["id"],
+                version=row["version"],
+                supersedes=prior["id"] if prior else None,
+            )
+
+        events += await fact_effects.settle(
+            tx,
+            principal,
+            policy,
+            fact_effects.Batch(results, creates, evidence, touches, superseded, premises, episodes),
+            now,
+        )
+        # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
+        events += await enforce_capacity(tx, principal, policy, creates, now)
+        await AuditRepository.record_in_tx(tx, tenant, events)
+        return slot_keys
+
+    async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
+        """Retract the fact: belief ends now, the version stays in history as retracted.
+
+        Raises NotFound (unknown id, or another tenant's), Conflict when it is already
+        retracted, TierConflict when a lower tier tries to retract a higher-tier fact.
+        """
+        tenant = principal.tenant
+        policy = await self.policy(tenant)
+
+        async def work(tx: Tx) -> Record | TierConflict:
+            await WriteLocks.facts(tx, tenant, [fact_id])
+            # Read under the lock: retractedAt and event times follow commit order.
+            now = utcnow()
+            found = await FactRepository.get_in_tx(tx, tenant, [fact_id], forgotten=False)
+            if fact_id not in found:
+                raise NotFound(f"no fact {fact_id}")
+            before = found[fact_id]
+            if before.get("retracted_at") is not None:
+                raise Conflict(f"fact {fact_id} is already retracted")
+            cap = policy.role_caps[principal.role]
+            if TIER_RANK[cap] < TIER_RANK[Tier(before["tier"])]:
+                await AuditRepository.record_in_tx(
+                    tx,
+                    tenant,
+                    [
+                        audit.event(
+                            principal,
+                            "tier_conflict",
+                            "fact",
+                            fact_id,
+                            now,
+                            reason=f"{cap.value} cannot retract a {before['tier']}-tier fact",
+                        )
+                    ],
+                )
+                # Returned, not raised: raising would roll back the audit event with it, and a
+                # refused override must stay on record (and in alerts).
+                return TierConflict(f"{cap.value} tier cannot retract a {before['tier']}-tier fact")
+            after = await FactRepository.retract(tx, tenant, fact_id, now, principal.actor, reason)
+            if after is None:
+                raise NotFound(f"no fact {fact_id}")
+            flagged = await FactRepository.flag_dependents(
+                tx,
+                tenant,
+                [
+                    {
+                        "id": fact_id,
+                        "reason": f"premise {fact_id} retracted at {now.isoformat()}",
+                    }
+                ],
+                now,
+            )
+            events = [
+                audit.event(
+                    principal,
+                    "retract",
+                    "fact",
+                    fact_id,
+                    now,
+                    before=before,
+                    after=after,
+                    reason=reason,
+                    confidence_delta=-(before.get("confidence") or 0.0),
+                )
+            ]
+            events += audit.flagged(principal, flagged, now, "retracted")
+            await AuditRepository.record_in_tx(tx, tenant, events)
+            await TimelineRepository.settle_facts(tx, tenant, [fact_id], now)
+            return after
+
+        result: Record | TierConflict = await self.db.write_tx(work)
+        if isinstance(result, TierConflict):
+            raise result
+        return result
+
+
+def _fail(results: dict[int, ItemResult], failed: dict[int, GraphMemoryError]) -> None:
+    for i, err in failed.items():
+        results[i] = ItemResult.failed(i, err)

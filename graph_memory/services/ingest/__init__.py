@@ -1,0 +1,1 @@
+"""Session ingestion: the job queue, LLM extraction, writing what qualifies, events and todos."""

@@ -1,0 +1,219 @@
+"""Extraction through any OpenAI-compatible chat endpoint (the ``openai`` package).
+
+One chat completion per session with ``response_format: json_schema``; the answer is parsed
+and its envelope validated (``extraction_schema.Extraction``). A transient endpoint failure
+(connection, timeout, 429, 5xx) and a malformed answer are both retried with tenacity; after
+the last attempt the caller gets ModelUnavailable or ModelOutputInvalid. Token use is summed
+over every attempt, since every attempt was paid for.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion
+from pydantic import ValidationError as PydanticError
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from graph_memory import metrics
+from graph_memory.errors import LlmNotConfigured, ModelOutputInvalid, ModelUnavailable
+from graph_memory.ingestion import SessionInput, Turn
+from graph_memory.services.ingest.extraction_schema import (
+    EXTRACTOR_ID,
+    RESPONSE_FORMAT,
+    SCHEMA,
+    SYSTEM_PROMPT,
+    Extraction,
+    parse_answer,
+)
+from graph_memory.settings import Settings
+
+__all__ = ["ExtractionResult", "Extractor", "render_session"]
+
+_TRANSIENT = (
+    openai.APIConnectionError,  # includes APITimeoutError
+    openai.RateLimitError,
+    openai.InternalServerError,
+)
+
+
+_SCHEMA_IN_PROMPT = "\n\nAnswer with one JSON object matching this JSON schema:\n" + json.dumps(
+    SCHEMA
+)
+log = logging.getLogger("graph_memory.ingest")
+
+
+class _Malformed(Exception):
+    """An answer that is not the JSON asked for; retried like a transient fault."""
+
+
+@dataclass(frozen=True)
+class ExtractionResult:
+    extraction: Extraction
+    model: str
+    extractor: str
+    prompt_tokens: int
+    completion_tokens: int
+    model_ms: float
+    attempts: int
+
+
+# The tenant's registry in the prompt, so the model reuses its predicate names ("lives_in",
+# not a new "resides_in"); bounded, since a large registry would crowd out the conversation.
+MAX_PROMPT_PREDICATES = 200
+
+
+def render_session(
+    session: SessionInput, turns: tuple[Turn, ...], predicates: dict[str, str] | None = None
+) -> str:
+    """The conversation as the model reads it: numbered turns, tool calls and their result,
+    after the predicates the tenant already uses (name and cardinality)."""
+    lines = [
+        f"Session {session.session_id} of user {session.user_id}",
+        f"started {session.started_at.isoformat() if session.started_at else 'unknown'}, "
+        f"ended {session.ended_at.isoformat() if session.ended_at else 'unknown'}",
+    ]
+    if predicates:
+        known = sorted(predicates.items())[:MAX_PROMPT_PREDICATES]
+        lines.append(
+            "Predicates already in use (prefer these names; cardinality in brackets): "
+            + ", ".join(f"{n} [{c}]" for n, c in known)
+        )
+    lines.append("")
+    for i, t in enumerate(turns):
+        when = f" ({t.at.isoformat()})" if t.at else ""
+        # Continuation lines are indented: a turn cannot forge a "[n] role:" line of its own.
+        content = t.content.replace("\r", "").replace("\n", "\n    ")
+        lines.append(f"[{i}] {t.role}{when}: {content}")
+        for c in t.tool_calls:
+            verdict = "" if c.ok is None else (" -> ok" if c.ok else " -> failed")
+            args = f"({c.arguments})" if c.arguments else "()"
+            lines.append(f"    tool call {c.name}{args}{verdict}")
+    return "\n".join(lines)
+
+
+class Extractor:
+    """Calls the configured endpoint. Raises LlmNotConfigured when no model is set."""
+
+    def __init__(self, settings: Settings, attempts: int = 3) -> None:
+        if not settings.llm_configured or settings.llm_model is None:
+            raise LlmNotConfigured(
+                "no extraction model is configured: set GRAPH_MEMORY_LLM_MODEL (and "
+                "GRAPH_MEMORY_LLM_BASE_URL / GRAPH_MEMORY_LLM_API_KEY for your endpoint)"
+            )
+        self.model = settings.llm_model
+        self.attempts = attempts
+        # Learned per process: once the endpoint refuses json_schema, ask for json_object.
+        self.schema_supported = True
+        # The endpoint's own retry would stack on ours; tenacity owns retry policy.
+        self.client = openai.AsyncOpenAI(
+            base_url=settings.llm_base_url,
+            # Local OpenAI-compatible servers often need no key, but the client insists on one.
+            api_key=settings.llm_api_key or "not-needed",
+            timeout=settings.llm_timeout_seconds,
+            max_retries=0,
+        )
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    async def _complete(self, messages: list[dict[str, str]]) -> ChatCompletion:
+        if self.schema_supported:
+            fmt: dict[str, Any] = RESPONSE_FORMAT
+            sent = messages
+        else:
+            fmt = {"type": "json_object"}
+            sent = [
+                {"role": "system", "content": SYSTEM_PROMPT + _SCHEMA_IN_PROMPT},
+                *messages[1:],
+            ]
+        # The typed overloads want TypedDicts; these dicts are that shape.
+        response: ChatCompletion = await self.client.chat.completions.create(  # type: ignore[call-overload]
+            model=self.model, messages=sent, response_format=fmt, temperature=0
+        )
+        return response
+
+    async def extract(
+        self,
+        session: SessionInput,
+        turns: tuple[Turn, ...],
+        predicates: dict[str, str] | None = None,
+    ) -> ExtractionResult:
+        """One validated extraction; raises ModelOutputInvalid or ModelUnavailable."""
+        messages: list[dict[str, str]] = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": render_session(session, turns, predicates)},
+        ]
+        prompt_tokens = completion_tokens = 0
+        model_ms = 0.0
+        attempt_no = 0
+        last_problem = ""
+        try:
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception_type((*_TRANSIENT, _Malformed)),
+                stop=stop_after_attempt(self.attempts),
+                wait=wait_random_exponential(multiplier=0.1, max=2.0),
+                reraise=True,
+            ):
+                with attempt:
+                    attempt_no += 1
+                    began = time.perf_counter()
+                    try:
+                        response = await self._complete(messages)
+                    except openai.BadRequestError as e:
+                        if not self.schema_supported:
+                            raise
+                        # A server without json_schema support: ask for a JSON object and
+                        # put the schema in the prompt; the answer is validated all the same.
+                        log.warning("endpoint refused json_schema output (%s): json_object", e)
+                        self.schema_supported = False
+                        raise _Malformed(f"json_schema refused: {e}") from e
+                    finally:
+                        elapsed = time.perf_counter() - began
+                        model_ms += elapsed * 1000
+                        metrics.observe_llm_call(self.model, elapsed)
+                    if response.usage is not None:
+                        prompt_tokens += response.usage.prompt_tokens or 0
+                        completion_tokens += response.usage.completion_tokens or 0
+                        metrics.count_llm_tokens(
+                            self.model,
+                            response.usage.prompt_tokens or 0,
+                            response.usage.completion_tokens or 0,
+                        )
+                    content = response.choices[0].message.content if response.choices else None
+                    try:
+                        extraction = parse_answer(content)
+                    except (ValueError, PydanticError) as e:
+                        last_problem = str(e).splitlines()[0][:300]
+                        raise _Malformed(last_problem) from e
+                    return ExtractionResult(
+                        extraction,
+                        self.model,
+                        EXTRACTOR_ID,
+                        prompt_tokens,
+                        completion_tokens,
+                        model_ms,
+                        attempt_no,
+                    )
+        except _Malformed as e:
+            err = ModelOutputInvalid(
+                f"the model's answer did not match the extraction schema after {attempt_no} "
+                f"attempt(s): {last_problem}"
+            )
+            err.usage = (prompt_tokens, completion_tokens, model_ms)
+            raise err from e
+        except (*_TRANSIENT, openai.APIStatusError) as e:
+            err2 = ModelUnavailable(f"the extraction endpoint failed: {type(e).__name__}: {e}")
+            err2.usage = (prompt_tokens, completion_tokens, model_ms)
+            raise err2 from e
+        raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,233 @@
+"""Events and todos: memories of their own kind, extracted from a session and citing it.
+
+An event is something that happened or is scheduled ("flight to Lisbon on 3 May"); a todo is
+an open commitment ("send the invoice by Friday") that stays served until someone closes it.
+Both pass the write gate's text checks and carry the tier of their source; both cite the
+episode (and its turns) they came from. Events are short-term: they expire after the
+tenant's short-term TTL. Todos do not expire; they are closed.
+
+Time: ``recordedAt`` is the server clock at write; ``at`` is the event's time or the todo's due
+time when the conversation stated one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from graph_memory.db import Database, Record, Tx
+from graph_memory.domain import TIER_CAP, Principal, ft_token, parse_scopes, utcnow
+from graph_memory.embeddings import Embedder
+from graph_memory.errors import Conflict, GraphMemoryError, NotFound, ValidationError
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.memos import MemoRepository
+from graph_memory.services.audit import events as audit
+from graph_memory.services.facts.gate import check_text, tier_for
+from graph_memory.services.recall.ranking import build_lucene
+
+__all__ = ["MEMO_KINDS", "MemoDraft", "MemoService", "memo_id"]
+
+MEMO_KINDS = ("event", "todo")
+MAX_PAGE = 200
+
+
+@dataclass(frozen=True)
+class MemoDraft:
+    kind: str  # event | todo
+    text: str
+    at: datetime | None
+    turns: tuple[int, ...]
+
+
+def memo_id(job_id: str, kind: str, index: int) -> str:
+    """Stable per (job, kind, index): a resumed job writes the same memo, not a second one."""
+    return "memo_" + hashlib.sha256(f"{job_id}\x00{kind}\x00{index}".encode()).hexdigest()[:24]
+
+
+class MemoService:
+    def __init__(self, db: Database, embedder: Embedder | None) -> None:
+        self.db = db
+        self.repo = MemoRepository(db)
+        self.embedder = embedder
+
+    async def write(
+        self,
+        principal: Principal,
+        policy: TenantPolicy,
+        *,
+        drafts: list[MemoDraft],
+        episode_id: str,
+        scope: str,
+        user_id: str,
+        session_id: str,
+        job_id: str,
+        extractor: str,
+        source: str = "conversation",
+    ) -> list[tuple[str | None, bool, GraphMemoryError | None]]:
+        """Write drafts citing the episode; per draft (id, created, error)."""
+        out: list[tuple[str | None, bool, GraphMemoryError | None]] = []
+        rows: list[dict[str, Any]] = []
+        now = utcnow()
+        counters = {k: 0 for k in MEMO_KINDS}
+        for d in drafts:
+            index = counters[d.kind]
+            counters[d.kind] += 1
+            try:
+                if d.kind not in MEMO_KINDS or d.kind not in policy.known_kinds:
+                    raise ValidationError(
+                        f"kind {d.kind!r} is not kept by this tenant", field="kind"
+                    )
+                text = " ".join(d.text.split())
+                check_text(text, "text", policy)
+                tier = tier_for(principal, source, policy)
+            except GraphMemoryError as e:
+                out.append((None, False, e))
+                continue
+            ttl = policy.ttl_for("", d.kind) if d.kind == "event" else None
+            rid = memo_id(job_id, d.kind, index)
+            rows.append(
+                {
+                    "id": rid,
+                    "episode_id": episode_id,
+                    "scope": scope,
+                    "ft_scope": ft_token(principal.tenant, scope),
+                    "kind": d.kind,
+                    "text": text,
+                    "caption": text[:80],
+                    "at": d.at,
+                    "status": "open" if d.kind == "todo" else None,
+                    "user_id": user_id,
+                    "session_id": session_id,
+                    "source": source,
+                    "tier": tier.value,
+                    # One session's word: the trust tier's cap, like one inferred fact's.
+                    "confidence": min(0.5, TIER_CAP[tier]),
+                    "expires_at": now + timedelta(days=ttl) if ttl else None,
+                    "extractor": extractor,
+                    "job_id": job_id,
+                    "turns": list(d.turns),
+                    "embedding": None,
+                }
+            )
+            out.append((rid, False, None))
+        if not rows:
+            return out
+        if self.embedder is not None:
+            vectors = await self.embedder.embed([r["text"] for r in rows])
+            for r, v in zip(rows, vectors, strict=True):
+                r["embedding"] = v
+
+        async def work(tx: Tx) -> dict[str, bool]:
+            written = await MemoRepository.create_in_tx(tx, principal.tenant, rows, now)
+            created = {str(w["id"]): bool(w["created"]) for w in written}
+            events = [
+                audit.event(
+                    principal,
+                    "record",
+                    r["kind"],
+                    r["id"],
+                    now,
+                    after={k: v for k, v in r.items() if k != "embedding"},
+                )
+                for r in rows
+                if created.get(r["id"])
+            ]
+            await AuditRepository.record_in_tx(tx, principal.tenant, events)
+            return created
+
+        created = await self.db.write_tx(work)
+        gone = NotFound(f"episode {episode_id} is gone", field="episodeId")
+        return [
+            (None, False, err)
+            if rid is None
+            else (rid, created[rid], None)
+            if rid in created
+            else (None, False, gone)
+            for rid, _, err in out
+        ]
+
+    async def list(
+        self,
+        principal: Principal,
+        scopes: list[str],
+        *,
+        kinds: list[str] | None = None,
+        statuses: list[str] | None = None,
+        query: str | None = None,
+        limit: int = 20,
+    ) -> list[tuple[Record, list[Record], float | None]]:
+        """Memos in scope, newest first, or best matching ``query`` first (hybrid search).
+
+        Todos default to open ones; expired events are never served."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
+        kinds = list(kinds or MEMO_KINDS)
+        if any(k not in MEMO_KINDS for k in kinds):
+            raise ValidationError(f"kinds must be some of {list(MEMO_KINDS)}", field="kinds")
+        statuses = list(statuses or ["open"])
+        if any(s not in ("open", "done") for s in statuses):
+            raise ValidationError("statuses must be some of ['open', 'done']", field="statuses")
+        parsed = parse_scopes(scopes)
+        now = utcnow()
+        if not query or not query.strip():
+            rows = await self.repo.page(
+                principal.tenant, parsed, kinds=kinds, statuses=statuses, now=now, limit=limit
+            )
+            return [(r["memo"], list(r["provenance"]), None) for r in rows]
+        if self.embedder is None:
+            raise ValidationError("search needs an embedder", field="query")
+        (vector,) = await self.embedder.embed([query])
+        rows = await self.repo.search(
+            principal.tenant,
+            parsed,
+            vector=vector,
+            lucene=build_lucene(principal.tenant, parsed, query),
+            k=max(limit * 4, 20),
+            kinds=kinds,
+            statuses=statuses,
+            now=now,
+        )
+        top = max((float(r["keyword"] or 0.0) for r in rows), default=0.0) or 1.0
+        scored = [
+            (r, 0.7 * float(r["similarity"] or 0.0) + 0.3 * float(r["keyword"] or 0.0) / top)
+            for r in rows
+        ]
+        scored.sort(key=lambda x: -x[1])
+        return [(r["memo"], list(r["provenance"]), s) for r, s in scored[:limit]]
+
+    async def close_todo(
+        self, principal: Principal, memo_id: str, reason: str | None
+    ) -> tuple[Record, Sequence[Record]]:
+        """Mark a todo done (now, by the caller), audited. Raises NotFound (unknown id, not a
+        todo, another tenant's) and Conflict when it is already done. Returns the memo as
+        closed and its provenance."""
+        found = await self.repo.get(principal.tenant, [memo_id])
+        if not found or found[0]["memo"]["kind"] != "todo":
+            raise NotFound(f"no todo {memo_id}", field="id")
+        if found[0]["memo"].get("status") == "done":
+            raise Conflict(f"todo {memo_id} is already done", field="id")
+        now = utcnow()
+        row = await self.repo.close(principal.tenant, memo_id, now, principal.actor, reason)
+        if row is None:
+            raise NotFound(f"no todo {memo_id}", field="id")
+        await AuditRepository(self.db).record(
+            principal.tenant,
+            [
+                audit.event(
+                    principal,
+                    "close",
+                    "todo",
+                    memo_id,
+                    now,
+                    before={"status": row["before"]},
+                    after={"status": "done"},
+                    reason=reason,
+                )
+            ],
+        )
+        memo: Record = row["memo"]
+        return memo, [p for p in found[0]["provenance"] if p]

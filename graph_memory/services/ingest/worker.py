@@ -1,0 +1,299 @@
+"""The ingest worker: claims jobs through the graph and runs each once.
+
+Any number of workers (inside `serve`, or `graph-memory worker` processes) share one Neo4j.
+A worker claims a job under a lease (ingest.claim_job, serialised by the queue lock) and
+renews it while it works; every write to the job is conditional on still holding the lease.
+A worker that dies leaves its lease to expire, and the next claim resumes the job: the
+model's answer is checkpointed on the job, so it is not paid for twice, and every write of
+ingest_apply is replay-safe, so nothing is written twice. A transient failure (the endpoint
+or the store unavailable) puts the job back with a backoff; after ``max_attempts`` claims it
+fails for good. A model answer that stays malformed after the extractor's retries fails the
+job at once with the reason, reported per item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+import uuid
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from graph_memory import metrics
+from graph_memory.db import Record
+from graph_memory.domain import utcnow
+from graph_memory.errors import GraphMemoryError, ModelOutputInvalid, ModelUnavailable
+from graph_memory.ingestion import SessionInput, turns_from_json
+from graph_memory.repositories.ingest import IngestRepository
+from graph_memory.services.facts.predicates import PredicateService
+from graph_memory.services.ingest.apply import JobScope, apply_extraction
+from graph_memory.services.ingest.extraction import Extractor
+from graph_memory.services.ingest.extraction_schema import Extraction
+from graph_memory.services.ingest.service import principal_of
+from graph_memory.services.store.embedding_config import StoreBoundEmbedder
+
+if TYPE_CHECKING:
+    from graph_memory.container import Services
+
+__all__ = ["IngestWorker"]
+
+log = logging.getLogger("graph_memory.ingest")
+
+
+class _LeaseLost(Exception):
+    pass
+
+
+class IngestWorker:
+    def __init__(
+        self,
+        services: Services,
+        extractor: Extractor,
+        *,
+        owner: str | None = None,
+        lease_seconds: float | None = None,
+        poll_seconds: float | None = None,
+        tenants: list[str] | None = None,
+    ) -> None:
+        settings = services.settings
+        self.services = services
+        self.extractor = extractor
+        self.repo = IngestRepository(services.db)
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.lease = lease_seconds or settings.ingest_lease_seconds
+        self.poll = poll_seconds or settings.ingest_poll_seconds
+        # Only these tenants' jobs (a dedicated worker); None: every tenant's.
+        chosen = tenants if tenants is not None else settings.ingest_tenants
+        self.tenants = list(chosen) if chosen is not None else None
+
+    async def run(self, stop: asyncio.Event, concurrency: int | None = None) -> None:
+        """Claim and run jobs until ``stop`` is set, ``concurrency`` at a time (default from
+        settings); an idle loop polls every ``poll`` s."""
+        n = concurrency or self.services.settings.ingest_concurrency
+        await asyncio.gather(*(self._loop(stop) for _ in range(max(1, n))))
+
+    async def _loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                did = await self.run_once()
+            except Exception:  # a store outage must not end the loop; it is retried
+                log.exception("ingest worker %s: claim failed", self.owner)
+                did = None
+            if did is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=self.poll)
+
+    async def run_once(self) -> str | None:
+        """Claim one job and run it; returns its id, or None when no job was free."""
+        embedder = self.services.embedder
+        if isinstance(embedder, StoreBoundEmbedder) and await embedder.problem() is not None:
+            # A re-embedding is switching, or this process is on the old embedder: a job
+            # claimed now would spend its attempts failing; others (or later) run it.
+            return None
+        now = utcnow()
+        record = await self.repo.claim(
+            self.owner, now, now + timedelta(seconds=self.lease), self.tenants
+        )
+        if record is None:
+            return None
+        job_id = str(record["id"])
+        work = asyncio.ensure_future(self._process(record))
+        beat = asyncio.ensure_future(self._heartbeat(record, work))
+        try:
+            await work
+        except _LeaseLost:
+            log.warning("ingest worker %s lost the lease of %s", self.owner, job_id)
+        except asyncio.CancelledError:
+            if not (beat.done() and not beat.cancelled()):
+                raise  # we are being stopped, not overtaken
+            log.warning("ingest worker %s lost the lease of %s", self.owner, job_id)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+        return job_id
+
+    async def _heartbeat(self, record: Record, work: asyncio.Future[None]) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            until = utcnow() + timedelta(seconds=self.lease)
+            try:
+                kept = await self.repo.update(
+                    str(record["tenant"]), str(record["id"]), self.owner, {"available_at": until}
+                )
+            except Exception:  # a blip of the store: the lease has two more beats to go
+                log.warning("ingest worker %s could not renew its lease", self.owner)
+                continue
+            if not kept:
+                work.cancel()  # another worker owns it now: stop before writing more
+                return
+
+    async def _update(self, record: Record, changes: dict[str, Any]) -> None:
+        if not await self.repo.update(
+            str(record["tenant"]), str(record["id"]), self.owner, changes
+        ):
+            raise _LeaseLost(str(record["id"]))
+
+    async def _process(self, record: Record) -> None:
+        began = time.perf_counter()
+        attempts = int(record.get("attempts") or 0)
+        max_attempts = int(record.get("max_attempts") or self.services.settings.ingest_max_attempts)
+        if attempts > max_attempts:
+            await self._finish(record, "failed", [], error=("GAVE_UP", f"{max_attempts} attempts"))
+            return
+        session = SessionInput(
+            user_id=str(record["user_id"]),
+            session_id=str(record["session_id"]),
+            started_at=_aware(record.get("started_at")),
+            ended_at=_aware(record.get("ended_at")),
+            turns=(),
+        )
+        turns = turns_from_json(str(record.get("turns_json") or "[]"))
+        model_ms = 0.0
+        try:
+            if record.get("extraction_json"):
+                extraction = Extraction.model_validate_json(str(record["extraction_json"]))
+            else:
+                known = await PredicateService(self.services.db).list(
+                    principal_of(record), await self.services.facts.policy(str(record["tenant"]))
+                )
+                result = await self.extractor.extract(
+                    session, turns, {n: c.value for n, c in known.items()}
+                )
+                model_ms = result.model_ms
+                extraction = result.extraction
+                # Checkpoint: a resumed job reuses the answer instead of paying for it again.
+                await self._update(
+                    record,
+                    {
+                        "extraction_json": extraction.model_dump_json(),
+                        "model": result.model,
+                        "extractor": result.extractor,
+                        "model_attempts": result.attempts,
+                        **_usage(record, result.prompt_tokens, result.completion_tokens, model_ms),
+                    },
+                )
+            principal = principal_of(record)
+            scope = JobScope(
+                job_id=str(record["id"]),
+                principal=principal,
+                scope=str(record["scope"]),
+                agent_role=str(record.get("agent_role") or "agent"),
+                extractor=str(record.get("extractor") or self.extractor_id),
+                attempt=attempts,
+            )
+            applied = await apply_extraction(self.services, scope, session, turns, extraction)
+        except ModelOutputInvalid as e:
+            p, c, ms = e.usage
+            item = {
+                "kind": "extraction",
+                "index": 0,
+                "ok": False,
+                "code": e.code,
+                "message": e.message,
+                "field": None,
+            }
+            await self._finish(
+                record, "failed", [item], error=(e.code, e.message), extra=_usage(record, p, c, ms)
+            )
+            return
+        except (ModelUnavailable, GraphMemoryError) as e:
+            usage = _usage(record, *e.usage) if isinstance(e, ModelUnavailable) else {}
+            await self._retry_later(record, attempts, max_attempts, e.code, e.message, usage)
+            return
+        except (_LeaseLost, asyncio.CancelledError):
+            raise
+        except Exception as e:  # a bug: logged in full, the job says only what kind of failure
+            log.exception("ingest job %s failed unexpectedly", record["id"])
+            await self._retry_later(
+                record, attempts, max_attempts, "INTERNAL", type(e).__name__, {}
+            )
+            return
+        overhead = (time.perf_counter() - began) * 1000 - model_ms
+        policy = await self.services.facts.policy(str(record["tenant"]))
+        await self._finish(
+            record,
+            "done" if applied.written else "nothing",
+            applied.items,
+            episode_id=applied.episode_id,
+            keep_turns=policy.keep_raw_turns,
+            extra={"overhead_ms": round(overhead, 3)},
+        )
+
+    @property
+    def extractor_id(self) -> str:
+        from graph_memory.services.ingest.extraction_schema import EXTRACTOR_ID
+
+        return EXTRACTOR_ID
+
+    async def _retry_later(
+        self,
+        record: Record,
+        attempts: int,
+        max_attempts: int,
+        code: str,
+        message: str,
+        usage: dict[str, Any],
+    ) -> None:
+        if attempts >= max_attempts:
+            await self._finish(record, "failed", [], error=(code, message), extra=usage)
+            return
+        backoff = min(2.0**attempts, 300.0)
+        log.warning("ingest job %s: %s (%s), retry in %.0fs", record["id"], code, message, backoff)
+        await self._update(
+            record,
+            {
+                "status": "queued",
+                "lease_owner": None,
+                "available_at": utcnow() + timedelta(seconds=backoff),
+                "error_code": code,
+                "error_message": message,
+                **usage,
+            },
+        )
+
+    async def _finish(
+        self,
+        record: Record,
+        status: str,
+        items: list[dict[str, Any]],
+        *,
+        episode_id: str | None = None,
+        error: tuple[str, str] | None = None,
+        keep_turns: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        changes: dict[str, Any] = {
+            "status": status,
+            "items_json": json.dumps(items),
+            "finished_at": utcnow(),
+            "episode_id": episode_id,
+            "error_code": error[0] if error else None,
+            "error_message": error[1] if error else None,
+            **(extra or {}),
+        }
+        # Raw transcripts are not memory: once extracted they go, unless the tenant keeps them
+        # (a job put back for a retry keeps them: the retry needs them).
+        if not keep_turns or status == "failed":
+            changes["turns_json"] = None
+        await self._update(record, changes)
+        metrics.INGEST_JOBS.labels(status).inc()
+
+
+def _usage(record: Record, prompt: int, completion: int, model_ms: float) -> dict[str, Any]:
+    return {
+        "prompt_tokens": int(record.get("prompt_tokens") or 0) + prompt,
+        "completion_tokens": int(record.get("completion_tokens") or 0) + completion,
+        "model_ms": round(float(record.get("model_ms") or 0.0) + model_ms, 3),
+    }
+
+
+def _aware(value: Any) -> Any:
+    from graph_memory.domain import as_datetime
+
+    return as_datetime(value)

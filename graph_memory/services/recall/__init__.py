@@ -1,0 +1,2 @@
+"""Recall and context: hybrid candidates, fusion and ranking, digests, salience, packing
+into a token budget."""

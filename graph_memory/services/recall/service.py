@@ -1,0 +1,400 @@
+"""Hybrid recall: vector + full-text candidates, over-recalled, rescored, cut to the best k.
+
+The score and its parts are described in ``services/recall/ranking.py`` (signals normalised
+within the candidate pool, ``services/recall/fusion.py``). What is returned ("little but precise"):
+a memory
+must first *match*, on two scales:
+
+* absolute (``minRelevance``): its raw cosine, or a keyword hit covering that share of the
+  query's words, reaches the floor. This is what lets an answer be empty: a pool of unrelated
+  memories still has a best one, and only an absolute floor sees that it is no match.
+* relative to the pool (``relativeRelevance``): its relevance on the pool's scale (the better of
+  its normalised vector and keyword parts, the best candidate's being 1) reaches that share of
+  the best's. Half the best cosine or half the best BM25 keeps an answer that a look-alike
+  outscores on one signal (shared names lift MiniLM cosines of unrelated sentences to ~0.5,
+  which this cut still separates from a real answer at ~0.7 and above).
+
+Then it must reach ``minScore`` (on the pool's scale too) and ``minConfidence``. Procedures match
+on their intent only (``PROCEDURE_MIN_SIMILARITY``, or the intent named exactly). The episode
+following a matched question in its session is served with it (``services/recall/neighbours.py``).
+An empty answer is valid.
+
+Time: ``asOf`` (belief) and ``validAt`` (world) default to now; candidates must be in force at
+both, with the same rule as ``facts``: superseded, retracted and expired facts drop out unless
+believed at asOf, candidates and unverified facts unless asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+
+from graph_memory.db import Record
+from graph_memory.domain import SERVABLE_STATUSES, Principal, utcnow
+from graph_memory.embeddings import Embedder
+from graph_memory.repositories.recall import RecallRepository
+from graph_memory.services.facts.belief import as_believed_at, held_at, procedure_as_of
+from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
+from graph_memory.services.recall.digest_members import lift_members
+from graph_memory.services.recall.fusion import Pool, pool_of
+from graph_memory.services.recall.neighbours import asks, lift_replies
+from graph_memory.services.recall.ranking import (
+    Scored,
+    build_lucene,
+    mask_names,
+    name_keys,
+    query_terms,
+    score_rows,
+    settle_conflicts,
+)
+from graph_memory.services.recall.request import (
+    CONTENT_SHARE,
+    CONTENT_TERMS,
+    DEFAULT_HALF_LIFE_DAYS,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_MIN_RELEVANCE,
+    DEFAULT_MIN_SCORE,
+    DEFAULT_RELATIVE_RELEVANCE,
+    KINDS,
+    MAX_WIDENED,
+    PROCEDURE_MIN_SIMILARITY,
+    WIDEN_FACTOR,
+    FloorDrops,
+    RecallRequest,
+    RecallResult,
+    checked,
+)
+
+__all__ = [
+    "CONTENT_SHARE",
+    "CONTENT_TERMS",
+    "DEFAULT_HALF_LIFE_DAYS",
+    "DEFAULT_MIN_CONFIDENCE",
+    "DEFAULT_MIN_RELEVANCE",
+    "DEFAULT_MIN_SCORE",
+    "DEFAULT_RELATIVE_RELEVANCE",
+    "KINDS",
+    "PROCEDURE_MIN_SIMILARITY",
+    "RecallRequest",
+    "RecallResult",
+    "RecallService",
+]
+
+
+class RecallService:
+    def __init__(
+        self,
+        repo: RecallRepository,
+        embedder: Embedder,
+        bookkeeper: RetrievalBookkeeper | None = None,
+    ) -> None:
+        self.repo = repo
+        self.embedder = embedder
+        self.bookkeeper = bookkeeper
+
+    async def rank(
+        self, principal: Principal, request: RecallRequest, per_kind: int | None = None
+    ) -> RecallResult:
+        """Every candidate that passes the thresholds, best first (per_kind caps each kind).
+
+        Raises ValidationError for bad arguments.
+        """
+        req = checked(request)
+        now = utcnow()
+        as_of, valid_at = req.as_of or now, req.valid_at or now
+        query = req.query.strip()
+        vector, names = await asyncio.gather(
+            self.embedder.embed_query(query),
+            self.repo.entity_names(principal.tenant, list(req.scopes), name_keys(query)),
+        )
+        # What the query asks beyond the entity names it mentions (services/recall/ranking.py,
+        # "content relevance"): keyword relevance counts only those words, and when they say
+        # something specific (two words or more) a memory must match them too.
+        content_query = mask_names(query, names)
+        content_vector = (
+            await self.embedder.embed_query(content_query)
+            if req.min_relevance > 0
+            and content_query is not None
+            and len(query_terms(content_query)) >= CONTENT_TERMS
+            else None
+        )
+        fetched = await self._candidates(
+            principal.tenant, req, (vector, content_vector), as_of, valid_at, per_kind
+        )
+        considered = sum(len(rows) for rows in fetched)
+        # One scale for every kind: they share the embedding space and the recency anchor.
+        pool = pool_of((r for rows in fetched for r in rows), valid_at)
+        scored: list[Scored] = []
+        drops = dict.fromkeys(FloorDrops.__dataclass_fields__, 0)
+        for kind, rows in zip(KINDS, fetched, strict=True):
+            for s in self._score(kind, rows, req, pool, valid_at, content_query):
+                floor = self._floor(s, req)
+                if floor is None:
+                    scored.append(s)
+                else:
+                    drops[floor] += 1
+        best = max((s.relevance for s in scored), default=0.0)
+        # A named intent is matched exactly, whatever the query's words: no relative cut.
+        relevant = [
+            s
+            for s in scored
+            if s.relevance >= req.relative_relevance * best
+            or (s.kind == "procedure" and req.intent is not None)
+        ]
+        drops["relative_relevance"] = len(scored) - len(relevant)
+        scored = sorted(relevant, key=lambda s: (-s.total, -s.tier_rank, s.id))
+        below = considered - len(scored)
+        scored = await self._with_replies(
+            principal.tenant, req, scored, (vector, pool, valid_at), as_of
+        )
+        scored = await self._with_members(
+            principal.tenant, req, scored, (vector, pool, valid_at), as_of
+        )
+        scored = settle_conflicts(scored)
+        if per_kind is not None:
+            seen = dict.fromkeys(KINDS, 0)
+            kept = []
+            for s in scored:
+                seen[s.kind] += 1
+                if seen[s.kind] <= per_kind:
+                    kept.append(s)
+            scored = kept
+        return RecallResult(
+            items=scored,
+            weights=req.weights,
+            as_of=as_of,
+            valid_at=valid_at,
+            considered=considered,
+            below_threshold=below,
+            floors=FloorDrops(**drops),
+        )
+
+    @staticmethod
+    def _score(
+        kind: str,
+        rows: list[Record],
+        req: RecallRequest,
+        pool: Pool,
+        valid_at: datetime,
+        content_query: str | None,
+    ) -> list[Scored]:
+        return score_rows(
+            kind,
+            rows,
+            query=req.query,
+            weights=req.weights,
+            half_life_days=req.half_life_days,
+            valid_at=valid_at,
+            content_query=content_query,
+            pool=pool,
+        )
+
+    async def _with_replies(
+        self,
+        tenant: str,
+        req: RecallRequest,
+        ranked: list[Scored],
+        scoring: tuple[list[float], Pool, datetime],
+        as_of: datetime,
+    ) -> list[Scored]:
+        """``ranked`` with the reply to each matched question among the best k episodes
+        lifted in or added (services/recall/neighbours.py). One round trip, only when one asks."""
+        vector, pool, valid_at = scoring
+        if "episode" not in req.kinds:
+            return ranked
+        questions = [
+            s.id
+            for s in ranked[: req.k]
+            if s.kind == "episode" and asks(str(s.record.get("text") or ""))
+        ]
+        if not questions:
+            return ranked
+        pairs = await self.repo.replies(
+            tenant, list(req.scopes), questions, vector=vector, as_of=as_of, valid_at=valid_at
+        )
+        follows = {str(row["id"]): of for of, row in pairs}
+        own = {
+            s.id: s
+            for s in self._score("episode", [row for _, row in pairs], req, pool, valid_at, None)
+            if s.confidence >= req.min_confidence
+        }
+        return lift_replies(ranked, own, follows)
+
+    async def _with_members(
+        self,
+        tenant: str,
+        req: RecallRequest,
+        ranked: list[Scored],
+        scoring: tuple[list[float], Pool, datetime],
+        as_of: datetime,
+    ) -> list[Scored]:
+        """``ranked`` with the best-matching member of each digest among the best k served
+        after it (services/recall/digest_members.py). One round trip, only when a digest is
+        there."""
+        vector, pool, valid_at = scoring
+        digests = [s.id for s in ranked[: req.k] if s.kind == "episode" and s.record.get("digest")]
+        if not digests:
+            return ranked
+        pairs = await self.repo.digest_members(
+            tenant,
+            list(req.scopes),
+            digests,
+            vector=vector,
+            lucene=build_lucene(tenant, req.scopes, req.query),
+            k=min(max(req.over_recall, req.k) * len(digests), MAX_WIDENED),
+            as_of=as_of,
+            valid_at=valid_at,
+        )
+        if not pairs:
+            return ranked
+        of = {str(row["id"]): digest for digest, row in pairs}
+        members: dict[str, list[Scored]] = {}
+        for s in self._score("episode", [row for _, row in pairs], req, pool, valid_at, None):
+            if self._floor(s, req) is None:
+                members.setdefault(of[s.id], []).append(s)
+        return lift_members(ranked, members)
+
+    async def _candidates(
+        self,
+        tenant: str,
+        req: RecallRequest,
+        vectors: tuple[list[float], list[float] | None],
+        as_of: datetime,
+        valid_at: datetime,
+        per_kind: int | None,
+    ) -> list[list[Record]]:
+        """Raw candidates per kind (in KINDS order), the searches run concurrently.
+        ``vectors``: the query's embedding and that of the query without entity names."""
+        vector, content_vector = vectors
+        lucene = build_lucene(tenant, req.scopes, req.query)
+        limit = max(req.over_recall, req.k if per_kind is None else per_kind)
+        scopes = list(req.scopes)
+        statuses = list(SERVABLE_STATUSES)
+
+        need = req.k if per_kind is None else per_kind
+        Search = Callable[[int], Awaitable[tuple[list[Record], int]]]
+        searches: dict[str, Search] = {
+            "fact": lambda k: self.repo.facts(
+                tenant,
+                scopes,
+                vector=vector,
+                content_vector=content_vector,
+                k=k,
+                lucene=lucene,
+                statuses=statuses,
+                include_candidates=req.include_candidates,
+                as_of=as_of,
+                valid_at=valid_at,
+                include_expired=req.include_expired,
+                include_unverified=req.include_unverified,
+                tiers=list(req.tiers) if req.tiers else None,
+            ),
+            "episode": lambda k: self.repo.episodes(
+                tenant,
+                scopes,
+                vector=vector,
+                content_vector=content_vector,
+                k=k,
+                lucene=lucene,
+                as_of=as_of,
+                valid_at=valid_at,
+            ),
+            "procedure": lambda k: self.repo.procedures(
+                tenant,
+                scopes,
+                vector=vector,
+                k=k,
+                lucene=lucene,
+                statuses=["active", "candidate"] if req.include_candidates else ["active"],
+                as_of=as_of,
+                intent=req.intent,
+                role=req.role,
+            ),
+            "memo": lambda k: self.repo.memos(
+                tenant, scopes, vector=vector, k=k, lucene=lucene, as_of=as_of, now=utcnow()
+            ),
+        }
+
+        async def widening(search: Search) -> list[Record]:
+            # The indexes rank before the in-force filter runs: superseded versions of a long
+            # history (or other intents' procedures) can fill the whole top k. Ask again with
+            # a larger k while the filter left too few and the searches had more to give.
+            k = limit
+            rows, raw = await search(k)
+            while len(rows) < need and raw >= k and k < MAX_WIDENED:
+                k = min(k * WIDEN_FACTOR, MAX_WIDENED)
+                rows, raw = await search(k)
+            return rows
+
+        async def none() -> list[Record]:
+            return []
+
+        return list(
+            await asyncio.gather(
+                *(widening(searches[kind]) if kind in req.kinds else none() for kind in KINDS)
+            )
+        )
+
+    async def recall(self, principal: Principal, request: RecallRequest) -> RecallResult:
+        """The best k memories with score breakdown and provenance; may be empty.
+
+        Retrieval counts are recorded in the background (never on this request's path).
+        """
+        result = await self.rank(principal, request)
+        result.items = await self.hydrate(
+            principal.tenant, result.items[: request.k], request.as_of
+        )
+        self.note_retrieved(principal.tenant, result.items)
+        return result
+
+    async def hydrate(
+        self, tenant: str, items: list[Scored], as_of: datetime | None = None
+    ) -> list[Scored]:
+        """Swap the lean candidate rows of ranked items for full records with provenance;
+        a fact asked about as of a past moment shows the lifecycle it had then.
+
+        An item deleted since it was ranked (a concurrent forget) is left out.
+        """
+        by_kind = {k: [s.id for s in items if s.kind == k] for k in KINDS}
+        found = await self.repo.hydrate(
+            tenant,
+            facts=by_kind["fact"],
+            episodes=by_kind["episode"],
+            procedures=by_kind["procedure"],
+            memos=by_kind["memo"],
+        )
+        out = []
+        for s in items:
+            if s.id in found:
+                record, evidence = found[s.id]
+                if as_of is not None and s.kind == "fact":
+                    record = as_believed_at(record, as_of)
+                    evidence = held_at(evidence, as_of)
+                elif as_of is not None and s.kind == "procedure":
+                    record = procedure_as_of(record, as_of)
+                s.record, s.evidence = record, list(evidence)
+                out.append(s)
+        return out
+
+    def note_retrieved(self, tenant: str, items: Sequence[Scored]) -> None:
+        if self.bookkeeper is not None and items:
+            self.bookkeeper.record(tenant, [(s.kind, s.id) for s in items], utcnow())
+
+    @staticmethod
+    def _floor(s: Scored, req: RecallRequest) -> str | None:
+        """The first floor (a FloorDrops field) the candidate fails, or None if it passes."""
+        if s.confidence < req.min_confidence:
+            return "min_confidence"
+        if s.kind == "procedure" and req.intent is not None:
+            # A named intent was matched exactly by the search, whatever the query's words:
+            # a score floor made of word similarity must not hide it.
+            return None
+        if s.total < req.min_score:
+            return "min_score"
+        if s.kind == "procedure":
+            return None if s.cosine >= PROCEDURE_MIN_SIMILARITY else "procedure_intent"
+        if s.content is not None and s.content < req.min_relevance * CONTENT_SHARE:
+            # It shares a name with the query and little else.
+            return "content"
+        return None if s.match >= req.min_relevance else "min_relevance"

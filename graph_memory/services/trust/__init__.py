@@ -1,0 +1,1 @@
+"""Trust: per-tenant policy and capacity, promotion review, reported outcomes."""

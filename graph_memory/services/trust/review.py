@@ -1,0 +1,138 @@
+"""Promotion review: candidates wait here until corroborated (3 sessions) or a human decides.
+
+Only analysts and admins decide. Approval makes the candidate active at once and marks it as
+human-approved; rejection ends it (status 'rejected', never served, kept in history) and flags
+facts derived from it. Both are audited with who, when and the status before/after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from graph_memory.db import Record, Tx
+from graph_memory.domain import Principal, Role, parse_scopes, utcnow
+from graph_memory.errors import Conflict, Forbidden, NotFound, ValidationError
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
+from graph_memory.repositories.timeline import TimelineRepository
+from graph_memory.repositories.trust import TrustRepository
+from graph_memory.services.audit import events as audit
+
+__all__ = ["ReviewItem", "ReviewService"]
+
+MAX_QUEUE = 500
+_REVIEWERS = (Role.ANALYST, Role.ADMIN)
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    fact: Record
+    sessions: int
+    needed_sessions: int
+    contributors: list[str]
+    evidence: list[Record]
+
+
+def require_reviewer(principal: Principal) -> None:
+    if principal.role not in _REVIEWERS:
+        raise Forbidden(f"role {principal.role.value} may not review facts (analyst or admin)")
+
+
+class ReviewService:
+    def __init__(
+        self, repo: TrustRepository, policy_for: Callable[[str], Awaitable[TenantPolicy]]
+    ) -> None:
+        self.repo = repo
+        self._policy_for = policy_for
+
+    async def queue(self, principal: Principal, scopes: list[str], first: int) -> list[ReviewItem]:
+        """Current candidates in ``scopes`` with their evidence, best supported first.
+        Candidates past their TTL are left out (they are not worth a reviewer's time)."""
+        require_reviewer(principal)
+        if not 1 <= first <= MAX_QUEUE:
+            raise ValidationError(f"first must be in 1..{MAX_QUEUE}", field="first")
+        policy = await self._policy_for(principal.tenant)
+        rows = await self.repo.review_queue(principal.tenant, parse_scopes(scopes), utcnow(), first)
+        return [
+            ReviewItem(
+                fact=r["fact"],
+                sessions=int(r["sessions"]),
+                needed_sessions=policy.promote_sessions,
+                contributors=list(r["contributors"]),
+                evidence=list(r["evidence"]),
+            )
+            for r in rows
+        ]
+
+    async def approve(self, principal: Principal, fact_id: str) -> Record:
+        """Candidate -> active (audited 'approve'). Raises Forbidden, NotFound, Conflict (not a
+        current candidate)."""
+        return await self._decide(principal, fact_id, "approve", None)
+
+    async def reject(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
+        """Candidate -> rejected (audited 'reject'); facts depending on it are flagged.
+        Raises Forbidden, NotFound, Conflict (not a current candidate)."""
+        return await self._decide(principal, fact_id, "reject", reason)
+
+    async def _decide(
+        self, principal: Principal, fact_id: str, action: str, reason: str | None
+    ) -> Record:
+        require_reviewer(principal)
+        tenant = principal.tenant
+        reason = reason.strip() if reason and reason.strip() else None
+
+        async def work(tx: Tx) -> Record:
+            # Serialised with writers: a corroborating write cannot promote it mid-decision.
+            await WriteLocks.facts(tx, tenant, [fact_id])
+            # Read under the lock: event times follow commit order.
+            now = utcnow()
+            found = await FactRepository.get_in_tx(tx, tenant, [fact_id], forgotten=False)
+            if fact_id not in found:
+                raise NotFound(f"no fact {fact_id}")
+            before = found[fact_id]
+            if action == "approve":
+                after = await TrustRepository.approve(tx, tenant, fact_id, now, principal.actor)
+            else:
+                after = await TrustRepository.reject(
+                    tx, tenant, fact_id, now, principal.actor, reason
+                )
+            if after is None:
+                raise Conflict(
+                    f"fact {fact_id} is {before['status']}, not a current candidate awaiting review"
+                )
+            events: list[dict[str, Any]] = [
+                audit.event(
+                    principal,
+                    action,
+                    "fact",
+                    fact_id,
+                    now,
+                    before={"status": before["status"]},
+                    after={"status": after["status"]},
+                    reason=reason,
+                    confidence_delta=0.0,
+                )
+            ]
+            if action == "reject":
+                flagged = await FactRepository.flag_dependents(
+                    tx,
+                    tenant,
+                    [
+                        {
+                            "id": fact_id,
+                            "reason": f"premise {fact_id} rejected in review at {now.isoformat()}",
+                        }
+                    ],
+                    now,
+                )
+                events += audit.flagged(principal, flagged, now, "rejected")
+            await AuditRepository.record_in_tx(tx, tenant, events)
+            await TimelineRepository.settle_facts(tx, tenant, [fact_id], now)
+            return after
+
+        result: Record = await self.repo.db.write_tx(work)
+        return result
