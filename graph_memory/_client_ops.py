@@ -37,6 +37,13 @@ mutation($facts: [FactInput!]!, $key: String) {{
     accepted rejected results {{ {_RESULT_FIELDS} }}
   }}
 }}"""
+Q_REMEMBER = f"""
+mutation($episode: EpisodeInput!, $facts: [FactInput!], $key: String) {{
+  remember(episode: $episode, facts: $facts, idempotencyKey: $key) {{
+    episodeId episodeError {{ code message field }}
+    facts {{ accepted rejected results {{ {_RESULT_FIELDS} }} }}
+  }}
+}}"""
 Q_FACTS = f"""
 query($filter: FactFilterInput!, $asOf: DateTime, $validAt: DateTime, $first: Int!,
       $after: String) {{
@@ -77,6 +84,16 @@ class FactCalls:
     @staticmethod
     def assert_facts(facts: list[dict[str, Any]], key: str | None) -> Op[dict[str, Any]]:
         return Op(Q_ASSERT, {"facts": _jsonable(facts), "key": key}, "assertFacts")
+
+    @staticmethod
+    def remember(
+        episode: dict[str, Any], facts: list[dict[str, Any]] | None, key: str | None
+    ) -> Op[dict[str, Any]]:
+        return Op(
+            Q_REMEMBER,
+            {"episode": _jsonable(episode), "facts": _jsonable(facts or []), "key": key},
+            "remember",
+        )
 
     @staticmethod
     def facts(

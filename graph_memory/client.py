@@ -112,6 +112,15 @@ class GraphMemoryClient:
     ) -> dict[str, Any]:
         return self._call(FactCalls.assert_facts(facts, idempotency_key))
 
+    def remember(
+        self,
+        episode: dict[str, Any],
+        facts: list[dict[str, Any]] | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        """An episode and the facts it established; each fact cites the new episode."""
+        return self._call(FactCalls.remember(episode, facts, idempotency_key))
+
     def facts(
         self,
         scopes: list[str],
@@ -232,6 +241,15 @@ class AsyncGraphMemoryClient:
         self, facts: list[dict[str, Any]], idempotency_key: str | None = None
     ) -> dict[str, Any]:
         return await self._call(FactCalls.assert_facts(facts, idempotency_key))
+
+    async def remember(
+        self,
+        episode: dict[str, Any],
+        facts: list[dict[str, Any]] | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        """An episode and the facts it established; each fact cites the new episode."""
+        return await self._call(FactCalls.remember(episode, facts, idempotency_key))
 
     async def facts(
         self,

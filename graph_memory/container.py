@@ -38,6 +38,7 @@ from graph_memory.services.procedures.service import ProcedureService
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.recall.context_pack import ContextService
 from graph_memory.services.recall.service import RecallService
+from graph_memory.services.remember import RememberService
 from graph_memory.services.store.embedding_config import StoreBoundEmbedder
 from graph_memory.services.trust.outcomes import OutcomeService
 from graph_memory.services.trust.policy import PolicyStore
@@ -87,6 +88,8 @@ class Services:
     scope_guard: ScopeGuard | None = None
     # What retrieved memories led to (reportOutcome), read by recall's salience.
     outcomes: OutcomeService | None = None
+    # An episode and the facts it established in one call, the facts citing it.
+    remember: RememberService | None = None
 
     async def close(self) -> None:
         if self.bookkeeper is not None:
@@ -111,15 +114,18 @@ def build_services(
     token_repo = SessionTokenRepository(db)
     auth = AuthService(ApiKeyRepository(db), settings.auth_cache_seconds, token_repo)
     session_tokens = SessionTokenService(token_repo, auth, settings.session_token_max_seconds)
+    facts = FactService(db, embedder, policies.policy_for)
+    episodes = EpisodeService(db, embedder, policies.policy_for)
     return Services(
         settings=settings,
         db=db,
         embedder=embedder,
         fact_repo=fact_repo,
         entity_repo=EntityRepository(db),
-        facts=FactService(db, embedder, policies.policy_for),
+        facts=facts,
         reads=ReadService(fact_repo),
-        episodes=EpisodeService(db, embedder, policies.policy_for),
+        episodes=episodes,
+        remember=RememberService(episodes, facts),
         auth=auth,
         policies=policies,
         review=ReviewService(trust_repo, policies.policy_for),

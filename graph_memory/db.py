@@ -22,6 +22,7 @@ from neo4j import (
 )
 from neo4j._data import RecordExporter
 from neo4j.exceptions import (
+    ConstraintError,
     ServiceUnavailable,
     SessionExpired,
     TransientError,
@@ -35,7 +36,7 @@ from tenacity import (
 
 from graph_memory import metrics
 from graph_memory.cypher import CypherCatalog, catalog
-from graph_memory.errors import StoreUnavailable
+from graph_memory.errors import Conflict, StoreUnavailable
 from graph_memory.settings import Neo4jConnection
 
 __all__ = ["Database", "Record", "Tx"]
@@ -189,7 +190,12 @@ class Database:
         async def work(tx: AsyncManagedTransaction) -> T:
             return await fn(Tx(tx, self.queries))
 
-        result: T = await self._with_retry(work, write=True)
+        try:
+            result: T = await self._with_retry(work, write=True)
+        except ConstraintError as e:
+            # A uniqueness constraint refused the write (two writers racing to create one
+            # id): the caller's conflict to resolve, not a fault of the service.
+            raise Conflict("the write conflicts with data already stored; retry it") from e
         return result
 
     async def read_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:

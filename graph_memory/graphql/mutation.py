@@ -11,6 +11,7 @@ from strawberry.types import Info
 from graph_memory.domain import Cardinality as DCardinality
 from graph_memory.domain import Citation, EpisodeInput, FactInput, Role
 from graph_memory.domain import Outcome as DOutcome
+from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.context import require_role
 from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.episode import ItemError, Outcome
@@ -21,6 +22,7 @@ from graph_memory.graphql.types.fact import (
     Predicate,
     fact_from_record,
 )
+from graph_memory.services.facts.writes import ItemResult
 
 __all__ = ["MemoryMutation"]
 
@@ -69,8 +71,10 @@ class FactInputGQL:
     predicate: str
     object: str
     episodes: list[CitationInput] = strawberry.field(
-        description="The supporting episodes: of the fact's scope, tenant, or the other kind "
-        "(another user's or team's episode is VALIDATION: its readers may not see it)."
+        default_factory=list,
+        description="The supporting episodes (at least one; in `remember` the recorded "
+        "episode is added): of the fact's scope, tenant, or the other kind (another user's "
+        "or team's episode is VALIDATION: its readers may not see it).",
     )
     scope: str | None = strawberry.field(
         default=None, description="Defaults to the first cited episode's scope."
@@ -132,6 +136,56 @@ class AssertFactsPayload:
     rejected: int
 
 
+def _episode_input(e: EpisodeInputGQL) -> EpisodeInput:
+    return EpisodeInput(
+        user_id=e.user_id,
+        session_id=e.session_id,
+        started_at=e.started_at,
+        ended_at=e.ended_at,
+        summary=e.summary,
+        outcome=DOutcome(e.outcome.value),
+        topics=tuple(e.topics),
+        key_entities=tuple(e.key_entities),
+        source=e.source,
+        confidence=e.confidence,
+        scope=e.scope,
+    )
+
+
+def _item_error(err: GraphMemoryError | None) -> ItemError | None:
+    return ItemError(code=err.code, message=err.message, field=err.field) if err else None
+
+
+def _fact_payload(results: list[ItemResult]) -> AssertFactsPayload:
+    out = [
+        FactResult(
+            index=r.index,
+            ok=r.ok,
+            action=r.action,
+            fact_id=strawberry.ID(r.fact_id) if r.fact_id else None,
+            version=r.version,
+            status=FactStatus(r.status) if r.status else None,
+            confidence=r.confidence,
+            supersedes=strawberry.ID(r.supersedes) if r.supersedes else None,
+            error=ItemError(code=r.error_code, message=r.error_message or "", field=r.error_field)
+            if r.error_code
+            else None,
+        )
+        for r in results
+    ]
+    ok = sum(1 for r in results if r.ok)
+    return AssertFactsPayload(results=out, accepted=ok, rejected=len(results) - ok)
+
+
+@strawberry.type(description="What remember recorded: the episode, then each fact citing it.")
+class RememberPayload:
+    episode_id: strawberry.ID | None = strawberry.field(
+        description="Null when the episode was refused (see episodeError): then no fact is written."
+    )
+    episode_error: ItemError | None
+    facts: AssertFactsPayload
+
+
 def _fact_input(f: FactInputGQL) -> FactInput:
     return FactInput(
         subject=f.subject,
@@ -163,31 +217,14 @@ class MemoryMutation:
     ) -> list[EpisodeResult]:
         ctx = info.context
         require_role(ctx.principal, *_WRITERS)
-        items = [
-            EpisodeInput(
-                user_id=e.user_id,
-                session_id=e.session_id,
-                started_at=e.started_at,
-                ended_at=e.ended_at,
-                summary=e.summary,
-                outcome=DOutcome(e.outcome.value),
-                topics=tuple(e.topics),
-                key_entities=tuple(e.key_entities),
-                source=e.source,
-                confidence=e.confidence,
-                scope=e.scope,
-            )
-            for e in episodes
-        ]
+        items = [_episode_input(e) for e in episodes]
         out = await ctx.services.episodes.record(ctx.principal, items)
         return [
             EpisodeResult(
                 index=i,
                 ok=err is None,
                 id=strawberry.ID(ep_id) if ep_id else None,
-                error=ItemError(code=err.code, message=err.message, field=err.field)
-                if err
-                else None,
+                error=_item_error(err),
             )
             for i, (ep_id, err) in enumerate(out)
         ]
@@ -222,26 +259,35 @@ class MemoryMutation:
         results = await ctx.services.facts.assert_facts(
             ctx.principal, [_fact_input(f) for f in facts], idempotency_key
         )
-        out = [
-            FactResult(
-                index=r.index,
-                ok=r.ok,
-                action=r.action,
-                fact_id=strawberry.ID(r.fact_id) if r.fact_id else None,
-                version=r.version,
-                status=FactStatus(r.status) if r.status else None,
-                confidence=r.confidence,
-                supersedes=strawberry.ID(r.supersedes) if r.supersedes else None,
-                error=ItemError(
-                    code=r.error_code, message=r.error_message or "", field=r.error_field
-                )
-                if r.error_code
-                else None,
-            )
-            for r in results
-        ]
-        ok = sum(1 for r in results if r.ok)
-        return AssertFactsPayload(results=out, accepted=ok, rejected=len(results) - ok)
+        return _fact_payload(results)
+
+    @strawberry.mutation(
+        description="Record one session's episode and the facts it established in one call: "
+        "each fact cites the new episode (besides any `episodes` it names), so no episode id "
+        "is carried between calls. The episode goes through the same gate as recordEpisode "
+        "(refused: episodeError, and no fact is written); the facts as in assertFacts, each "
+        "reported on its own. Idempotent under the key: a replay answers as the first call."
+    )
+    async def remember(
+        self,
+        info: Info[Any, None],
+        episode: EpisodeInputGQL,
+        facts: list[FactInputGQL] | None = None,
+        idempotency_key: str | None = None,
+    ) -> RememberPayload:
+        ctx = info.context
+        require_role(ctx.principal, *_WRITERS)
+        got = await ctx.services.remember.remember(
+            ctx.principal,
+            _episode_input(episode),
+            [_fact_input(f) for f in facts or []],
+            idempotency_key,
+        )
+        return RememberPayload(
+            episode_id=strawberry.ID(got.episode_id) if got.episode_id else None,
+            episode_error=_item_error(got.episode_error),
+            facts=_fact_payload(got.facts),
+        )
 
     @strawberry.mutation(
         description="Retract a fact (agent, admin): belief ends now; history keeps it."

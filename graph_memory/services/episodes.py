@@ -45,18 +45,27 @@ class EpisodeService:
         self.embedder = embedder
         self._policy_for = policy_for
 
-    async def record(self, principal: Principal, items: list[EpisodeInput]) -> list[EpisodeResult]:
-        """Record episodes; each gets (id, None) or (None, error). recordedAt is now (UTC)."""
+    async def record(
+        self,
+        principal: Principal,
+        items: list[EpisodeInput],
+        *,
+        ids: list[str] | None = None,
+    ) -> list[EpisodeResult]:
+        """Record episodes; each gets (id, None) or (None, error). recordedAt is now (UTC).
+
+        ``ids``: one per item, for a caller that derives them (``remember`` under an
+        idempotency key); otherwise each episode gets a fresh one."""
         policy = await self._policy_for(principal.tenant)
         out: list[EpisodeResult] = []
         rows: list[dict[str, Any]] = []
-        for item in items:
+        for n, item in enumerate(items):
             try:
                 scope = check_episode(item, principal, policy)
             except GraphMemoryError as e:
                 out.append((None, e))
                 continue
-            ep_id = f"ep_{uuid.uuid4().hex}"
+            ep_id = ids[n] if ids is not None else f"ep_{uuid.uuid4().hex}"
             # An episode reported without times happened now (and took no time); one with only
             # an end took no time either, so it cannot end before it starts.
             begun = item.started_at or item.ended_at

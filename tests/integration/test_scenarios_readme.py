@@ -45,8 +45,14 @@ def _operations(block: str) -> list[str]:
     return [op.strip() for op in re.split(r"(?m)^(?=(?:mutation|query)\b)", block) if op.strip()]
 
 
-OPS = _operations(_graphql_blocks()[0])  # record, assert, facts in June 2026, history
-RECALL_OP = _graphql_blocks()[1].strip()
+def _block(root_field: str) -> str:
+    (block,) = [b for b in _graphql_blocks() if f"{root_field}(" in b.split("{", 1)[1][:40]]
+    return block
+
+
+OPS = _operations(_block("recordEpisodes"))  # record, assert, facts in June 2026, history
+RECALL_OP = _block("recall").strip()
+REMEMBER_OP = _block("remember").strip()
 
 
 # -- the service and the CLI, as a user runs them ---------------------------------------------
@@ -154,6 +160,14 @@ def test_readme_has_the_examples_this_suite_follows() -> None:
         "recordEpisodes", "assertFacts", "facts", "history"
     ]  # fmt: skip
     assert "recall(" in RECALL_OP and "context(" in RECALL_OP
+
+
+def test_readme_remember_writes_the_episode_and_the_fact_citing_it(url: str, agent: str) -> None:
+    got = gql(url, agent, REMEMBER_OP)["remember"]
+    assert got["episodeError"] is None and got["facts"]["accepted"] == 1
+    (edge,) = gql(url, agent, OPS[2])["facts"]["edges"]
+    assert [p["episodeId"] for p in edge["node"]["provenance"]] == [got["episodeId"]]
+    assert gql(url, agent, REMEMBER_OP)["remember"] == got  # replayed under its key
 
 
 def test_readme_record_then_assert_creates_berlin_version_one(url: str, agent: str) -> None:

@@ -1,0 +1,92 @@
+"""remember: one session's episode and the facts it established, in one call.
+
+The facts cite the episode the call records, so a client never carries an episode id from
+one request to the next (the step a new user most often got wrong). Under an idempotency
+key a retried call answers as the first one did: the episode's id is derived from the key,
+so a replay finds the episode it already recorded instead of recording a second one, and
+the facts go through ``assertFacts``' own idempotency under the same key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+
+from graph_memory.domain import Citation, EpisodeInput, FactInput, Principal
+from graph_memory.errors import Conflict, GraphMemoryError
+from graph_memory.services.episodes import EpisodeService
+from graph_memory.services.facts.writes import FactService, ItemResult
+
+__all__ = ["RememberService", "Remembered"]
+
+
+@dataclass(frozen=True)
+class Remembered:
+    episode_id: str | None
+    episode_error: GraphMemoryError | None
+    facts: list[ItemResult]
+
+
+def _episode_id(tenant: str, key: str) -> str:
+    return "ep_" + hashlib.sha256(f"{tenant}\x00remember\x00{key}".encode()).hexdigest()[:32]
+
+
+def _same_episode(stored: dict[str, object], item: EpisodeInput) -> bool:
+    return (
+        stored.get("user_id") == item.user_id.strip()
+        and stored.get("session_id") == item.session_id.strip()
+        and stored.get("summary") == item.summary.strip()
+    )
+
+
+class RememberService:
+    def __init__(self, episodes: EpisodeService, facts: FactService) -> None:
+        self.episodes = episodes
+        self.facts = facts
+
+    async def remember(
+        self,
+        principal: Principal,
+        episode: EpisodeInput,
+        facts: list[FactInput],
+        idempotency_key: str | None = None,
+    ) -> Remembered:
+        """Record ``episode``, then assert ``facts``, each citing it (besides any episodes it
+        names). An episode the gate refuses is reported and no fact is written: they would
+        rest on nothing. Facts are reported one by one, as ``assertFacts`` does."""
+        episode_id = await self._record(principal, episode, idempotency_key)
+        if isinstance(episode_id, GraphMemoryError):
+            return Remembered(None, episode_id, [])
+        if not facts:
+            return Remembered(episode_id, None, [])
+        citing = [
+            dataclasses.replace(
+                f,
+                citations=(
+                    Citation(episode_id, None),
+                    *(c for c in f.citations if c.episode_id != episode_id),
+                ),
+            )
+            for f in facts
+        ]
+        key = f"remember:{idempotency_key}" if idempotency_key else None
+        results = await self.facts.assert_facts(principal, citing, key)
+        return Remembered(episode_id, None, results)
+
+    async def _record(
+        self, principal: Principal, episode: EpisodeInput, key: str | None
+    ) -> str | GraphMemoryError:
+        ids = None
+        if key:
+            ids = [_episode_id(principal.tenant, key)]
+            found = await self.episodes.get(principal, ids)
+            if ids[0] in found:
+                if not _same_episode(found[ids[0]], episode):
+                    raise Conflict("idempotency key reused with a different episode")
+                return ids[0]
+        [(episode_id, error)] = await self.episodes.record(principal, [episode], ids=ids)
+        if error is not None:
+            return error
+        assert episode_id is not None
+        return episode_id
