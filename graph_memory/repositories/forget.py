@@ -89,6 +89,17 @@ class ForgetRepository:
         )
 
     @staticmethod
+    async def retell(tx: Tx, tenant: str, fact_ids: list[str]) -> list[str]:
+        """Rewrite when these versions were said from the evidence they keep; the ids whose
+        told log changed."""
+        if not fact_ids:
+            return []
+        rows = await tx.run(
+            "forget.retell", {"tenant": require_tenant(tenant), "fact_ids": fact_ids}
+        )
+        return [str(r["id"]) for r in rows]
+
+    @staticmethod
     async def unlink_contributors(
         tx: Tx, tenant: str, fact_ids: list[str], contributors: list[str]
     ) -> None:

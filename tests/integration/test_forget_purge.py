@@ -456,3 +456,47 @@ def test_a_purge_leaves_the_slots_it_shares_as_if_their_versions_were_never_writ
     )
     assert orphans == [{"n": 0}]
     assert _canaries(settings, tenant, SECRET) == []
+
+
+def test_a_shared_version_is_said_when_the_others_said_it_once_a_reteller_is_forgotten(
+    make_client: Any, tenant: str, admin: GraphMemoryClient
+) -> None:
+    """bob says spring (January), alice says it again (March), carol's February session says
+    summer and arrives last: undated, the later-said claim wins, and alice's telling made
+    spring the later one. Once alice is forgotten the slot answers as if she never spoke:
+    carol's summer, told after bob's spring, is the value, now and at every asOf."""
+
+    def tell(c: GraphMemoryClient, user: str, month: int, obj: str) -> str:
+        ep = c.record_episode(
+            **episode(
+                user,
+                f"s-{user}",
+                scope="team:core",
+                startedAt=datetime(2026, month, 1, tzinfo=UTC),
+                endedAt=datetime(2026, month, 1, 1, tzinfo=UTC),
+            )
+        )
+        out = c.assert_facts([fact("core", "ships_in", obj, [ep])])
+        assert out["accepted"] == 1, out
+        return str(out["results"][0]["action"])
+
+    def now_and_before(c: GraphMemoryClient, moment: str | None) -> list[str]:
+        listed = c.facts(SCOPES, as_of=moment, subject="core", predicate="ships_in")
+        return [str(e["node"]["object"]) for e in listed["edges"]]
+
+    client = make_client(tenant)
+    tell(client, "bob", 1, "spring")
+    assert tell(client, "alice", 3, "spring") == "corroborated"
+    tell(client, "carol", 2, "summer")
+    assert now_and_before(client, None) == ["spring"]
+    told = datetime.now(UTC).isoformat()  # before the forget: an answer it rewrites
+    admin.forget_contributor("alice")
+
+    # The same story without alice, in a tenant of its own: what every read must now match.
+    control_tenant = f"{tenant}-control"
+    control = make_client(control_tenant)
+    tell(control, "bob", 1, "spring")
+    tell(control, "carol", 2, "summer")
+    assert now_and_before(control, None) == ["summer"]
+    assert now_and_before(client, None) == ["summer"]
+    assert now_and_before(client, told) == ["summer"]

@@ -179,17 +179,20 @@ async def _excise_facts(
 
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, doomed, now)
     await Repo.unlink_contributors(tx, tenant, shared, b.contributors)
+    # Re-tellings of theirs no longer move when a shared version was said.
+    retold = await Repo.retell(tx, tenant, shared)
     counts.facts_reworded += await _reword(tx, b, facts["worded"])
     await Repo.relink(tx, tenant, links)
     events, demoted = await _survivors(tx, b, counts, shared, inferred, reopened)
     # Timelines are rebuilt once the versions are gone (an excision rewrites the past on
     # purpose: no asOf may show what was excised, or promotions only they earned), but only
-    # of the slots that keep versions: the slots of survivors whose chain or status changed,
-    # and those where an excised version had company. A slot the excision empties only loses
-    # its segments, with its versions (forget.delete_facts): most slots, at no extra cost.
+    # of the slots that keep versions: the slots of survivors whose chain, status or telling
+    # changed, and those where an excised version had company. A slot the excision empties
+    # only loses its segments, with its versions (forget.delete_facts): most slots, at no
+    # extra cost.
     survivors = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
     slots = [SlotKey(k["scope"], k["subject"], k["predicate"]) for k in facts["kept_slots"]]
-    slots += await TimelineRepository.slots_of(tx, tenant, survivors | set(demoted))
+    slots += await TimelineRepository.slots_of(tx, tenant, survivors | set(demoted) | set(retold))
     dependents = await Repo.flag_dependents(
         tx, tenant, list(facts["premises"]), now, f"a premise was removed: {REASON}"
     )
