@@ -114,6 +114,7 @@ def build_services(
     token_repo = SessionTokenRepository(db)
     auth = AuthService(ApiKeyRepository(db), settings.auth_cache_seconds, token_repo)
     session_tokens = SessionTokenService(token_repo, auth, settings.session_token_max_seconds)
+    entity_repo = EntityRepository(db)
     facts = FactService(db, embedder, policies.policy_for)
     episodes = EpisodeService(db, embedder, policies.policy_for)
     return Services(
@@ -121,9 +122,9 @@ def build_services(
         db=db,
         embedder=embedder,
         fact_repo=fact_repo,
-        entity_repo=EntityRepository(db),
+        entity_repo=entity_repo,
         facts=facts,
-        reads=ReadService(fact_repo),
+        reads=ReadService(fact_repo, entity_repo),
         episodes=episodes,
         remember=RememberService(episodes, facts),
         auth=auth,

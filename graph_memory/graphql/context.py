@@ -10,11 +10,12 @@ from strawberry.dataloader import DataLoader
 
 from graph_memory.domain import Principal, Role
 from graph_memory.errors import Forbidden
+from graph_memory.versions import EntityRef, Evidence, FactDependencies, FactVersion
 
 if TYPE_CHECKING:
     from graph_memory.container import Services
 
-__all__ = ["Context", "require_role"]
+__all__ = ["Context", "Loaders", "require_role"]
 
 
 def require_role(principal: Principal, *roles: Role) -> None:
@@ -25,46 +26,60 @@ def require_role(principal: Principal, *roles: Role) -> None:
 
 
 @dataclass
+class Loaders:
+    """This request's DataLoaders: every fact, evidence list, dependency pair, episode or
+    entity a resolver asks for is fetched once, in one batch per kind, through the services."""
+
+    facts: DataLoader[str, FactVersion | None]
+    provenance: DataLoader[str, list[Evidence]]
+    deps: DataLoader[str, FactDependencies]
+    episodes: DataLoader[str, dict[str, Any] | None]
+    entities: DataLoader[str, EntityRef | None]
+
+    @classmethod
+    def build(cls, services: Services, principal: Principal) -> Loaders:
+        reads = services.reads
+
+        async def facts(ids: Sequence[str]) -> list[FactVersion | None]:
+            found = await reads.get(principal, list(ids))
+            return [found.get(i) for i in ids]
+
+        async def provenance(ids: Sequence[str]) -> list[list[Evidence]]:
+            found = await reads.provenance(principal, list(ids))
+            return [found.get(i, []) for i in ids]
+
+        async def deps(ids: Sequence[str]) -> list[FactDependencies]:
+            found = await reads.dependencies(principal, list(ids))
+            return [found.get(i, FactDependencies()) for i in ids]
+
+        async def episodes(ids: Sequence[str]) -> list[dict[str, Any] | None]:
+            found = await services.episodes.get(principal, list(ids))
+            return [found.get(i) for i in ids]
+
+        async def entities(ids: Sequence[str]) -> list[EntityRef | None]:
+            found = await reads.entities_by_id(principal, list(ids))
+            return [found.get(i) for i in ids]
+
+        return cls(
+            facts=DataLoader(load_fn=facts),
+            provenance=DataLoader(load_fn=provenance),
+            deps=DataLoader(load_fn=deps),
+            episodes=DataLoader(load_fn=episodes),
+            entities=DataLoader(load_fn=entities),
+        )
+
+
+@dataclass
 class Context:
     principal: Principal
     services: Services
     request: Any = None
     response: Any = None
-    loaders: dict[str, DataLoader[Any, Any]] = field(default_factory=dict)
+    _loaders: Loaders | None = field(default=None, repr=False)
 
-    def loader(self, name: str) -> DataLoader[Any, Any]:
-        if name not in self.loaders:
-            self.loaders[name] = DataLoader(load_fn=self._load_fn(name))
-        return self.loaders[name]
-
-    def _load_fn(self, name: str) -> Any:
-        s = self.services
-        tenant_principal = self.principal
-
-        async def provenance(ids: Sequence[str]) -> list[Any]:
-            found = await s.fact_repo.provenance(tenant_principal.tenant, list(ids))
-            return [found.get(i, []) for i in ids]
-
-        async def facts(ids: Sequence[str]) -> list[Any]:
-            found = await s.fact_repo.get(tenant_principal.tenant, list(ids))
-            return [found.get(i) for i in ids]
-
-        async def deps(ids: Sequence[str]) -> list[Any]:
-            found = await s.fact_repo.dependencies(tenant_principal.tenant, list(ids))
-            return [found.get(i, {"premises": [], "dependents": []}) for i in ids]
-
-        async def episodes(ids: Sequence[str]) -> list[Any]:
-            found = await s.episodes.get(tenant_principal, list(ids))
-            return [found.get(i) for i in ids]
-
-        async def entities(ids: Sequence[str]) -> list[Any]:
-            found = await s.entity_repo.get(tenant_principal.tenant, list(ids))
-            return [found.get(i) for i in ids]
-
-        return {
-            "provenance": provenance,
-            "facts": facts,
-            "deps": deps,
-            "episodes": episodes,
-            "entities": entities,
-        }[name]
+    @property
+    def loaders(self) -> Loaders:
+        # Built on first use: most requests (writes, recall) never load a fact by id.
+        if self._loaders is None:
+            self._loaders = Loaders.build(self.services, self.principal)
+        return self._loaders

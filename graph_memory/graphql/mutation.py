@@ -21,6 +21,7 @@ from graph_memory.graphql.types.fact import (
     FactStatus,
     Predicate,
     fact_from_record,
+    fact_from_version,
 )
 from graph_memory.services.facts.writes import ItemResult
 
@@ -125,8 +126,8 @@ class FactResult:
     async def fact(self, info: Info[Any, None]) -> Fact | None:
         if not self.fact_id:
             return None
-        rec = await info.context.loader("facts").load(str(self.fact_id))
-        return fact_from_record(rec) if rec else None
+        found = await info.context.loaders.facts.load(str(self.fact_id))
+        return fact_from_version(found) if found else None
 
 
 @strawberry.type

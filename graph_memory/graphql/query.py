@@ -13,7 +13,14 @@ from graph_memory.errors import ValidationError
 from graph_memory.graphql.convert import decode_cursor, encode_cursor
 from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
-from graph_memory.graphql.types.fact import Cardinality, Entity, Fact, Predicate, fact_from_record
+from graph_memory.graphql.types.fact import (
+    Cardinality,
+    Entity,
+    Fact,
+    Predicate,
+    entity_from_ref,
+    fact_from_version,
+)
 from graph_memory.services.facts.reads import FactFilter
 
 __all__ = ["MemoryQuery"]
@@ -63,8 +70,8 @@ class History:
 class MemoryQuery:
     @strawberry.field(description="One fact version by id (any status).")
     async def fact(self, info: Info[Any, None], id: strawberry.ID) -> Fact | None:
-        rec = await info.context.loader("facts").load(str(id))
-        return fact_from_record(rec) if rec else None
+        found = await info.context.loaders.facts.load(str(id))
+        return fact_from_version(found) if found else None
 
     @strawberry.field(
         description="Facts in force: believed at asOf (default now) and valid at validAt "
@@ -98,9 +105,7 @@ class MemoryQuery:
         )
         page = rows[:first]
         edges = [
-            FactEdge(
-                cursor=encode_cursor(r["recorded_at"], r["id"]), node=fact_from_record(r, as_of)
-            )
+            FactEdge(cursor=encode_cursor(r.recorded_at, r.id), node=fact_from_version(r, as_of))
             for r in page
         ]
         return FactConnection(
@@ -124,7 +129,7 @@ class MemoryQuery:
         return History(
             subject=entity_key(subject),
             predicate=normalise_predicate(predicate),
-            versions=[fact_from_record(r, as_of) for r in rows],
+            versions=[fact_from_version(r, as_of) for r in rows],
         )
 
     @strawberry.field(description="An entity by id, or by name.")
@@ -133,12 +138,12 @@ class MemoryQuery:
     ) -> Entity | None:
         ctx = info.context
         if id is not None:
-            rec = await ctx.loader("entities").load(str(id))
+            found = await ctx.loaders.entities.load(str(id))
         elif name is not None:
-            rec = await ctx.services.entity_repo.by_key(ctx.principal.tenant, entity_key(name))
+            found = await ctx.services.reads.entity_named(ctx.principal, name)
         else:
             raise ValidationError("entity needs an id or a name", field="id")
-        return Entity(id=rec["id"], name=rec["name"], key=rec["key"]) if rec else None
+        return entity_from_ref(found) if found else None
 
     @strawberry.field(
         description="Episodes in the given scopes, newest recorded first (first: 1..500); "
@@ -177,5 +182,5 @@ class MemoryQuery:
 
     @strawberry.field
     async def episode(self, info: Info[Any, None], id: strawberry.ID) -> Episode | None:
-        rec = await info.context.loader("episodes").load(str(id))
+        rec = await info.context.loaders.episodes.load(str(id))
         return episode_from_record(rec) if rec else None

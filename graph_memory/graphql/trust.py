@@ -14,7 +14,7 @@ from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.context import require_role
 from graph_memory.graphql.convert import decode_cursor, dt, encode_cursor
 from graph_memory.graphql.query import PageInfo
-from graph_memory.graphql.types.fact import Evidence, Fact, fact_from_record
+from graph_memory.graphql.types.fact import Evidence, Fact, fact_from_version
 from graph_memory.graphql.types.trust import (
     AlertCount,
     Alerts,
@@ -58,7 +58,7 @@ class TrustQuery:
         items = await _need(ctx.services.review, "review").queue(ctx.principal, scopes, first)
         return [
             ReviewItem(
-                fact=fact_from_record(i.fact),
+                fact=fact_from_version(i.fact),
                 sessions=i.sessions,
                 needed_sessions=i.needed_sessions,
                 contributors=i.contributors,
@@ -153,7 +153,7 @@ class TrustMutation:
     async def approve_fact(self, info: Info[Any, None], id: strawberry.ID) -> Fact:
         ctx = info.context
         rec = await _need(ctx.services.review, "review").approve(ctx.principal, str(id))
-        return fact_from_record(rec)
+        return fact_from_version(rec)
 
     @strawberry.mutation(
         description="Reject a candidate: never served, kept in history as "
@@ -164,7 +164,7 @@ class TrustMutation:
     ) -> Fact:
         ctx = info.context
         rec = await _need(ctx.services.review, "review").reject(ctx.principal, str(id), reason)
-        return fact_from_record(rec)
+        return fact_from_version(rec)
 
     @strawberry.mutation(
         description="Forget a contributor (admin): from this call's first transaction on, "

@@ -8,6 +8,7 @@ from typing import Any
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import session_key, utcnow
 from graph_memory.repositories._scope import require_scopes, require_tenant
+from graph_memory.versions import Evidence, FactDependencies, FactVersion
 
 __all__ = ["FactRepository"]
 
@@ -199,9 +200,11 @@ class FactRepository:
         return {r["fact"]["id"]: r["fact"] for r in rows if forgotten or not r["forgotten"]}
 
     # -- reads ------------------------------------------------------------------------------
-    async def get(self, tenant: str, ids: list[str]) -> dict[str, Record]:
+    async def get(self, tenant: str, ids: list[str]) -> dict[str, FactVersion]:
         rows = await self.db.read("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["fact"]["id"]: r["fact"] for r in rows if not r["forgotten"]}
+        return {
+            r["fact"]["id"]: FactVersion.from_row(r["fact"]) for r in rows if not r["forgotten"]
+        }
 
     async def in_force(
         self,
@@ -218,7 +221,7 @@ class FactRepository:
         needs_verification: bool | None,
         after: tuple[datetime, str] | None,
         limit: int,
-    ) -> list[Record]:
+    ) -> list[FactVersion]:
         params: dict[str, Any] = {
             "tenant": require_tenant(tenant),
             "scopes": require_scopes(scopes),
@@ -246,11 +249,11 @@ class FactRepository:
         else:
             name = "fact.in_force_scope"
         rows = await self.db.read(name, params)
-        return [r["fact"] for r in rows]
+        return [FactVersion.from_row(r["fact"]) for r in rows]
 
     async def slot_versions(
         self, tenant: str, scopes: list[str], subject: str, predicate: str, as_of: datetime
-    ) -> list[Record]:
+    ) -> list[FactVersion]:
         rows = await self.db.read(
             "fact.slot_versions",
             {
@@ -261,12 +264,14 @@ class FactRepository:
                 "as_of": as_of,
             },
         )
-        return [r["fact"] for r in rows]
+        return [FactVersion.from_row(r["fact"]) for r in rows]
 
-    async def provenance(self, tenant: str, ids: list[str]) -> dict[str, list[Record]]:
+    async def provenance(self, tenant: str, ids: list[str]) -> dict[str, list[Evidence]]:
         rows = await self.db.read("fact.provenance", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["id"]: r["evidence"] for r in rows}
+        return {r["id"]: [Evidence.from_row(e) for e in r["evidence"]] for r in rows}
 
-    async def dependencies(self, tenant: str, ids: list[str]) -> dict[str, Record]:
+    async def dependencies(self, tenant: str, ids: list[str]) -> dict[str, FactDependencies]:
         rows = await self.db.read("fact.depends", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["id"]: r for r in rows}
+        return {
+            r["id"]: FactDependencies(tuple(r["premises"]), tuple(r["dependents"])) for r in rows
+        }

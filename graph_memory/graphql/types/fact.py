@@ -10,8 +10,8 @@ import strawberry
 from strawberry.types import Info
 
 from graph_memory.domain import TIER_CAP, Tier
-from graph_memory.graphql.convert import dt
 from graph_memory.services.facts.belief import confidence_at, held_at
+from graph_memory.versions import EntityRef, FactVersion
 
 __all__ = [
     "Cardinality",
@@ -21,7 +21,9 @@ __all__ = [
     "FactStatus",
     "Predicate",
     "TrustTier",
+    "entity_from_ref",
     "fact_from_record",
+    "fact_from_version",
 ]
 
 
@@ -93,7 +95,7 @@ class Entity:
             first=first,
             after=None,
         )
-        return [fact_from_record(r, as_of) for r in rows[:first]]
+        return [fact_from_version(v, as_of) for v in rows[:first]]
 
 
 @strawberry.type(description="A versioned (subject, predicate, object) triple with provenance.")
@@ -139,91 +141,102 @@ class Fact:
     async def confidence(self, info: Info[Any, None]) -> float:
         if self.as_of is None:
             return self.stored_confidence
-        rows = await info.context.loader("provenance").load(str(self.id))
+        evidence = await info.context.loaders.provenance.load(str(self.id))
         cap = TIER_CAP[Tier(self.tier.value)]
-        return confidence_at(rows, self.as_of, cap, self.stored_confidence)
+        return confidence_at(evidence, self.as_of, cap, self.stored_confidence)
 
     @strawberry.field(
         description="Supporting episodes, weights and contributors (as of the read's asOf)."
     )
     async def provenance(self, info: Info[Any, None]) -> list[Evidence]:
-        rows = await info.context.loader("provenance").load(str(self.id))
+        evidence = await info.context.loaders.provenance.load(str(self.id))
         if self.as_of is not None:
-            rows = held_at(rows, self.as_of)
+            evidence = held_at(evidence, self.as_of)
         return [
             Evidence(
-                episode_id=strawberry.ID(r["episode_id"]),
-                session_id=r["session_id"],
-                user_id=r.get("user_id"),
-                weight=float(r["weight"] or 0.0),
-                summary=r.get("summary"),
-                source=r.get("source"),
-                started_at=dt(r.get("started_at")),
-                linked_at=dt(r.get("linked_at")),
+                episode_id=strawberry.ID(e.episode_id),
+                session_id=e.session_id,
+                user_id=e.user_id,
+                weight=e.weight,
+                summary=e.summary,
+                source=e.source,
+                started_at=e.started_at,
+                linked_at=e.linked_at,
             )
-            for r in rows
+            for e in evidence
         ]
 
     @strawberry.field(description="The version this one replaced.")
     async def supersedes(self, info: Info[Any, None]) -> Fact | None:
         if not self.supersedes_id:
             return None
-        rec = await info.context.loader("facts").load(self.supersedes_id)
-        return fact_from_record(rec) if rec else None
+        found = await info.context.loaders.facts.load(self.supersedes_id)
+        return fact_from_version(found) if found else None
 
     @strawberry.field(description="Facts this one was derived from (DEPENDS_ON).")
     async def depends_on(self, info: Info[Any, None]) -> list[Fact]:
-        deps = await info.context.loader("deps").load(str(self.id))
-        recs = await info.context.loader("facts").load_many(deps["premises"])
-        return [fact_from_record(r) for r in recs if r]
+        deps = await info.context.loaders.deps.load(str(self.id))
+        found = await info.context.loaders.facts.load_many(deps.premises)
+        return [fact_from_version(v) for v in found if v]
 
     @strawberry.field(description="Facts derived from this one.")
     async def dependents(self, info: Info[Any, None]) -> list[Fact]:
-        deps = await info.context.loader("deps").load(str(self.id))
-        recs = await info.context.loader("facts").load_many(deps["dependents"])
-        return [fact_from_record(r) for r in recs if r]
+        deps = await info.context.loaders.deps.load(str(self.id))
+        found = await info.context.loaders.facts.load_many(deps.dependents)
+        return [fact_from_version(v) for v in found if v]
 
     @strawberry.field
     async def subject_entity(self, info: Info[Any, None]) -> Entity | None:
         from graph_memory.domain import entity_id
 
-        rec = await info.context.loader("entities").load(
+        found = await info.context.loaders.entities.load(
             entity_id(info.context.principal.tenant, self.subject)
         )
-        return Entity(id=rec["id"], name=rec["name"], key=rec["key"]) if rec else None
+        return entity_from_ref(found) if found else None
+
+
+def entity_from_ref(e: EntityRef) -> Entity:
+    return Entity(id=strawberry.ID(e.id), name=e.name, key=e.key)
+
+
+def fact_from_version(v: FactVersion, as_of: datetime | None = None) -> Fact:
+    """The GraphQL view of a version (already as believed at ``as_of`` when read as of a past
+    moment: ``as_of`` here only tells provenance and confidence which evidence to count)."""
+    return Fact(
+        id=strawberry.ID(v.id),
+        scope=v.scope,
+        subject=v.subject,
+        subject_name=v.subject_name,
+        predicate=v.predicate,
+        object=v.object,
+        object_is_entity=v.object_is_entity,
+        text=v.text,
+        kind=v.kind,
+        source=v.source,
+        tier=TrustTier(v.tier.value),
+        status=FactStatus(v.status.value),
+        cardinality=Cardinality(v.cardinality.value),
+        stored_confidence=v.confidence,
+        version=v.version,
+        recorded_at=v.recorded_at,
+        superseded_at=v.superseded_at,
+        superseded_by=strawberry.ID(v.superseded_by) if v.superseded_by else None,
+        retracted_at=v.retracted_at,
+        retracted_by=v.retracted_by,
+        retract_reason=v.retract_reason,
+        valid_from=v.valid_from,
+        valid_to=v.valid_to,
+        expires_at=v.expires_at,
+        needs_verification=v.needs_verification,
+        verification_reason=v.verification_reason,
+        created_by=v.created_by,
+        last_retrieved_at=v.last_retrieved_at,
+        retrieval_count=v.retrieval_count,
+        supersedes_id=v.supersedes,
+        as_of=as_of,
+    )
 
 
 def fact_from_record(r: dict[str, Any], as_of: datetime | None = None) -> Fact:
-    return Fact(
-        id=strawberry.ID(r["id"]),
-        scope=r["scope"],
-        subject=r["subject"],
-        subject_name=r.get("subject_name") or r["subject"],
-        predicate=r["predicate"],
-        object=r["object"],
-        object_is_entity=bool(r.get("object_is_entity")),
-        text=r.get("text") or "",
-        kind=r.get("kind") or "fact",
-        source=r.get("source") or "",
-        tier=TrustTier(r["tier"]),
-        status=FactStatus(r["status"]),
-        cardinality=Cardinality(r.get("cardinality") or "one"),
-        stored_confidence=float(r.get("confidence") or 0.0),
-        version=int(r.get("version") or 1),
-        recorded_at=dt(r["recorded_at"]),  # type: ignore[arg-type]
-        superseded_at=dt(r.get("superseded_at")),
-        superseded_by=r.get("superseded_by"),
-        retracted_at=dt(r.get("retracted_at")),
-        retracted_by=r.get("retracted_by"),
-        retract_reason=r.get("retract_reason"),
-        valid_from=dt(r.get("valid_from")),
-        valid_to=dt(r.get("valid_to")),
-        expires_at=dt(r.get("expires_at")),
-        needs_verification=bool(r.get("needs_verification")),
-        verification_reason=r.get("verification_reason"),
-        created_by=r.get("created_by"),
-        last_retrieved_at=dt(r.get("last_retrieved_at")),
-        retrieval_count=int(r.get("retrieval_count") or 0),
-        supersedes_id=r.get("supersedes"),
-        as_of=as_of,
-    )
+    """A fact row a write returns (retract, approve, reject) as the GraphQL view."""
+    return fact_from_version(FactVersion.from_row(r), as_of)

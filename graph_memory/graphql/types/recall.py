@@ -10,11 +10,12 @@ import strawberry
 
 from graph_memory.graphql.convert import dt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
-from graph_memory.graphql.types.fact import Fact, fact_from_record
+from graph_memory.graphql.types.fact import Fact, fact_from_version
 from graph_memory.graphql.types.memo import Memo, memo_from_record
 from graph_memory.services.recall.context_pack import Packed
 from graph_memory.services.recall.ranking import Scored, evidence_contributors
 from graph_memory.services.recall.request import FloorDrops as FloorDropsData
+from graph_memory.versions import FactVersion
 
 __all__ = [
     "ALL_KINDS",
@@ -277,6 +278,18 @@ class ProcedureOutcomeResult:
     status: str
 
 
+def _fact_times(v: FactVersion) -> dict[str, datetime | None]:
+    return {
+        "recorded_at": v.recorded_at,
+        "valid_from": v.valid_from,
+        "valid_to": v.valid_to,
+        "superseded_at": v.superseded_at,
+        "retracted_at": v.retracted_at,
+        "expires_at": v.expires_at,
+        "last_retrieved_at": v.last_retrieved_at,
+    }
+
+
 def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
     rec = s.record
     ev = [
@@ -292,10 +305,12 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
         )
         for e in s.evidence
     ]
+    # A fact's lifecycle times as believed at asOf (the typed version); other kinds' as stored.
+    lived = _fact_times(s.fact) if s.fact is not None else {}
     times = MemoryTimes(
         fresh_at=s.fresh_at,
         **{
-            k: dt(rec.get(k))
+            k: lived[k] if k in lived else dt(rec.get(k))
             for k in (
                 "recorded_at",
                 "valid_from",
@@ -330,7 +345,7 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
             total=s.total,
         ),
         provenance=RecallProvenance(episodes=ev, contributors=contributors, times=times),
-        fact=fact_from_record(rec, as_of) if s.kind == "fact" else None,
+        fact=fact_from_version(s.fact, as_of) if s.fact is not None else None,
         episode=episode_from_record(rec) if s.kind == "episode" else None,
         procedure=procedure_from_record(rec) if s.kind == "procedure" else None,
         memo=memo_from_record(rec, s.evidence, None) if s.kind == "memo" else None,

@@ -76,9 +76,9 @@ async def out_of_scope(
             continue
         for d in item.depends_on:
             premise = premises.get(d)
-            if premise is not None and not may_cite(scope, str(premise["scope"])):
+            if premise is not None and not may_cite(scope, premise.scope):
                 refused[i] = ValidationError(
-                    f"premise {d} is in {premise['scope']}, which a read of {scope} may not see",
+                    f"premise {d} is in {premise.scope}, which a read of {scope} may not see",
                     field="dependsOn",
                 )
                 break

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph_memory.db import Record
 from graph_memory.domain import (
     SERVABLE_STATUSES,
     Principal,
@@ -22,8 +21,10 @@ from graph_memory.domain import (
     utcnow,
 )
 from graph_memory.errors import ValidationError
+from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.services.facts.belief import as_believed_at
+from graph_memory.versions import EntityRef, Evidence, FactDependencies, FactVersion
 
 __all__ = ["FactFilter", "ReadService"]
 
@@ -41,8 +42,9 @@ class FactFilter:
 
 
 class ReadService:
-    def __init__(self, facts: FactRepository) -> None:
+    def __init__(self, facts: FactRepository, entities: EntityRepository) -> None:
         self.facts = facts
+        self.entities = entities
 
     @staticmethod
     def moments(as_of: datetime | None, valid_at: datetime | None) -> tuple[datetime, datetime]:
@@ -58,7 +60,7 @@ class ReadService:
         valid_at: datetime | None,
         first: int,
         after: tuple[datetime, str] | None,
-    ) -> list[Record]:
+    ) -> list[FactVersion]:
         """Facts in force at (as_of, valid_at), newest recorded first; first+1 rows for paging."""
         if not 1 <= first <= MAX_PAGE:
             raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
@@ -86,7 +88,7 @@ class ReadService:
         subject: str,
         predicate: str,
         as_of: datetime | None,
-    ) -> list[Record]:
+    ) -> list[FactVersion]:
         """Every version of (subject, predicate) recorded by as_of, oldest first."""
         at, _ = self.moments(as_of, None)
         rows = await self.facts.slot_versions(
@@ -98,5 +100,22 @@ class ReadService:
         )
         return [as_believed_at(r, at) for r in rows]
 
-    async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
+    async def get(self, principal: Principal, ids: list[str]) -> dict[str, FactVersion]:
+        """Versions by id as they are now (a forgotten contributor's are not found)."""
         return await self.facts.get(principal.tenant, ids)
+
+    async def provenance(self, principal: Principal, ids: list[str]) -> dict[str, list[Evidence]]:
+        """Each version's supporting episodes, oldest first, with the moment each was linked."""
+        return await self.facts.provenance(principal.tenant, ids)
+
+    async def dependencies(
+        self, principal: Principal, ids: list[str]
+    ) -> dict[str, FactDependencies]:
+        return await self.facts.dependencies(principal.tenant, ids)
+
+    async def entities_by_id(self, principal: Principal, ids: list[str]) -> dict[str, EntityRef]:
+        return await self.entities.get(principal.tenant, ids)
+
+    async def entity_named(self, principal: Principal, name: str) -> EntityRef | None:
+        """The entity a name denotes (case and spacing aside), if the tenant knows it."""
+        return await self.entities.by_key(principal.tenant, entity_key(name))

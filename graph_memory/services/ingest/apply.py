@@ -104,8 +104,8 @@ async def _resolve(services: Services, tenant: str, names: set[str]) -> dict[str
     out: dict[str, tuple[str, bool]] = {}
     for name, eid in ids.items():
         known = found.get(eid)
-        if known is not None and known.get("name"):
-            out[name] = (str(known["name"]), True)
+        if known is not None and known.name:
+            out[name] = (known.name, True)
         else:
             out[name] = (" ".join(name.split()), False)
     return out

@@ -68,6 +68,7 @@ from graph_memory.services.recall.fusion import (
     share_of_best,
 )
 from graph_memory.services.recall.salience import salience
+from graph_memory.versions import FactVersion
 
 __all__ = [
     "TIER_MULTIPLIER",
@@ -272,6 +273,8 @@ class Scored:
     content: float | None = None
     tier_rank: int = 0
     evidence: list[Record] = field(default_factory=list)
+    # A hydrated fact as a typed version, as believed at the recall's asOf.
+    fact: FactVersion | None = None
 
 
 def dt(value: Any) -> datetime | None:

@@ -65,6 +65,7 @@ from graph_memory.services.recall.request import (
     RecallResult,
     checked,
 )
+from graph_memory.versions import Evidence, FactVersion
 
 __all__ = [
     "CONTENT_SHARE",
@@ -368,9 +369,13 @@ class RecallService:
         for s in items:
             if s.id in found:
                 record, evidence = found[s.id]
-                if as_of is not None and s.kind == "fact":
-                    record = as_believed_at(record, as_of)
-                    evidence = held_at(evidence, as_of)
+                if s.kind == "fact":
+                    s.fact = FactVersion.from_row(record)
+                    if as_of is not None:
+                        s.fact = as_believed_at(s.fact, as_of)
+                        links = [Evidence.from_row(e) for e in evidence]
+                        held = {e.episode_id for e in held_at(links, as_of)}
+                        evidence = [e for e in evidence if e["episode_id"] in held]
                 elif as_of is not None and s.kind == "procedure":
                     record = procedure_as_of(record, as_of)
                 s.record, s.evidence = record, list(evidence)

@@ -21,6 +21,7 @@ from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit import events as audit
+from graph_memory.versions import FactVersion
 
 __all__ = ["ReviewItem", "ReviewService"]
 
@@ -30,7 +31,7 @@ _REVIEWERS = (Role.ANALYST, Role.ADMIN)
 
 @dataclass(frozen=True)
 class ReviewItem:
-    fact: Record
+    fact: FactVersion
     sessions: int
     needed_sessions: int
     contributors: list[str]
@@ -59,7 +60,7 @@ class ReviewService:
         rows = await self.repo.review_queue(principal.tenant, parse_scopes(scopes), utcnow(), first)
         return [
             ReviewItem(
-                fact=r["fact"],
+                fact=FactVersion.from_row(r["fact"]),
                 sessions=int(r["sessions"]),
                 needed_sessions=policy.promote_sessions,
                 contributors=list(r["contributors"]),
@@ -68,19 +69,19 @@ class ReviewService:
             for r in rows
         ]
 
-    async def approve(self, principal: Principal, fact_id: str) -> Record:
+    async def approve(self, principal: Principal, fact_id: str) -> FactVersion:
         """Candidate -> active (audited 'approve'). Raises Forbidden, NotFound, Conflict (not a
         current candidate)."""
         return await self._decide(principal, fact_id, "approve", None)
 
-    async def reject(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
+    async def reject(self, principal: Principal, fact_id: str, reason: str | None) -> FactVersion:
         """Candidate -> rejected (audited 'reject'); facts depending on it are flagged.
         Raises Forbidden, NotFound, Conflict (not a current candidate)."""
         return await self._decide(principal, fact_id, "reject", reason)
 
     async def _decide(
         self, principal: Principal, fact_id: str, action: str, reason: str | None
-    ) -> Record:
+    ) -> FactVersion:
         require_reviewer(principal)
         tenant = principal.tenant
         reason = reason.strip() if reason and reason.strip() else None
@@ -135,4 +136,4 @@ class ReviewService:
             return after
 
         result: Record = await self.repo.db.write_tx(work)
-        return result
+        return FactVersion.from_row(result)
