@@ -13,6 +13,46 @@ __all__ = ["ConsolidationRepository"]
 
 
 class ConsolidationRepository:
+    # -- the scheduler ----------------------------------------------------------------------
+    @staticmethod
+    async def due(
+        tx: Tx, tenants: list[str] | None, now: datetime, every_seconds: int, limit: int
+    ) -> list[Record]:
+        """Tenants written to since their last run, whose cadence has come round."""
+        return await tx.run(
+            "consolidation.due",
+            {"tenants": tenants, "now": now, "every_seconds": every_seconds, "limit": limit},
+        )
+
+    # -- timelines of the slots a batch moved versions between ------------------------------
+    @staticmethod
+    async def slot_rows(
+        tx: Tx, tenant: str, slots: list[dict[str, str]]
+    ) -> tuple[list[Record], list[Record]]:
+        """The slots' versions (their lifecycle) and their stored segments, with ids."""
+        tenant = require_tenant(tenant)
+        state = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": slots, "ids": []})
+        stored = await tx.run("timeline.segments", {"tenant": tenant, "slots": slots})
+        return state, stored
+
+    @staticmethod
+    async def write_segments(
+        tx: Tx,
+        tenant: str,
+        moves: list[dict[str, Any]],
+        delete: list[str],
+        create: list[dict[str, Any]],
+    ) -> None:
+        """Relabel segments to the slot their version now lives in, delete and create."""
+        tenant = require_tenant(tenant)
+        if moves:
+            await tx.run("consolidation.move_segments", {"tenant": tenant, "rows": moves})
+        if create or delete:
+            await tx.run(
+                "timeline.apply",
+                {"tenant": tenant, "close": [], "delete": delete, "create": create, "now": None},
+            )
+
     # -- leases and the run record ----------------------------------------------------------
     @staticmethod
     async def abandon_stale(tx: Tx, tenant: str, scopes: list[str], now: datetime) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.errors import Conflict, GraphMemoryError
+from graph_memory.repositories.consolidation import ConsolidationRepository
 from graph_memory.services.consolidation.service import ConsolidationService
 
 __all__ = ["ConsolidationScheduler", "TickReport"]
@@ -33,14 +34,9 @@ class ConsolidationScheduler:
 
     async def tick(self, tenants: list[str] | None = None) -> TickReport:
         """One pass over the due tenants (``tenants`` narrows it, for operators and tests)."""
-        due = await self.service.db.read(
-            "consolidation.due",
-            {
-                "tenants": tenants,
-                "now": utcnow(),
-                "every_seconds": int(self.every_seconds),
-                "limit": TENANTS_PER_TICK,
-            },
+        now, every = utcnow(), int(self.every_seconds)
+        due = await self.service.db.read_tx(
+            lambda tx: ConsolidationRepository.due(tx, tenants, now, every, TENANTS_PER_TICK)
         )
         runs: list[str] = []
         skipped: list[str] = []

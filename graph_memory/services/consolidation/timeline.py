@@ -21,6 +21,7 @@ from typing import Any
 
 from graph_memory.db import Tx
 from graph_memory.repositories._scope import require_tenant
+from graph_memory.repositories.consolidation import ConsolidationRepository
 from graph_memory.repositories.timeline import SlotKey, merged_views
 from graph_memory.repositories.timeline import _life as life_of
 from graph_memory.repositories.timeline import _row as row_of
@@ -57,8 +58,7 @@ async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> SlotWrites:
     if not keys:
         return writes
     params = [k.param() for k in keys]
-    state = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params, "ids": []})
-    stored = await tx.run("timeline.segments", {"tenant": tenant, "slots": params})
+    state, stored = await ConsolidationRepository.slot_rows(tx, tenant, params)
     existing: dict[Segment, list[tuple[str, SlotKey]]] = {}
     rows: dict[str, dict[str, Any]] = {}
     for r in stored:
@@ -84,11 +84,5 @@ async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> SlotWrites:
     delete = [seg_id for left in existing.values() for seg_id, _ in left]
     writes.created = [c["id"] for c in create]
     writes.deleted = [rows[i] for i in delete]
-    if moves:
-        await tx.run("consolidation.move_segments", {"tenant": tenant, "rows": moves})
-    if create or delete:
-        await tx.run(
-            "timeline.apply",
-            {"tenant": tenant, "close": [], "delete": delete, "create": create, "now": None},
-        )
+    await ConsolidationRepository.write_segments(tx, tenant, moves, delete, create)
     return writes

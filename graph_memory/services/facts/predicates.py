@@ -16,6 +16,7 @@ from graph_memory.errors import Conflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.predicates import PredicateRepository
 from graph_memory.services.audit import events as audit
 
 __all__ = ["PredicateService", "registered_events"]
@@ -26,12 +27,13 @@ _PREDICATE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
 class PredicateService:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.repo = PredicateRepository(db)
 
     async def list(self, principal: Principal, policy: TenantPolicy) -> dict[str, Cardinality]:
         """Registered predicates, over the built-in defaults."""
-        rows = await self.db.read("predicate.list", {"tenant": principal.tenant})
+        registered = await self.repo.registered(principal.tenant)
         out = dict(policy.default_cardinality)
-        out.update({r["name"]: Cardinality(r["cardinality"]) for r in rows})
+        out.update({name: Cardinality(c) for name, c in registered.items()})
         return dict(sorted(out.items()))
 
     async def define(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from graph_memory.db import Database
 from graph_memory.embeddings import Embedder, EmbedderError
 from graph_memory.errors import MigrationError
+from graph_memory.repositories.embedding import EmbeddingRepository
 
 __all__ = [
     "CHECK_SECONDS",
@@ -43,11 +44,8 @@ class EmbedderSwitching(EmbedderError):
 
 
 async def _stored(db: Database) -> tuple[str, int, str | None] | None:
-    rows = await db.read("embedding.get", {})
-    if not rows:
-        return None
-    r = rows[0]
-    return str(r["model"]), int(r["dimensions"]), r["switching_to"]
+    found = await EmbeddingRepository(db).get()
+    return None if found is None else (found.model, found.dimensions, found.switching_to)
 
 
 Stored = tuple[str, int, str | None]
@@ -80,9 +78,7 @@ async def check_embedding_model(db: Database, embedder: Embedder, *, record: boo
     stored = await _stored(db)
     if stored is None:
         if record:
-            await db.write(
-                "embedding.set", {"model": embedder.model, "dimensions": embedder.dimensions}
-            )
+            await EmbeddingRepository(db).record(embedder.model, embedder.dimensions)
         return
     model, dims, switching_to = stored
     if switching_to == embedder.model:

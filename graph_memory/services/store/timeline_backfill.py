@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from graph_memory.db import Database, Tx
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
+from graph_memory.repositories.timeline_backfill import BackfillRepository
 
 __all__ = ["RULE_VERSION", "BackfillReport", "backfill_timelines"]
 
@@ -35,8 +36,7 @@ async def backfill_timelines(
     db: Database, progress: Callable[[int], None] | None = None
 ) -> BackfillReport:
     report = BackfillReport()
-    rows = await db.read("timeline.backfill_get", {"rule": RULE_VERSION})
-    state = rows[0] if rows else None
+    state = await BackfillRepository.state(db, RULE_VERSION)
     if state is not None and state["done"]:
         report.already_done = True
         return report
@@ -88,18 +88,7 @@ async def backfill_timelines(
 async def _mark(
     tx: Tx, tenant: str, last: SlotKey | None, n: int, total: int, *, done: bool
 ) -> None:
-    await tx.run(
-        "timeline.backfill_set",
-        {
-            "rule": RULE_VERSION,
-            "done": done,
-            "tenant": tenant,
-            "scope": last.scope if last else None,
-            "subject": last.subject if last else None,
-            "predicate": last.predicate if last else None,
-            "slots": total + n,
-        },
-    )
+    await BackfillRepository.mark(tx, RULE_VERSION, tenant, last, total + n, done=done)
 
 
 async def _slots_after(db: Database, tenant: str, after: SlotKey | None) -> list[SlotKey]:
