@@ -14,9 +14,9 @@ import hashlib
 from dataclasses import dataclass
 
 from graph_memory.domain import Citation, EpisodeInput, FactInput, Principal
-from graph_memory.errors import Conflict, GraphMemoryError
+from graph_memory.errors import Conflict, GraphMemoryError, ValidationError
 from graph_memory.services.episodes import EpisodeService
-from graph_memory.services.facts.writes import FactService, ItemResult
+from graph_memory.services.facts.writes import MAX_BATCH, FactService, ItemResult
 
 __all__ = ["RememberService", "Remembered"]
 
@@ -55,6 +55,11 @@ class RememberService:
         """Record ``episode``, then assert ``facts``, each citing it (besides any episodes it
         names). An episode the gate refuses is reported and no fact is written: they would
         rest on nothing. Facts are reported one by one, as ``assertFacts`` does."""
+        if len(facts) > MAX_BATCH:
+            # Refused before anything lands: an episode without the facts it was sent with.
+            raise ValidationError(
+                f"batch of {len(facts)} facts exceeds the limit of {MAX_BATCH}", field="facts"
+            )
         episode_id = await self._record(principal, episode, idempotency_key)
         if isinstance(episode_id, GraphMemoryError):
             return Remembered(None, episode_id, [])
