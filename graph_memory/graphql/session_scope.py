@@ -76,6 +76,20 @@ async def _assert_facts(guard: ScopeGuard, p: Principal, args: Args) -> None:
         guard.within(p, [f.get("scope") or default], "scope")
 
 
+async def _remember(guard: ScopeGuard, p: Principal, args: Args) -> None:
+    """The episode as recordEpisode's; each fact cites it first, so a fact without a scope
+    takes the episode's, and any other episode or premise it names must be the token's."""
+    await _record_episodes(guard, p, args)
+    given = args.get("episode")
+    episode: Args = given if isinstance(given, dict) else {}
+    own = episode.get("scope") or f"user:{episode.get('userId')}"
+    facts = [f for f in args.get("facts") or [] if isinstance(f, dict)]
+    named = [c.get("episodeId") for f in facts for c in f.get("episodes") or []]
+    await guard.ids_within(p, named + [d for f in facts for d in f.get("dependsOn") or []], "facts")
+    for f in facts:
+        guard.within(p, [f.get("scope") or own], "scope")
+
+
 def _ids(*names: str) -> Rule:
     async def rule(guard: ScopeGuard, p: Principal, args: Args) -> None:
         ids: list[object] = []
@@ -119,6 +133,7 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
     ("Mutation", "recordEpisodes"): _record_episodes,
     ("Mutation", "recordEpisode"): _record_episodes,
     ("Mutation", "assertFacts"): _assert_facts,
+    ("Mutation", "remember"): _remember,
     ("Mutation", "retractFact"): _ids("id"),
     ("Mutation", "upsertProcedure"): _arguments_only,
     ("Mutation", "recordProcedureOutcome"): _ids("id", "episodeId"),

@@ -73,6 +73,11 @@ MUTATIONS: dict[str, tuple[str, set[str]]] = {
         "{ accepted }",
         {"agent", "admin"},
     ),
+    "remember": (
+        'remember(episode: {userId: "u", sessionId: "s", summary: "x", outcome: SUCCESS}) '
+        "{ episodeId }",
+        {"agent", "admin"},
+    ),
     "retractFact": ('retractFact(id: "nope") { id }', {"agent", "admin"}),
     "definePredicates": (
         'definePredicates(predicates: [{name: "zz_p", cardinality: ONE}]) { name }',

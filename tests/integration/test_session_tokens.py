@@ -278,3 +278,17 @@ def test_a_token_calls_only_agent_mutations_for_its_own_user(
         body = raw(server, secret, "mutation { " + call + " }").json()
         may = "agent" in allowed and name != "mintSessionToken"
         assert ("FORBIDDEN" in codes(body)) is not may, (name, body)
+
+
+def test_a_token_remembers_for_its_user_only(server: str, client: GraphMemoryClient) -> None:
+    secret = mint(client, user="alice")["token"]
+    call = """mutation($e: EpisodeInput!, $f: [FactInput!]) {
+      remember(episode: $e, facts: $f) { episodeId facts { accepted } } }"""
+    fact_in = {"subject": "Alice", "predicate": "lives_in", "object": "Oslo", "source": "user"}
+    mine = {"userId": "alice", "sessionId": "s1", "summary": "Alice moved.", "outcome": "SUCCESS"}
+    ok = raw(server, secret, call, {"e": mine, "f": [fact_in]}).json()
+    assert ok["data"]["remember"]["facts"]["accepted"] == 1, ok
+    bobs = {**mine, "userId": "bob"}
+    assert "FORBIDDEN" in codes(raw(server, secret, call, {"e": bobs, "f": [fact_in]}).json())
+    shared = {**fact_in, "scope": "team:other"}
+    assert "FORBIDDEN" in codes(raw(server, secret, call, {"e": mine, "f": [shared]}).json())
