@@ -12,7 +12,6 @@ before the commit leaves nothing of the session written.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -24,11 +23,10 @@ from graph_memory.domain import (
     EpisodeInput,
     FactInput,
     Outcome,
-    Principal,
     entity_id,
     normalise_predicate,
 )
-from graph_memory.errors import GraphMemoryError, ValidationError
+from graph_memory.errors import ValidationError
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.episodes import EpisodeService
@@ -41,43 +39,15 @@ from graph_memory.services.ingest.extraction_schema import (
     item_error,
 )
 from graph_memory.services.ingest.memos import MemoDraft, MemoService, PreparedMemos
+from graph_memory.services.ingest.plan import Applied, FactPlan, JobScope, SessionPlan, embed_plan
 from graph_memory.services.procedures.practice import PracticePlan, plan_practice, tool_steps
 
 if TYPE_CHECKING:
     from graph_memory.container import Services
 
-__all__ = ["Applied", "JobScope", "SessionPlan", "prepare_session"]
+__all__ = ["prepare_session"]
 
 SOURCE = "conversation"
-
-
-@dataclass(frozen=True)
-class JobScope:
-    job_id: str
-    principal: Principal
-    scope: str
-    agent_role: str
-    extractor: str
-    attempt: int = 1
-
-
-@dataclass
-class Applied:
-    episode_id: str | None = None
-    items: list[dict[str, Any]] = field(default_factory=list)
-    # Per fact written: its id and the turns its evidence rests on (tagged at completion).
-    fact_tags: list[dict[str, Any]] = field(default_factory=list)
-
-    def add(self, kind: str, index: int, **kw: Any) -> None:
-        err: GraphMemoryError | None = kw.pop("error", None)
-        item: dict[str, Any] = {"kind": kind, "index": index, "ok": err is None, **kw}
-        if err is not None:
-            item.update(code=err.code, message=err.message, field=err.field)
-        self.items.append(item)
-
-    @property
-    def written(self) -> int:
-        return sum(1 for i in self.items if i["ok"] and i.get("action") not in (None, "skipped"))
 
 
 def _when(value: str | None, name: str) -> datetime | None:
@@ -113,38 +83,6 @@ async def _resolve(services: Services, tenant: str, names: set[str]) -> dict[str
         else:
             out[name] = (" ".join(name.split()), False)
     return out
-
-
-@dataclass
-class FactPlan:
-    """The session's facts after the gate: the FactInputs, what the report says of each
-    (index, the model's item, resolution details), and the gate's verdicts."""
-
-    inputs: list[FactInput]
-    meta: list[tuple[int, FactOut, dict[str, Any]]]
-    gated: Gated
-
-
-@dataclass
-class SessionPlan:
-    """Everything the session's write transaction needs, decided and embedded beforehand."""
-
-    job: JobScope
-    policy: Any
-    episode_id: str
-    episode_rows: list[dict[str, Any]]  # empty: a resumed job found its episode
-    episode_text: str
-    episode_action: str
-    facts: FactPlan
-    memos: PreparedMemos | None
-    memo_where: list[tuple[str, int]]
-    practice: PracticePlan | None
-    practice_text: str | None
-    # Outcomes decided before the write (bad items), per kind as the report lists them.
-    fact_refused: Applied
-    memo_refused: Applied
-    fact_vectors: dict[int, list[float]] = field(default_factory=dict)
-    practice_vector: list[float] | None = None
 
 
 async def prepare_session(
@@ -238,6 +176,12 @@ async def prepare_session(
         fact_refused=fact_refused,
         memo_refused=memo_refused,
     )
+    # Every text of the session embedded in one call while the facts' citations are checked
+    # against their readers' scopes (a read): a fact refused there wasted only its vector.
+    await asyncio.gather(
+        embed_plan(services, plan),
+        services.facts.refuse_out_of_scope(job.principal, facts.inputs, facts.gated),
+    )
     return plan
 
 
@@ -328,9 +272,7 @@ async def _facts(
                 },
             )
         )
-    gated = services.facts.gate(job.principal, inputs, policy)
-    await services.facts.refuse_out_of_scope(job.principal, inputs, gated)
-    return FactPlan(inputs, meta, gated)
+    return FactPlan(inputs, meta, services.facts.gate(job.principal, inputs, policy))
 
 
 def _memos(

@@ -25,8 +25,8 @@ from graph_memory.repositories.audit import AuditRepository
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.writes import ItemResult
-from graph_memory.services.ingest.apply import Applied, SessionPlan
 from graph_memory.services.ingest.memos import MemoService
+from graph_memory.services.ingest.plan import Applied, SessionPlan
 from graph_memory.services.procedures.practice import practice_in_tx
 
 if TYPE_CHECKING:
@@ -40,9 +40,8 @@ Complete = Callable[[Tx, Applied], Awaitable[None]]
 
 
 async def write_session(services: Services, plan: SessionPlan, complete: Complete) -> Applied:
-    """Embed every text of the session in one call, then write it and complete the job in
-    one transaction; returns the per-item outcomes."""
-    await _embed(services, plan)
+    """Write the session and complete the job in one transaction; returns the per-item
+    outcomes."""
     principal = plan.job.principal
     tenant = principal.tenant
     gated = plan.facts.gated
@@ -137,31 +136,3 @@ def _memo_outcomes(plan: SessionPlan, created: dict[str, bool], out: Applied) ->
             text=d.text,
             error=err,
         )
-
-
-async def _embed(services: Services, plan: SessionPlan) -> None:
-    """One embedder call for every text of the session: the episode, its facts, memos and
-    procedure intent (the model's cost is per call as much as per text)."""
-    embedder = services.embedder
-    if embedder is None:
-        return
-    gated = plan.facts.gated
-    memo_texts = plan.memos.texts if plan.memos is not None else []
-    texts = [r["text"] for r in plan.episode_rows] + gated.texts + memo_texts
-    if plan.practice_text is not None:
-        texts.append(plan.practice_text)
-    if not texts:
-        return
-    vectors = await embedder.embed(texts)
-    n = len(plan.episode_rows)
-    for r, v in zip(plan.episode_rows, vectors[:n], strict=True):
-        r["embedding"] = v
-    plan.fact_vectors = dict(
-        zip(gated.checked.keys(), vectors[n : n + len(gated.checked)], strict=True)
-    )
-    n += len(gated.checked)
-    if plan.memos is not None:
-        plan.memos.embed(vectors[n : n + len(memo_texts)])
-    n += len(memo_texts)
-    if plan.practice_text is not None:
-        plan.practice_vector = vectors[n]

@@ -33,9 +33,10 @@ from graph_memory.errors import GraphMemoryError, ModelOutputInvalid, ModelUnava
 from graph_memory.ingestion import SessionInput, turns_from_json
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.facts.predicates import PredicateService
-from graph_memory.services.ingest.apply import Applied, JobScope, prepare_session
+from graph_memory.services.ingest.apply import prepare_session
 from graph_memory.services.ingest.extraction import Extractor
 from graph_memory.services.ingest.extraction_schema import Extraction
+from graph_memory.services.ingest.plan import Applied, JobScope
 from graph_memory.services.ingest.service import principal_of
 from graph_memory.services.ingest.session_tx import write_session
 from graph_memory.services.store.embedding_config import StoreBoundEmbedder
