@@ -9,8 +9,9 @@ lost its lease (or whose job a forget stopped) rolls the whole session back, and
 anywhere before the commit leaves nothing half written, so a resumed job starts clean.
 
 Lock order, the same as every writer's (repositories/locks.py): the tenant lock when a fact
-registers a predicate, then scope locks (fact_rules.lock_batch, before the episode's, which
-takes the same scope again), the procedure lock, and the job's own lock last.
+registers a predicate or the session records procedure evidence, then scope locks
+(fact_rules.lock_batch; the episode's scope is the same one, held already), and the job's
+own lock last.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from graph_memory.db import Tx
 from graph_memory.domain import utcnow
 from graph_memory.errors import GraphMemoryError
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.writes import ItemResult
@@ -53,6 +55,9 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
             "episode", 0, action=plan.episode_action, id=plan.episode_id, text=plan.episode_text
         )
         events: list[dict[str, Any]] = []
+        if plan.practice is not None and plan.practice.done is None:
+            # Procedures are decided under the tenant lock, which comes before scope locks.
+            await WriteLocks.tenant(tx, tenant)
         if gated.checked:
             await fact_rules.lock_batch(tx, tenant, gated.checked, None)
         if plan.episode_rows:
