@@ -213,7 +213,11 @@ class IngestWorker:
             )
             prepare = prepare_session(self.services, scope, session, turns, extraction, known)
             if checkpoint is not None:
-                plan, _ = await asyncio.gather(prepare, checkpoint)
+                saved = asyncio.ensure_future(checkpoint)
+                try:
+                    plan = await prepare
+                finally:
+                    await saved  # it lands (or the lease is lost) before the job is written again
             else:
                 plan = await prepare
             if isinstance(plan, Applied):  # nothing qualifies, or the episode was refused
