@@ -62,6 +62,9 @@ class Tx:
     def __init__(self, tx: AsyncManagedTransaction, queries: CypherCatalog) -> None:
         self._tx = tx
         self._queries = queries
+        # The write locks this transaction holds (repositories/locks.py): taking one again is
+        # a no-op, since re-locking a lock node we hold can deadlock against a waiter.
+        self.held: set[tuple[str, ...]] = set()
 
     async def run(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         query = self._queries[name]

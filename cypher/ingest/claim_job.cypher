@@ -1,13 +1,25 @@
-// params: owner, now, lease_until, tenants
+// params: owner, token, now, lease_until, tenants
 // returns: job
 // The oldest job that is free: queued and due, or running under a lease that expired (its
 // worker crashed or lost the database). available_at is the due time of a queued job and the
 // lease expiry of a running one, so both are one indexed comparison. A worker may serve only
-// some tenants ($tenants; null: all).
+// some tenants ($tenants; null: all). The queue lock serialises claimers, so two never pick
+// the same job; the job's own write lock, taken before its state is read again, keeps a claim
+// from overwriting a completion or renewal that committed meanwhile (those take only the
+// job's lock: update_job, complete_job). $token names this claim: every later write to the
+// job compares it, so a worker that lost the job (even to itself) changes nothing.
+MERGE (q:IngestQueue {id: 'ingest'})
+ON CREATE SET q.caption = 'ingest queue'
+SET q.seq = coalesce(q.seq, 0) + 1
+WITH q
 MATCH (j:IngestJob)
 WHERE j.status IN ['queued', 'running'] AND j.available_at <= $now
   AND ($tenants IS NULL OR j.tenant IN $tenants)
 WITH j ORDER BY j.available_at, j.id LIMIT 1
-SET j.status = 'running', j.lease_owner = $owner, j.available_at = $lease_until,
-    j.attempts = j.attempts + 1, j.claimed_at = $now
+SET j._lock = true
+WITH j, j.status IN ['queued', 'running'] AND j.available_at <= $now AS free
+REMOVE j._lock
+WITH j WHERE free
+SET j.status = 'running', j.lease_owner = $owner, j.lease_token = $token,
+    j.available_at = $lease_until, j.attempts = j.attempts + 1, j.claimed_at = $now
 RETURN j {.*} AS job

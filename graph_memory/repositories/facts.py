@@ -8,6 +8,7 @@ from typing import Any
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import session_key, utcnow
 from graph_memory.repositories._scope import require_scopes, require_tenant
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.versions import Evidence, FactDependencies, FactVersion
 
 __all__ = ["FactRepository"]
@@ -33,7 +34,7 @@ class FactRepository:
     # -- inside a write transaction -------------------------------------------------------
     @staticmethod
     async def lock_tenant(tx: Tx, tenant: str) -> None:
-        await tx.run("tenant.lock", {"tenant": require_tenant(tenant)})
+        await WriteLocks.tenant(tx, tenant)
 
     @staticmethod
     async def cited_episodes(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:

@@ -34,48 +34,70 @@ class IngestRepository:
     async def claim(
         self,
         owner: str,
+        token: str,
         now: datetime,
         lease_until: datetime,
         tenants: list[str] | None = None,
+        *,
+        probe: bool = True,
     ) -> Record | None:
-        """Claim the oldest free job for ``owner`` until ``lease_until``, or None.
+        """Claim the oldest free job for ``owner`` until ``lease_until`` under the claim
+        ``token``, or None.
 
         Jobs of every tenant share one queue: the worker serves them all and each job carries
-        its own tenant, which every later step passes on."""
-        if not await self.db.read("ingest.any_due", {"now": now, "tenants": tenants}):
+        its own tenant, which every later step passes on. ``probe``: look first, without a
+        lock, whether any job is free (an idle worker's poll then takes no write lock); a
+        worker that just finished a job skips the look, since more are likely waiting."""
+        if probe and not await self.db.read("ingest.any_due", {"now": now, "tenants": tenants}):
             return None
+        rows = await self.db.write(
+            "ingest.claim_job",
+            {
+                "owner": owner,
+                "token": token,
+                "now": now,
+                "lease_until": lease_until,
+                "tenants": tenants,
+            },
+        )
+        return rows[0]["job"] if rows else None
 
-        async def work(tx: Tx) -> Record | None:
-            await tx.run("ingest.lock_queue", {})
-            rows = await tx.run(
-                "ingest.claim_job",
-                {"owner": owner, "now": now, "lease_until": lease_until, "tenants": tenants},
-            )
-            return rows[0]["job"] if rows else None
+    async def update(self, tenant: str, job_id: str, token: str, changes: dict[str, Any]) -> bool:
+        """Apply ``changes`` while the claim ``token`` still holds the job; False when it lost
+        it."""
+        rows = await self.db.write(
+            "ingest.update_job",
+            {"tenant": require_tenant(tenant), "id": job_id, "token": token, "changes": changes},
+        )
+        return bool(rows)
 
-        job: Record | None = await self.db.write_tx(work)
-        return job
-
-    async def update(self, tenant: str, job_id: str, owner: str, changes: dict[str, Any]) -> bool:
-        """Apply ``changes`` while ``owner`` still holds the lease; False when it lost it."""
-
-        async def work(tx: Tx) -> bool:
-            # Under the queue lock, as claims are: a renewal can never interleave with a
-            # takeover of the same job.
-            await tx.run("ingest.lock_queue", {})
-            rows = await tx.run(
-                "ingest.update_job",
-                {
-                    "tenant": require_tenant(tenant),
-                    "id": job_id,
-                    "owner": owner,
-                    "changes": changes,
-                },
-            )
-            return bool(rows)
-
-        ok: bool = await self.db.write_tx(work)
-        return ok
+    @staticmethod
+    async def complete_in_tx(
+        tx: Tx,
+        tenant: str,
+        job_id: str,
+        token: str,
+        changes: dict[str, Any],
+        *,
+        episode_id: str,
+        facts: list[dict[str, Any]],
+        extractor: str,
+    ) -> bool:
+        """Inside the session's write transaction: mark the job done and tag what it wrote
+        (ingest.complete_job); False when the claim ``token`` no longer holds the job."""
+        rows = await tx.run(
+            "ingest.complete_job",
+            {
+                "tenant": require_tenant(tenant),
+                "id": job_id,
+                "token": token,
+                "changes": changes,
+                "episode_id": episode_id,
+                "facts": facts,
+                "extractor": extractor,
+            },
+        )
+        return bool(rows)
 
     async def find_episode(
         self, tenant: str, user_id: str, session_id: str, job_id: str
@@ -90,38 +112,6 @@ class IngestRepository:
             },
         )
         return str(rows[0]["id"]) if rows else None
-
-    async def tag_episode(self, tenant: str, episode_id: str, job_id: str, extractor: str) -> None:
-        await self.db.write(
-            "ingest.tag_episode",
-            {
-                "tenant": require_tenant(tenant),
-                "id": episode_id,
-                "job_id": job_id,
-                "extractor": extractor,
-            },
-        )
-
-    async def tag_facts(
-        self,
-        tenant: str,
-        episode_id: str,
-        rows: list[dict[str, Any]],
-        job_id: str,
-        extractor: str,
-    ) -> None:
-        if not rows:
-            return
-        await self.db.write(
-            "ingest.tag_facts",
-            {
-                "tenant": require_tenant(tenant),
-                "episode_id": episode_id,
-                "rows": rows,
-                "job_id": job_id,
-                "extractor": extractor,
-            },
-        )
 
     async def fact_turns(self, tenant: str, scopes: list[str], ids: list[str]) -> list[Record]:
         return await self.db.read(

@@ -3,7 +3,9 @@
 Lock order, the same for every writer so none waits on another in a circle: the tenant lock
 (only changes that register predicates or reach across scopes take it), then scope locks in
 sorted order. The clock is read after the locks, so times follow commit order within a scope
-(and so within each of its slots).
+(and so within each of its slots). A lock the transaction already holds is not taken again
+(Tx.held): one transaction may write through several services (a session's ingestion), and
+re-locking a held lock node can deadlock against a writer already waiting for it.
 """
 
 from __future__ import annotations
@@ -19,13 +21,18 @@ __all__ = ["WriteLocks"]
 class WriteLocks:
     @staticmethod
     async def tenant(tx: Tx, tenant: str) -> None:
-        await tx.run("tenant.lock", {"tenant": require_tenant(tenant)})
+        key = ("tenant", require_tenant(tenant))
+        if key not in tx.held:
+            await tx.run("tenant.lock", {"tenant": tenant})
+            tx.held.add(key)
 
     @staticmethod
     async def scopes(tx: Tx, tenant: str, scopes: Iterable[str]) -> None:
-        ordered = sorted(set(scopes))
+        tenant = require_tenant(tenant)
+        ordered = sorted(s for s in set(scopes) if ("scope", tenant, s) not in tx.held)
         if ordered:
-            await tx.run("lock.scopes", {"tenant": require_tenant(tenant), "scopes": ordered})
+            await tx.run("lock.scopes", {"tenant": tenant, "scopes": ordered})
+            tx.held.update(("scope", tenant, s) for s in ordered)
 
     @classmethod
     async def facts(cls, tx: Tx, tenant: str, ids: Iterable[str]) -> None:
@@ -41,5 +48,5 @@ class WriteLocks:
     async def everything(tx: Tx, tenant: str) -> None:
         """The tenant lock and every scope lock: nothing else of the tenant writes meanwhile."""
         tenant = require_tenant(tenant)
-        await tx.run("tenant.lock", {"tenant": tenant})
+        await WriteLocks.tenant(tx, tenant)
         await tx.run("lock.all_scopes", {"tenant": tenant})

@@ -7,6 +7,7 @@ from typing import Any
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_scopes, require_tenant
+from graph_memory.repositories.locks import WriteLocks
 
 __all__ = ["ProcedureRepository"]
 
@@ -18,7 +19,7 @@ class ProcedureRepository:
     # -- inside a write transaction -------------------------------------------------------
     @staticmethod
     async def lock_tenant(tx: Tx, tenant: str) -> None:
-        await tx.run("tenant.lock", {"tenant": require_tenant(tenant)})
+        await WriteLocks.tenant(tx, tenant)
 
     @staticmethod
     async def current(tx: Tx, tenant: str, scope: str, intent: str, role: str) -> Record | None:

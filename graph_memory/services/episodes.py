@@ -57,6 +57,32 @@ class EpisodeService:
         ``ids``: one per item, for a caller that derives them (``remember`` under an
         idempotency key); otherwise each episode gets a fresh one."""
         policy = await self._policy_for(principal.tenant)
+        out, rows = self.prepare(principal, policy, items, ids=ids)
+        if rows:
+            if self.embedder is not None:
+                vectors = await self.embedder.embed([r["text"] for r in rows])
+                for r, v in zip(rows, vectors, strict=True):
+                    r["embedding"] = v
+
+            async def work(tx: Tx) -> None:
+                events = await self.record_in_tx(tx, principal, rows)
+                # The episodes and their audit events land together or not at all.
+                await AuditRepository.record_in_tx(tx, principal.tenant, events)
+
+            await self.repo.db.write_tx(work)
+        return out
+
+    @staticmethod
+    def prepare(
+        principal: Principal,
+        policy: TenantPolicy,
+        items: list[EpisodeInput],
+        *,
+        ids: list[str] | None = None,
+    ) -> tuple[list[EpisodeResult], list[dict[str, Any]]]:
+        """The write gate's verdict per item, and the rows of those it let through (their
+        ``embedding`` still None: the caller embeds ``text``, alone or with other texts).
+        ``ids``: one per item when the caller derives them (see ``record``)."""
         out: list[EpisodeResult] = []
         rows: list[dict[str, Any]] = []
         for n, item in enumerate(items):
@@ -98,43 +124,40 @@ class EpisodeService:
                 }
             )
             out.append((ep_id, None))
-        if rows:
-            if self.embedder is not None:
-                vectors = await self.embedder.embed([r["text"] for r in rows])
-                for r, v in zip(rows, vectors, strict=True):
-                    r["embedding"] = v
+        return out, rows
 
-            async def work(tx: Tx) -> None:
-                # Serialised with forgetContributor (and fact writes): an episode filed while
-                # its user is being forgotten waits, then lands attributed to a live user
-                # node instead of linking to one the forget just deleted.
-                await WriteLocks.scopes(tx, principal.tenant, {r["scope"] for r in rows})
-                now = utcnow()  # under the lock: recordedAt follows commit order
-                events = [
-                    audit.event(
-                        principal,
-                        "record",
-                        "episode",
-                        r["id"],
-                        now,
-                        after={k: v for k, v in r.items() if k != "embedding"},
-                    )
-                    for r in rows
-                ]
-                # The episodes and their audit events land together or not at all.
-                await EpisodeRepository.record_in_tx(tx, principal.tenant, rows, now)
-                # Consecutive episodes of a session are NEXT to each other, in the same
-                # transaction: recall follows the chain from a question to its answer.
-                sessions = {(r["scope"], r["session_id"]) for r in rows}
-                await EpisodeRepository.link_sessions_in_tx(
-                    tx,
-                    principal.tenant,
-                    [{"scope": sc, "session_id": sid} for sc, sid in sorted(sessions)],
-                )
-                await AuditRepository.record_in_tx(tx, principal.tenant, events)
-
-            await self.repo.db.write_tx(work)
-        return out
+    @staticmethod
+    async def record_in_tx(
+        tx: Tx, principal: Principal, rows: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Write prepared rows inside the caller's transaction; returns their audit events,
+        for the caller to record in the same transaction."""
+        # Serialised with forgetContributor (and fact writes): an episode filed while
+        # its user is being forgotten waits, then lands attributed to a live user
+        # node instead of linking to one the forget just deleted.
+        await WriteLocks.scopes(tx, principal.tenant, {r["scope"] for r in rows})
+        now = utcnow()  # under the lock: recordedAt follows commit order
+        events = [
+            audit.event(
+                principal,
+                "record",
+                "episode",
+                r["id"],
+                now,
+                after={k: v for k, v in r.items() if k != "embedding"},
+            )
+            for r in rows
+        ]
+        await EpisodeRepository.record_in_tx(tx, principal.tenant, rows, now)
+        # Consecutive episodes of a session are NEXT to each other, in the same
+        # transaction: recall follows the chain from a question to its answer.
+        sessions = {(r["scope"], r["session_id"]) for r in rows}
+        await EpisodeRepository.link_sessions_in_tx(
+            tx,
+            principal.tenant,
+            [{"scope": sc, "session_id": sid} for sc, sid in sorted(sessions)],
+        )
+        return events
 
     async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
         return await self.repo.get(principal.tenant, ids)

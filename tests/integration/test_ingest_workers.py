@@ -13,6 +13,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -45,8 +46,8 @@ def url(llm: Settings) -> Iterator[str]:
     yield from serve(llm)
 
 
-class PowerCut(Exception):
-    pass
+class PowerCut(BaseException):
+    """The process going away: no handler of the worker's catches it."""
 
 
 def _answer(n: int) -> str:
@@ -151,57 +152,133 @@ def test_a_worker_killed_mid_job_is_resumed_once_after_its_lease_expires(
     c.close()
 
 
-def test_a_job_interrupted_after_its_writes_is_resumed_without_doubling_them(
-    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
-) -> None:
-    """A worker that dies between writing and marking the job done: the next one replays
-    every write (episode found by its job tag, facts under the job's idempotency key, memos by
-    derived ids) and the model answer from the job's checkpoint, not a second model call."""
-    drain(llm, embedder, tenants=[tenant])
-    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+def _written(settings: Settings, tenant: str) -> dict[str, int]:
+    """What the tenant's memory holds: episodes, facts, memos and audit events."""
+
+    async def go() -> dict[str, int]:
+        db = Database.connect(settings.neo4j())
+        try:
+            out = {}
+            for label in ("Episode", "Fact", "Memo", "AuditEvent"):
+                rows = await db.run_raw(
+                    f"MATCH (n:{label}) WHERE n.tenant = $t RETURN count(n) AS n", {"t": tenant}
+                )
+                out[label] = int(rows[0]["n"])
+            return out
+        finally:
+            await db.close()
+
+    return asyncio.run(go())
+
+
+def _todo_session(fake: FakeLLM) -> dict[str, object]:
     s = session()
     fake.script(
-        s["sessionId"],
+        str(s["sessionId"]),
         extraction(
             summary="Alice asked to be reminded about her passport renewal before June.",
             facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
             todos=[{"text": "Renew Alice's passport before June", "turns": [2]}],
         ),
     )
+    return s
+
+
+def test_a_worker_that_dies_before_its_session_commits_leaves_nothing_and_is_resumed_once(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """The session's writes and the job's completion are one transaction: a worker that dies
+    after every write and the completion statement, before the commit, leaves nothing of the
+    session written (not the episode, a fact, a memo or an audit event). The next worker runs
+    the job once, from the model answer checkpointed on the job, not a second model call."""
+    drain(llm, embedder, tenants=[tenant])
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    before = _written(settings, tenant)
+    s = _todo_session(fake)
     job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
 
-    async def die_before_finishing() -> None:
+    async def die_before_the_commit() -> None:
+        from graph_memory.repositories.ingest import IngestRepository
         from graph_memory.services.ingest.extraction import Extractor
         from graph_memory.services.ingest.worker import IngestWorker
 
         services = build_services(llm, db=Database.connect(llm.neo4j()), embedder=embedder)
         extractor = Extractor(llm)
         worker = IngestWorker(services, extractor, owner="doomed", tenants=[tenant])
+        real = IngestRepository.complete_in_tx
 
-        async def crash(*args: object, **kw: object) -> None:
-            raise PowerCut  # after every write, before the job is marked done
+        async def crash(*args: Any, **kw: Any) -> bool:
+            assert await real(*args, **kw)  # the job was marked done in the transaction ...
+            raise PowerCut  # ... which never commits
 
-        worker._finish = crash  # type: ignore[method-assign]
+        IngestRepository.complete_in_tx = crash  # type: ignore[method-assign]
         try:
             with pytest.raises(PowerCut):
                 await worker.run_once()
         finally:
+            IngestRepository.complete_in_tx = real  # type: ignore[method-assign]
             await extractor.close()
             await services.db.close()
 
-    asyncio.run(die_before_finishing())
+    asyncio.run(die_before_the_commit())
+    assert _written(settings, tenant) == before
+    j = c.execute(JOB, {"id": job_id})["ingestJob"]
+    assert j["status"] == "RUNNING" and j["items"] == []
     time.sleep(2.5)
     assert drain(llm, embedder, tenants=[tenant]) == [job_id]
     j = wait_job(c, job_id, ("DONE",))
     assert j["attempts"] == 2
-    assert len(fake.requests_for(s["sessionId"])) == 1  # the answer was checkpointed
-    fact_item = next(i for i in j["items"] if i["kind"] == "fact")
-    todo_item = next(i for i in j["items"] if i["kind"] == "todo")
-    assert fact_item["action"] == "created"  # the idempotent replay of the first write
-    assert todo_item["action"] == "found"
+    assert len(fake.requests_for(str(s["sessionId"]))) == 1  # the answer was checkpointed
+    assert next(i for i in j["items"] if i["kind"] == "fact")["action"] == "created"
+    assert next(i for i in j["items"] if i["kind"] == "todo")["action"] == "created"
     assert _episodes(settings, tenant) == {s["sessionId"]: 1}
     todos = c.execute('query { memos(scopes: ["user:alice"], kinds: ["todo"]) { id } }')["memos"]
     assert len(todos) == 1
+    c.close()
+
+
+def test_a_worker_whose_claim_was_taken_over_rolls_its_session_back(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """Another claim took the job while this worker was writing: the completion compares the
+    claim token under the job's lock, sees the new claim and the whole session rolls back; the
+    job stays the other claim's."""
+    drain(llm, embedder, tenants=[tenant])
+    c = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    before = _written(settings, tenant)
+    s = _todo_session(fake)
+    job_id = c.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+
+    async def overtaken() -> str | None:
+        from graph_memory.repositories.ingest import IngestRepository
+        from graph_memory.services.ingest.extraction import Extractor
+        from graph_memory.services.ingest.worker import IngestWorker
+
+        services = build_services(llm, db=Database.connect(llm.neo4j()), embedder=embedder)
+        extractor = Extractor(llm)
+        worker = IngestWorker(services, extractor, owner="overtaken", tenants=[tenant])
+        real = IngestRepository.complete_in_tx
+
+        async def taken_over(*args: Any, **kw: Any) -> bool:
+            # Committed by another transaction while this one holds the session's locks.
+            await services.db.run_raw(
+                "MATCH (j:IngestJob {id: $id}) SET j.lease_token = 'someone-else'",
+                {"id": job_id},
+            )
+            return await real(*args, **kw)
+
+        IngestRepository.complete_in_tx = taken_over  # type: ignore[method-assign]
+        try:
+            return await worker.run_once()
+        finally:
+            IngestRepository.complete_in_tx = real  # type: ignore[method-assign]
+            await extractor.close()
+            await services.db.close()
+
+    assert asyncio.run(overtaken()) == job_id  # it ran the job and lost it
+    assert _written(settings, tenant) == before
+    j = c.execute(JOB, {"id": job_id})["ingestJob"]
+    assert j["status"] == "RUNNING" and j["items"] == []
     c.close()
 
 

@@ -7,7 +7,7 @@ defaults to the earliest cited episode's start (when the thing was said), ``vali
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -32,7 +32,7 @@ from graph_memory.services.facts.confidence_steps import Touch
 from graph_memory.services.facts.gate import CheckedFact, check_fact
 from graph_memory.services.trust.policy import enforce_capacity
 
-__all__ = ["MAX_BATCH", "FactService", "ItemResult"]
+__all__ = ["MAX_BATCH", "FactService", "Gated", "ItemResult"]
 
 MAX_BATCH = 1_000
 
@@ -60,6 +60,21 @@ class ItemResult:
             error_message=err.message,
             error_field=err.field,
         )
+
+
+@dataclass
+class Gated:
+    """A batch after the write gate: the items that passed (by index) and the verdicts of
+    those refused."""
+
+    count: int
+    checked: dict[int, CheckedFact] = field(default_factory=dict)
+    results: dict[int, ItemResult] = field(default_factory=dict)
+
+    @property
+    def texts(self) -> list[str]:
+        """The texts to embed, in the order of ``checked``."""
+        return [c.text for c in self.checked.values()]
 
 
 class FactService:
@@ -98,22 +113,10 @@ class FactService:
                     raise Conflict("idempotency key reused with a different batch")
                 return [ItemResult(**r) for r in json.loads(prior["result"])]
         policy = await self.policy(tenant)
-        results: dict[int, ItemResult] = {}
-        checked: dict[int, CheckedFact] = {}
-        for i, item in enumerate(items):
-            try:
-                checked[i] = check_fact(item, principal, policy)
-            except GraphMemoryError as e:
-                results[i] = ItemResult.failed(i, e)
-        # Citations and premises stay inside what the fact's readers may see (every writer:
-        # GraphQL, the clients, session ingestion).
-        for i, err in (
-            await out_of_scope(principal, items, EpisodeRepository(self.db), self.facts)
-        ).items():
-            if i in checked:
-                del checked[i]
-                results[i] = ItemResult.failed(i, err)
-        embeddings = await self._embed([c.text for c in checked.values()])
+        batch = self.gate(principal, items, policy)
+        await self.refuse_out_of_scope(principal, items, batch)
+        checked = batch.checked
+        embeddings = await self._embed(batch.texts)
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
 
         async def work(tx: Tx) -> list[ItemResult]:
@@ -131,14 +134,7 @@ class FactService:
                     if stored["request_hash"] != request_hash:
                         raise Conflict("idempotency key reused with a different batch")
                     return [ItemResult(**r) for r in json.loads(stored["result"])]
-            # A retried transaction starts from the gate's verdicts, not a half-decided batch.
-            attempt = dict(results)
-            touched = await self._decide_and_write(
-                tx, principal, policy, dict(checked), vectors, attempt, now
-            )
-            ordered = [attempt[i] for i in range(len(items))]
-            # The timeline of every slot the batch touched, in the same transaction.
-            await TimelineRepository.settle(tx, tenant, [SlotKey(*k) for k in touched], now)
+            ordered = await self.write_in_tx(tx, principal, policy, batch, vectors, now)
             if idempotency_key:
                 # Recorded in the same transaction: a crash cannot land the facts without it.
                 await IdempotencyRepository.put_in_tx(
@@ -154,6 +150,50 @@ class FactService:
 
         # The whole batch's valid items commit together; the tier-conflict audit rides along.
         return await self.db.write_tx(work)
+
+    def gate(self, principal: Principal, items: list[FactInput], policy: TenantPolicy) -> Gated:
+        """The write gate's verdict on each item, before any read (no I/O)."""
+        gated = Gated(len(items))
+        for i, item in enumerate(items):
+            try:
+                gated.checked[i] = check_fact(item, principal, policy)
+            except GraphMemoryError as e:
+                gated.results[i] = ItemResult.failed(i, e)
+        return gated
+
+    async def refuse_out_of_scope(
+        self, principal: Principal, items: list[FactInput], gated: Gated
+    ) -> None:
+        """Citations and premises stay inside what the fact's readers may see (every writer:
+        GraphQL, the clients, session ingestion)."""
+        for i, err in (
+            await out_of_scope(principal, items, EpisodeRepository(self.db), self.facts)
+        ).items():
+            if i in gated.checked:
+                del gated.checked[i]
+                gated.results[i] = ItemResult.failed(i, err)
+
+    async def write_in_tx(
+        self,
+        tx: Tx,
+        principal: Principal,
+        policy: TenantPolicy,
+        gated: Gated,
+        vectors: dict[int, list[float]],
+        now: datetime,
+    ) -> list[ItemResult]:
+        """Decide and write a gated batch inside the caller's transaction, which holds the
+        batch's locks (fact_rules.lock_batch) and read ``now`` under them; settles the
+        timeline of every slot it touched. Per item, in input order, its result."""
+        # A retried transaction starts from the gate's verdicts, not a half-decided batch.
+        attempt = dict(gated.results)
+        touched = await self._decide_and_write(
+            tx, principal, policy, dict(gated.checked), vectors, attempt, now
+        )
+        ordered = [attempt[i] for i in range(gated.count)]
+        # The timeline of every slot the batch touched, in the same transaction.
+        await TimelineRepository.settle(tx, principal.tenant, [SlotKey(*k) for k in touched], now)
+        return ordered
 
     async def _embed(self, texts: list[str]) -> list[list[float]]:
         if not texts or self.embedder is None:

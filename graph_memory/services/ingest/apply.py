@@ -1,17 +1,17 @@
-"""Write one session's extraction through the existing services, item by item.
+"""A session's extraction before its write: every item checked, every text embedded.
 
-Nothing here writes around the rules: the episode goes through EpisodeService (the gate), facts
-through FactService.assert_facts with source ``conversation`` (inferred tier: a candidate until
-three sessions agree or someone approves it; the gate, trust tiers, protected namespaces and
-the predicate registry all apply), procedures through ProcedureService. Every step can be
-replayed by a resumed job without doubling: the episode is found by its job tag, facts go
-under an idempotency key per (job, episode), memos have ids derived from the job.
+Nothing here writes around the rules: the episode passes EpisodeService's gate, facts
+FactService's (source ``conversation``: inferred tier, a candidate until three sessions agree
+or someone approves it; the gate, trust tiers, protected namespaces and the predicate
+registry all apply), events and todos MemoService's, procedures ProcedureService's. What
+passes is written by services/ingest/session_tx.py in ONE transaction with the job's
+completion, through the same services' transaction-level functions: a crash or a lost lease
+before the commit leaves nothing of the session written.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,14 +23,14 @@ from graph_memory.domain import (
     EpisodeInput,
     FactInput,
     Outcome,
-    Principal,
     entity_id,
     normalise_predicate,
 )
-from graph_memory.errors import GraphMemoryError, ValidationError
+from graph_memory.errors import ValidationError
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.repositories.ingest import IngestRepository
-from graph_memory.services.facts.predicates import PredicateService
+from graph_memory.services.episodes import EpisodeService
+from graph_memory.services.facts.writes import Gated
 from graph_memory.services.ingest.extraction_schema import (
     EventOut,
     Extraction,
@@ -38,42 +38,16 @@ from graph_memory.services.ingest.extraction_schema import (
     TodoOut,
     item_error,
 )
-from graph_memory.services.ingest.memos import MemoDraft
-from graph_memory.services.procedures.practice import learn_from_session, tool_steps
+from graph_memory.services.ingest.memos import MemoDraft, MemoService, PreparedMemos
+from graph_memory.services.ingest.plan import Applied, FactPlan, JobScope, SessionPlan, embed_plan
+from graph_memory.services.procedures.practice import PracticePlan, plan_practice, tool_steps
 
 if TYPE_CHECKING:
     from graph_memory.container import Services
 
-__all__ = ["Applied", "JobScope", "apply_extraction"]
+__all__ = ["prepare_session"]
 
 SOURCE = "conversation"
-
-
-@dataclass(frozen=True)
-class JobScope:
-    job_id: str
-    principal: Principal
-    scope: str
-    agent_role: str
-    extractor: str
-    attempt: int = 1
-
-
-@dataclass
-class Applied:
-    episode_id: str | None = None
-    items: list[dict[str, Any]] = field(default_factory=list)
-
-    def add(self, kind: str, index: int, **kw: Any) -> None:
-        err: GraphMemoryError | None = kw.pop("error", None)
-        item: dict[str, Any] = {"kind": kind, "index": index, "ok": err is None, **kw}
-        if err is not None:
-            item.update(code=err.code, message=err.message, field=err.field)
-        self.items.append(item)
-
-    @property
-    def written(self) -> int:
-        return sum(1 for i in self.items if i["ok"] and i.get("action") not in (None, "skipped"))
 
 
 def _when(value: str | None, name: str) -> datetime | None:
@@ -111,14 +85,19 @@ async def _resolve(services: Services, tenant: str, names: set[str]) -> dict[str
     return out
 
 
-async def apply_extraction(
+async def prepare_session(
     services: Services,
     job: JobScope,
     session: SessionInput,
     turns: tuple[Turn, ...],
     extraction: Extraction,
-) -> Applied:
-    """Write what qualifies; returns the per-item outcomes (nothing qualifies: no items)."""
+    known: dict[str, Any],
+) -> SessionPlan | Applied:
+    """Check every item and embed every text of the session in one embedder call.
+
+    Returns the plan to write, or the outcomes when nothing is to be written: nothing
+    qualifies (no items), or the gate refused the episode (it and its dependents refused).
+    ``known``: the tenant's registered predicates (name -> cardinality)."""
     out = Applied()
     ep = extraction.episode
     if ep is None:
@@ -126,18 +105,21 @@ async def apply_extraction(
     principal = job.principal
     tenant = principal.tenant
     policy = await services.facts.policy(tenant)
-    repo = IngestRepository(services.db)
 
-    # Only a resumed job can have recorded its episode already: a first attempt skips the read.
-    episode_id = (
-        await repo.find_episode(tenant, session.user_id, session.session_id, job.job_id)
+    # Only a resumed job can have recorded its episode: a first attempt skips the read (and
+    # since the session commits with the job's completion, only a job of an older worker).
+    found = (
+        await IngestRepository(services.db).find_episode(
+            tenant, session.user_id, session.session_id, job.job_id
+        )
         if job.attempt > 1
         else None
     )
-    action = "found" if episode_id else "recorded"
-    if episode_id is None:
-        ((episode_id, err),) = await services.episodes.record(
+    rows: list[dict[str, Any]] = []
+    if found is None:
+        verdicts, rows = EpisodeService.prepare(
             principal,
+            policy,
             [
                 EpisodeInput(
                     user_id=session.user_id,
@@ -153,6 +135,7 @@ async def apply_extraction(
                 )
             ],
         )
+        ((episode_id, err),) = verdicts
         if err is not None or episode_id is None:
             out.add("episode", 0, text=ep.summary, error=err)
             dependents = (
@@ -164,20 +147,42 @@ async def apply_extraction(
                 for i, _ in enumerate(raw):
                     out.add(kind, i, error=ValidationError("its episode was refused"))
             return out
-        await repo.tag_episode(tenant, episode_id, job.job_id, job.extractor)
-    out.episode_id = episode_id
-    out.add("episode", 0, action=action, id=episode_id, text=ep.summary)
+    else:
+        episode_id = found
 
-    # Facts, memos and the procedure each depend only on the episode: written concurrently,
-    # their embeddings (worker threads) and round trips overlap. Outcomes keep a fixed order.
-    facts, memos, practice = Applied(), Applied(), Applied()
-    await asyncio.gather(
-        _facts(services, job, extraction, len(turns), episode_id, policy, facts),
-        _memos(services, job, session, extraction, len(turns), episode_id, policy, memos),
-        _practice(services, job, extraction, turns, ep.outcome == "success", episode_id, practice),
+    fact_refused, memo_refused = Applied(), Applied()
+    memos, where = (
+        _memos(job, session, extraction, len(turns), episode_id, policy, memo_refused)
+        if services.memos is not None
+        else (None, [])
     )
-    out.items += facts.items + memos.items + practice.items
-    return out
+    # The two reads (entity resolution, the current procedure) overlap.
+    facts, practice = await asyncio.gather(
+        _facts(services, job, extraction, len(turns), episode_id, policy, known, fact_refused),
+        _practice(services, job, extraction, turns),
+    )
+    plan = SessionPlan(
+        job=job,
+        policy=policy,
+        episode_id=episode_id,
+        episode_rows=rows,
+        episode_text=ep.summary,
+        episode_action="found" if found else "recorded",
+        facts=facts,
+        memos=memos,
+        memo_where=where,
+        practice=practice,
+        practice_text=practice.text if practice is not None else None,
+        fact_refused=fact_refused,
+        memo_refused=memo_refused,
+    )
+    # Every text of the session embedded in one call while the facts' citations are checked
+    # against their readers' scopes (a read): a fact refused there wasted only its vector.
+    await asyncio.gather(
+        embed_plan(services, plan),
+        services.facts.refuse_out_of_scope(job.principal, facts.inputs, facts.gated),
+    )
+    return plan
 
 
 async def _practice(
@@ -185,33 +190,19 @@ async def _practice(
     job: JobScope,
     extraction: Extraction,
     turns: tuple[Turn, ...],
-    success: bool,
-    episode_id: str,
-    out: Applied,
-) -> None:
-    if extraction.procedure is None or services.procedures is None:
-        return
+) -> PracticePlan | None:
+    if extraction.procedure is None or services.procedures is None or extraction.episode is None:
+        return None
     steps = tool_steps(turns)
     if not steps:
-        return
-    res = await learn_from_session(
+        return None
+    return await plan_practice(
         services.procedures,
         job.principal,
         intent=extraction.procedure.intent,
         role=job.agent_role,
         steps=steps,
-        success=success,
-        episode_id=episode_id,
-    )
-    out.add(
-        "procedure",
-        0,
-        action=res.action,
-        id=res.procedure_id,
-        status=res.status,
-        text=f"{extraction.procedure.intent}: {' -> '.join(steps)}",
-        reason=res.reason,
-        error=res.error,
+        success=extraction.episode.outcome == "success",
     )
 
 
@@ -222,10 +213,10 @@ async def _facts(
     turn_count: int,
     episode_id: str,
     policy: Any,
+    known: dict[str, Any],
     out: Applied,
-) -> None:
+) -> FactPlan:
     tenant = job.principal.tenant
-    known = await PredicateService(services.db).list(job.principal, policy)
     inputs: list[FactInput] = []
     meta: list[tuple[int, FactOut, dict[str, Any]]] = []
     valid: list[tuple[int, FactOut, datetime | None, datetime | None]] = []
@@ -243,6 +234,8 @@ async def _facts(
             out.add("fact", i, turns=list(raw.get("turns") or []), error=e)
             continue
         valid.append((i, f, valid_from, valid_to))
+    if not valid:
+        return FactPlan([], [], Gated(0))
     names = await _resolve(
         services, tenant, {n for _, f, _, _ in valid for n in (f.subject, f.object)}
     )
@@ -279,37 +272,10 @@ async def _facts(
                 },
             )
         )
-    if not inputs:
-        return
-    results = await services.facts.assert_facts(
-        job.principal, inputs, idempotency_key=f"ingest:{job.job_id}:{episode_id}"
-    )
-    tags: list[dict[str, Any]] = []
-    for (i, f, extra), fin, r in zip(meta, inputs, results, strict=True):
-        text = f"{fin.subject} {fin.predicate} {fin.object}"
-        if r.ok:
-            tags.append({"fact_id": r.fact_id, "turns": list(f.turns)})
-            out.add(
-                "fact",
-                i,
-                action=r.action,
-                id=r.fact_id,
-                status=r.status,
-                turns=list(f.turns),
-                text=text,
-                **extra,
-            )
-        else:
-            err = GraphMemoryError(r.error_message or "refused", field=r.error_field)
-            err.code = r.error_code or "VALIDATION"
-            out.add("fact", i, turns=list(f.turns), text=text, error=err, **extra)
-    await IngestRepository(services.db).tag_facts(
-        tenant, episode_id, tags, job.job_id, job.extractor
-    )
+    return FactPlan(inputs, meta, services.facts.gate(job.principal, inputs, policy))
 
 
-async def _memos(
-    services: Services,
+def _memos(
     job: JobScope,
     session: SessionInput,
     extraction: Extraction,
@@ -317,7 +283,7 @@ async def _memos(
     episode_id: str,
     policy: Any,
     out: Applied,
-) -> None:
+) -> tuple[PreparedMemos | None, list[tuple[str, int]]]:
     drafts: list[MemoDraft] = []
     where: list[tuple[str, int]] = []
     for kind, raws in (("event", extraction.events), ("todo", extraction.todos)):
@@ -339,9 +305,9 @@ async def _memos(
                 continue
             drafts.append(MemoDraft(kind, text, when, turns))
             where.append((kind, i))
-    if not drafts or services.memos is None:
-        return
-    written = await services.memos.write(
+    if not drafts:
+        return None, where
+    prepared = MemoService.prepare(
         job.principal,
         policy,
         drafts=drafts,
@@ -352,14 +318,4 @@ async def _memos(
         job_id=job.job_id,
         extractor=job.extractor,
     )
-    for (kind, i), d, (memo, created, err) in zip(where, drafts, written, strict=True):
-        out.add(
-            kind,
-            i,
-            action=("created" if created else "found") if err is None else None,
-            id=memo,
-            status=("open" if kind == "todo" else None) if err is None else None,
-            turns=list(d.turns),
-            text=d.text,
-            error=err,
-        )
+    return prepared, where

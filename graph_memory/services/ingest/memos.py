@@ -29,7 +29,7 @@ from graph_memory.services.audit import events as audit
 from graph_memory.services.facts.gate import check_text, tier_for
 from graph_memory.services.recall.ranking import build_lucene
 
-__all__ = ["MEMO_KINDS", "MemoDraft", "MemoService", "memo_id"]
+__all__ = ["MEMO_KINDS", "MemoDraft", "MemoService", "PreparedMemos", "memo_id"]
 
 MEMO_KINDS = ("event", "todo")
 MAX_PAGE = 200
@@ -46,6 +46,39 @@ class MemoDraft:
 def memo_id(job_id: str, kind: str, index: int) -> str:
     """Stable per (job, kind, index): a resumed job writes the same memo, not a second one."""
     return "memo_" + hashlib.sha256(f"{job_id}\x00{kind}\x00{index}".encode()).hexdigest()[:24]
+
+
+@dataclass
+class PreparedMemos:
+    """Drafts after the gate: per draft (id, error) in order, and the rows to write."""
+
+    episode_id: str
+    drafts: list[MemoDraft]
+    verdicts: list[tuple[str | None, GraphMemoryError | None]]
+    rows: list[dict[str, Any]]
+
+    @property
+    def texts(self) -> list[str]:
+        return [r["text"] for r in self.rows]
+
+    def embed(self, vectors: list[list[float]]) -> None:
+        for r, v in zip(self.rows, vectors, strict=True):
+            r["embedding"] = v
+
+    def outcomes(
+        self, created: dict[str, bool]
+    ) -> list[tuple[str | None, bool, GraphMemoryError | None]]:
+        """Per draft (id, created, error), given what the write created (a memo the write did
+        not return: its episode is gone)."""
+        gone = NotFound(f"episode {self.episode_id} is gone", field="episodeId")
+        return [
+            (None, False, err)
+            if rid is None
+            else (rid, created[rid], None)
+            if rid in created
+            else (None, False, gone)
+            for rid, err in self.verdicts
+        ]
 
 
 class MemoService:
@@ -68,8 +101,49 @@ class MemoService:
         extractor: str,
         source: str = "conversation",
     ) -> list[tuple[str | None, bool, GraphMemoryError | None]]:
-        """Write drafts citing the episode; per draft (id, created, error)."""
-        out: list[tuple[str | None, bool, GraphMemoryError | None]] = []
+        """Write drafts citing the episode, in a transaction of their own; per draft (id,
+        created, error)."""
+        prepared = self.prepare(
+            principal,
+            policy,
+            drafts=drafts,
+            episode_id=episode_id,
+            scope=scope,
+            user_id=user_id,
+            session_id=session_id,
+            job_id=job_id,
+            extractor=extractor,
+            source=source,
+        )
+        if not prepared.rows:
+            return prepared.outcomes({})
+        if self.embedder is not None:
+            prepared.embed(await self.embedder.embed(prepared.texts))
+
+        async def work(tx: Tx) -> dict[str, bool]:
+            created, events = await self.write_in_tx(tx, principal, prepared)
+            await AuditRepository.record_in_tx(tx, principal.tenant, events)
+            return created
+
+        return prepared.outcomes(await self.db.write_tx(work))
+
+    @staticmethod
+    def prepare(
+        principal: Principal,
+        policy: TenantPolicy,
+        *,
+        drafts: list[MemoDraft],
+        episode_id: str,
+        scope: str,
+        user_id: str,
+        session_id: str,
+        job_id: str,
+        extractor: str,
+        source: str = "conversation",
+    ) -> PreparedMemos:
+        """The gate's verdict per draft and the rows of those it let through (embeddings
+        still None: the caller embeds ``texts``, alone or with other texts)."""
+        out: list[tuple[str | None, GraphMemoryError | None]] = []
         rows: list[dict[str, Any]] = []
         now = utcnow()
         counters = {k: 0 for k in MEMO_KINDS}
@@ -85,7 +159,7 @@ class MemoService:
                 check_text(text, "text", policy)
                 tier = tier_for(principal, source, policy)
             except GraphMemoryError as e:
-                out.append((None, False, e))
+                out.append((None, e))
                 continue
             ttl = policy.ttl_for("", d.kind) if d.kind == "event" else None
             rid = memo_id(job_id, d.kind, index)
@@ -113,42 +187,33 @@ class MemoService:
                     "embedding": None,
                 }
             )
-            out.append((rid, False, None))
-        if not rows:
-            return out
-        if self.embedder is not None:
-            vectors = await self.embedder.embed([r["text"] for r in rows])
-            for r, v in zip(rows, vectors, strict=True):
-                r["embedding"] = v
+            out.append((rid, None))
+        return PreparedMemos(episode_id, drafts, out, rows)
 
-        async def work(tx: Tx) -> dict[str, bool]:
-            written = await MemoRepository.create_in_tx(tx, principal.tenant, rows, now)
-            created = {str(w["id"]): bool(w["created"]) for w in written}
-            events = [
-                audit.event(
-                    principal,
-                    "record",
-                    r["kind"],
-                    r["id"],
-                    now,
-                    after={k: v for k, v in r.items() if k != "embedding"},
-                )
-                for r in rows
-                if created.get(r["id"])
-            ]
-            await AuditRepository.record_in_tx(tx, principal.tenant, events)
-            return created
-
-        created = await self.db.write_tx(work)
-        gone = NotFound(f"episode {episode_id} is gone", field="episodeId")
-        return [
-            (None, False, err)
-            if rid is None
-            else (rid, created[rid], None)
-            if rid in created
-            else (None, False, gone)
-            for rid, _, err in out
+    @staticmethod
+    async def write_in_tx(
+        tx: Tx, principal: Principal, prepared: PreparedMemos
+    ) -> tuple[dict[str, bool], list[dict[str, Any]]]:
+        """Write prepared rows inside the caller's transaction: per memo id whether it was
+        created (False: a resumed job found it), and the audit events of those created, for
+        the caller to record in the same transaction."""
+        rows = prepared.rows
+        now = utcnow()
+        written = await MemoRepository.create_in_tx(tx, principal.tenant, rows, now)
+        created = {str(w["id"]): bool(w["created"]) for w in written}
+        events = [
+            audit.event(
+                principal,
+                "record",
+                r["kind"],
+                r["id"],
+                now,
+                after={k: v for k, v in r.items() if k != "embedding"},
+            )
+            for r in rows
+            if created.get(r["id"])
         ]
+        return created, events
 
     async def list(
         self,

@@ -1,11 +1,13 @@
 """The ingest worker: claims jobs through the graph and runs each once.
 
 Any number of workers (inside `serve`, or `graph-memory worker` processes) share one Neo4j.
-A worker claims a job under a lease (ingest.claim_job, serialised by the queue lock) and
-renews it while it works; every write to the job is conditional on still holding the lease.
-A worker that dies leaves its lease to expire, and the next claim resumes the job: the
-model's answer is checkpointed on the job, so it is not paid for twice, and every write of
-ingest_apply is replay-safe, so nothing is written twice. A transient failure (the endpoint
+A worker claims a job under a lease (ingest.claim_job, serialised by the queue lock) and a
+claim token of its own, and renews the lease while it works; every later write to the job
+compares the token (no queue lock: the job's own lock), so a worker that lost its claim
+changes nothing. A session's writes and the job's completion are one transaction
+(services/ingest/session_tx.py), so a worker that dies leaves nothing half written: its lease
+expires and the next claim runs the job from the start, except that the model's answer is
+checkpointed on the job, so it is not paid for twice. A transient failure (the endpoint
 or the store unavailable) puts the job back with a backoff; after ``max_attempts`` claims it
 fails for good. A model answer that stays malformed after the extractor's retries fails the
 job at once with the reason, reported per item.
@@ -25,16 +27,18 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from graph_memory import metrics
-from graph_memory.db import Record
+from graph_memory.db import Record, Tx
 from graph_memory.domain import utcnow
 from graph_memory.errors import GraphMemoryError, ModelOutputInvalid, ModelUnavailable
 from graph_memory.ingestion import SessionInput, turns_from_json
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.facts.predicates import PredicateService
-from graph_memory.services.ingest.apply import JobScope, apply_extraction
+from graph_memory.services.ingest.apply import prepare_session
 from graph_memory.services.ingest.extraction import Extractor
 from graph_memory.services.ingest.extraction_schema import Extraction
+from graph_memory.services.ingest.plan import Applied, JobScope
 from graph_memory.services.ingest.service import principal_of
+from graph_memory.services.ingest.session_tx import write_session
 from graph_memory.services.store.embedding_config import StoreBoundEmbedder
 
 if TYPE_CHECKING:
@@ -78,9 +82,11 @@ class IngestWorker:
         await asyncio.gather(*(self._loop(stop) for _ in range(max(1, n))))
 
     async def _loop(self, stop: asyncio.Event) -> None:
+        did: str | None = None
         while not stop.is_set():
             try:
-                did = await self.run_once()
+                # Busy (the last claim found a job): claim at once, without the probe read.
+                did = await self.run_once(probe=did is None)
             except Exception:  # a store outage must not end the loop; it is retried
                 log.exception("ingest worker %s: claim failed", self.owner)
                 did = None
@@ -88,8 +94,10 @@ class IngestWorker:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), timeout=self.poll)
 
-    async def run_once(self) -> str | None:
-        """Claim one job and run it; returns its id, or None when no job was free."""
+    async def run_once(self, probe: bool = True) -> str | None:
+        """Claim one job and run it; returns its id, or None when no job was free. ``probe``:
+        look for a free job before taking the queue lock (IngestRepository.claim)."""
+        began = time.perf_counter()  # our overhead counts from the claim
         embedder = self.services.embedder
         if isinstance(embedder, StoreBoundEmbedder) and await embedder.problem() is not None:
             # A re-embedding is switching, or this process is on the old embedder: a job
@@ -97,12 +105,17 @@ class IngestWorker:
             return None
         now = utcnow()
         record = await self.repo.claim(
-            self.owner, now, now + timedelta(seconds=self.lease), self.tenants
+            self.owner,
+            uuid.uuid4().hex,
+            now,
+            now + timedelta(seconds=self.lease),
+            self.tenants,
+            probe=probe,
         )
         if record is None:
             return None
         job_id = str(record["id"])
-        work = asyncio.ensure_future(self._process(record))
+        work = asyncio.ensure_future(self._process(record, began))
         beat = asyncio.ensure_future(self._heartbeat(record, work))
         try:
             await work
@@ -124,7 +137,10 @@ class IngestWorker:
             until = utcnow() + timedelta(seconds=self.lease)
             try:
                 kept = await self.repo.update(
-                    str(record["tenant"]), str(record["id"]), self.owner, {"available_at": until}
+                    str(record["tenant"]),
+                    str(record["id"]),
+                    str(record["lease_token"]),
+                    {"available_at": until},
                 )
             except Exception:  # a blip of the store: the lease has two more beats to go
                 log.warning("ingest worker %s could not renew its lease", self.owner)
@@ -135,12 +151,11 @@ class IngestWorker:
 
     async def _update(self, record: Record, changes: dict[str, Any]) -> None:
         if not await self.repo.update(
-            str(record["tenant"]), str(record["id"]), self.owner, changes
+            str(record["tenant"]), str(record["id"]), str(record["lease_token"]), changes
         ):
             raise _LeaseLost(str(record["id"]))
 
-    async def _process(self, record: Record) -> None:
-        began = time.perf_counter()
+    async def _process(self, record: Record, began: float) -> None:
         attempts = int(record.get("attempts") or 0)
         max_attempts = int(record.get("max_attempts") or self.services.settings.ingest_max_attempts)
         if attempts > max_attempts:
@@ -155,20 +170,30 @@ class IngestWorker:
         )
         turns = turns_from_json(str(record.get("turns_json") or "[]"))
         model_ms = 0.0
+        principal = principal_of(record)
+        tenant = str(record["tenant"])
         try:
+            policy = await self.services.facts.policy(tenant)
+            # The registry, read once: the prompt shows it, and it decides which cardinality
+            # proposals count (services/ingest/apply.py).
+            known = {
+                n: c.value
+                for n, c in (
+                    await PredicateService(self.services.db).list(principal, policy)
+                ).items()
+            }
+            checkpoint = None
             if record.get("extraction_json"):
                 extraction = Extraction.model_validate_json(str(record["extraction_json"]))
+                extractor = str(record.get("extractor") or self.extractor_id)
             else:
-                known = await PredicateService(self.services.db).list(
-                    principal_of(record), await self.services.facts.policy(str(record["tenant"]))
-                )
-                result = await self.extractor.extract(
-                    session, turns, {n: c.value for n, c in known.items()}
-                )
+                result = await self.extractor.extract(session, turns, known)
                 model_ms = result.model_ms
                 extraction = result.extraction
+                extractor = result.extractor
                 # Checkpoint: a resumed job reuses the answer instead of paying for it again.
-                await self._update(
+                # Written while the session's items are checked (they do not depend on it).
+                checkpoint = self._update(
                     record,
                     {
                         "extraction_json": extraction.model_dump_json(),
@@ -178,16 +203,55 @@ class IngestWorker:
                         **_usage(record, result.prompt_tokens, result.completion_tokens, model_ms),
                     },
                 )
-            principal = principal_of(record)
             scope = JobScope(
                 job_id=str(record["id"]),
                 principal=principal,
                 scope=str(record["scope"]),
                 agent_role=str(record.get("agent_role") or "agent"),
-                extractor=str(record.get("extractor") or self.extractor_id),
+                extractor=extractor,
                 attempt=attempts,
             )
-            applied = await apply_extraction(self.services, scope, session, turns, extraction)
+            prepare = prepare_session(self.services, scope, session, turns, extraction, known)
+            if checkpoint is not None:
+                saved = asyncio.ensure_future(checkpoint)
+                try:
+                    plan = await prepare
+                finally:
+                    await saved  # it lands (or the lease is lost) before the job is written again
+            else:
+                plan = await prepare
+            if isinstance(plan, Applied):  # nothing qualifies, or the episode was refused
+                await self._finish(
+                    record,
+                    "done" if plan.written else "nothing",
+                    plan.items,
+                    keep_turns=policy.keep_raw_turns,
+                    extra={"overhead_ms": _overhead(began, model_ms)},
+                )
+                return
+
+            async def complete(tx: Tx, applied: Applied) -> None:
+                changes = _finished(
+                    "done" if applied.written else "nothing",
+                    applied.items,
+                    episode_id=applied.episode_id,
+                    keep_turns=policy.keep_raw_turns,
+                    extra={"overhead_ms": _overhead(began, model_ms)},
+                )
+                if not await IngestRepository.complete_in_tx(
+                    tx,
+                    tenant,
+                    scope.job_id,
+                    str(record["lease_token"]),
+                    changes,
+                    episode_id=plan.episode_id,
+                    facts=applied.fact_tags,
+                    extractor=extractor,
+                ):
+                    raise _LeaseLost(scope.job_id)  # rolls the whole session back
+
+            applied = await write_session(self.services, plan, complete)
+            metrics.INGEST_JOBS.labels("done" if applied.written else "nothing").inc()
         except ModelOutputInvalid as e:
             p, c, ms = e.usage
             item = {
@@ -201,11 +265,9 @@ class IngestWorker:
             await self._finish(
                 record, "failed", [item], error=(e.code, e.message), extra=_usage(record, p, c, ms)
             )
-            return
         except (ModelUnavailable, GraphMemoryError) as e:
             usage = _usage(record, *e.usage) if isinstance(e, ModelUnavailable) else {}
             await self._retry_later(record, attempts, max_attempts, e.code, e.message, usage)
-            return
         except (_LeaseLost, asyncio.CancelledError):
             raise
         except Exception as e:  # a bug: logged in full, the job says only what kind of failure
@@ -213,17 +275,6 @@ class IngestWorker:
             await self._retry_later(
                 record, attempts, max_attempts, "INTERNAL", type(e).__name__, {}
             )
-            return
-        overhead = (time.perf_counter() - began) * 1000 - model_ms
-        policy = await self.services.facts.policy(str(record["tenant"]))
-        await self._finish(
-            record,
-            "done" if applied.written else "nothing",
-            applied.items,
-            episode_id=applied.episode_id,
-            keep_turns=policy.keep_raw_turns,
-            extra={"overhead_ms": round(overhead, 3)},
-        )
 
     @property
     def extractor_id(self) -> str:
@@ -250,6 +301,7 @@ class IngestWorker:
             {
                 "status": "queued",
                 "lease_owner": None,
+                "lease_token": None,
                 "available_at": utcnow() + timedelta(seconds=backoff),
                 "error_code": code,
                 "error_message": message,
@@ -268,21 +320,43 @@ class IngestWorker:
         keep_turns: bool = False,
         extra: dict[str, Any] | None = None,
     ) -> None:
-        changes: dict[str, Any] = {
-            "status": status,
-            "items_json": json.dumps(items),
-            "finished_at": utcnow(),
-            "episode_id": episode_id,
-            "error_code": error[0] if error else None,
-            "error_message": error[1] if error else None,
-            **(extra or {}),
-        }
-        # Raw transcripts are not memory: once extracted they go, unless the tenant keeps them
-        # (a job put back for a retry keeps them: the retry needs them).
-        if not keep_turns or status == "failed":
-            changes["turns_json"] = None
+        """Finish a job that wrote nothing (failed, nothing qualified, episode refused)."""
+        changes = _finished(
+            status, items, episode_id=episode_id, error=error, keep_turns=keep_turns, extra=extra
+        )
         await self._update(record, changes)
         metrics.INGEST_JOBS.labels(status).inc()
+
+
+def _finished(
+    status: str,
+    items: list[dict[str, Any]],
+    *,
+    episode_id: str | None = None,
+    error: tuple[str, str] | None = None,
+    keep_turns: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The changes that finish a job."""
+    changes: dict[str, Any] = {
+        "status": status,
+        "items_json": json.dumps(items),
+        "finished_at": utcnow(),
+        "episode_id": episode_id,
+        "error_code": error[0] if error else None,
+        "error_message": error[1] if error else None,
+        **(extra or {}),
+    }
+    # Raw transcripts are not memory: once extracted they go, unless the tenant keeps them
+    # (a job put back for a retry keeps them: the retry needs them).
+    if not keep_turns or status == "failed":
+        changes["turns_json"] = None
+    return changes
+
+
+def _overhead(began: float, model_ms: float) -> float:
+    """Milliseconds since the claim began, the model's time taken out."""
+    return round((time.perf_counter() - began) * 1000 - model_ms, 3)
 
 
 def _usage(record: Record, prompt: int, completion: int, model_ms: float) -> dict[str, Any]:

@@ -12,14 +12,25 @@ one lucky alternative); it is reported as such.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from graph_memory.db import Tx
 from graph_memory.domain import Principal, utcnow
 from graph_memory.errors import GraphMemoryError
 from graph_memory.ingestion import Turn
-from graph_memory.services.procedures.service import ProcedureService, normalise_name
+from graph_memory.services.procedures.service import (
+    ProcedureService,
+    intent_text,
+    normalise_name,
+)
 
-__all__ = ["PracticeOutcome", "learn_from_session", "tool_steps"]
+__all__ = [
+    "PracticeOutcome",
+    "PracticePlan",
+    "plan_practice",
+    "practice_in_tx",
+    "tool_steps",
+]
 
 # Procedures learned from practice are shared by the tenant's agents, across users.
 SCOPE = "tenant"
@@ -40,7 +51,26 @@ def tool_steps(turns: tuple[Turn, ...]) -> list[str]:
     return [" ".join(c.name.split()) for t in turns for c in t.tool_calls if c.name.strip()]
 
 
-async def learn_from_session(
+@dataclass(frozen=True)
+class PracticePlan:
+    """What a session's tool calls will write, decided before the session's transaction:
+    ``done`` when nothing is to be written (a skip, or a bad name), else the procedure a
+    failure counts against (a success upserts its steps first)."""
+
+    intent: str
+    role: str
+    steps: list[str]
+    success: bool
+    procedure_id: str | None = None
+    done: PracticeOutcome | None = None
+
+    @property
+    def text(self) -> str | None:
+        """The text to embed for the upsert (None: no upsert, nothing to embed)."""
+        return intent_text(self.intent, None) if self.done is None and self.success else None
+
+
+async def plan_practice(
     procedures: ProcedureService,
     principal: Principal,
     *,
@@ -48,46 +78,78 @@ async def learn_from_session(
     role: str,
     steps: list[str],
     success: bool,
-    episode_id: str,
-) -> PracticeOutcome:
+) -> PracticePlan:
     try:
         intent_n = normalise_name(intent, "intent")
         role_n = normalise_name(role, "role")
-        current = await procedures.repo.list(
-            principal.tenant,
-            [SCOPE],
-            intent=intent_n,
-            role=role_n,
-            statuses=["active", "candidate"],
-            as_of=utcnow(),
-            limit=1,
+        clean = procedures.clean_steps(steps)
+    except GraphMemoryError as e:
+        return PracticePlan(intent, role, steps, success, None, _refused(e))
+    current = await procedures.repo.list(
+        principal.tenant,
+        [SCOPE],
+        intent=intent_n,
+        role=role_n,
+        statuses=["active", "candidate"],
+        as_of=utcnow(),
+        limit=1,
+    )
+    same = bool(current) and list(current[0].get("steps") or []) == clean
+    plan = PracticePlan(intent_n, role_n, clean, success)
+    if not success:
+        if not same:
+            skip = PracticeOutcome(True, "skipped", None, None, "failed steps match no procedure")
+            return replace(plan, done=skip)
+        return replace(plan, procedure_id=str(current[0]["id"]))
+    if current and not same and current[0].get("status") == "active":
+        skip = PracticeOutcome(
+            True,
+            "skipped",
+            str(current[0]["id"]),
+            "active",
+            "an active procedure with other steps serves this intent",
         )
-        same = bool(current) and list(current[0].get("steps") or []) == steps
-        if not success:
-            if not same:
-                return PracticeOutcome(
-                    True, "skipped", None, None, "failed steps match no procedure"
-                )
-            proc_id = str(current[0]["id"])
-        else:
-            if current and not same and current[0].get("status") == "active":
-                return PracticeOutcome(
-                    True,
-                    "skipped",
-                    str(current[0]["id"]),
-                    "active",
-                    "an active procedure with other steps serves this intent",
-                )
-            up = await procedures.upsert(
-                principal, intent=intent_n, role=role_n, steps=steps, scope=SCOPE
+        return replace(plan, done=skip)
+    return plan
+
+
+async def practice_in_tx(
+    tx: Tx,
+    principal: Principal,
+    plan: PracticePlan,
+    vector: list[float] | None,
+    episode_id: str,
+) -> PracticeOutcome:
+    """Write the plan inside the session's transaction, which wrote the episode."""
+    if plan.done is not None:
+        return plan.done
+    try:
+        proc_id = plan.procedure_id
+        if plan.success:
+            up = await ProcedureService.upsert_in_tx(
+                tx,
+                principal,
+                intent=plan.intent,
+                role=plan.role,
+                steps=plan.steps,
+                scope=SCOPE,
+                description=None,
+                vector=vector,
             )
             proc_id = str(up.procedure["id"])
-        out = await procedures.record_outcome(principal, proc_id, success, episode_id)
-        return PracticeOutcome(
-            True,
-            "success_recorded" if success else "failure_recorded",
-            proc_id,
-            out.status,
+        assert proc_id is not None  # a failure's plan names its procedure
+        out = await ProcedureService.record_outcome_in_tx(
+            tx, principal, proc_id, plan.success, episode_id
         )
     except GraphMemoryError as e:
-        return PracticeOutcome(False, "skipped", None, None, e.message, e)
+        return _refused(e)
+    return PracticeOutcome(
+        True,
+        "success_recorded" if plan.success else "failure_recorded",
+        proc_id,
+        out.status,
+    )
+
+
+def _refused(e: GraphMemoryError) -> PracticeOutcome:
+    return PracticeOutcome(False, "skipped", None, None, e.message, e)

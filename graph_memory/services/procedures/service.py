@@ -120,10 +120,35 @@ class ProcedureService:
         Same steps and description as the current version: nothing is written ("unchanged").
         Raises ValidationError on bad names, scope or steps.
         """
-        tenant = principal.tenant
         intent = normalise_name(intent, "intent")
         role = normalise_name(role, "role")
         scope = parse_scope(scope)
+        clean = self.clean_steps(steps)
+        desc = " ".join(description.split()) if description else None
+        vector = (
+            (await self.embedder.embed([intent_text(intent, desc)]))[0]
+            if self.embedder is not None
+            else None
+        )
+
+        async def work(tx: Tx) -> UpsertResult:
+            return await self.upsert_in_tx(
+                tx,
+                principal,
+                intent=intent,
+                role=role,
+                steps=clean,
+                scope=scope,
+                description=desc,
+                vector=vector,
+            )
+
+        result: UpsertResult = await self.db.write_tx(work)
+        return result
+
+    @staticmethod
+    def clean_steps(steps: list[str]) -> list[str]:
+        """Steps as stored; raises ValidationError on too many, empty or over-long ones."""
         clean = [" ".join(s.split()) for s in steps]
         if not 1 <= len(clean) <= MAX_STEPS or any(not s for s in clean):
             raise ValidationError(f"steps must be 1..{MAX_STEPS} non-empty strings", field="steps")
@@ -131,69 +156,76 @@ class ProcedureService:
             raise ValidationError(
                 f"a step is longer than {MAX_STEP_CHARS} characters", field="steps"
             )
-        desc = " ".join(description.split()) if description else None
-        vector = (
-            (await self.embedder.embed([intent_text(intent, desc)]))[0]
-            if self.embedder is not None
-            else None
-        )
+        return clean
+
+    @staticmethod
+    async def upsert_in_tx(
+        tx: Tx,
+        principal: Principal,
+        *,
+        intent: str,
+        role: str,
+        steps: list[str],
+        scope: str,
+        description: str | None,
+        vector: list[float] | None,
+    ) -> UpsertResult:
+        """upsert inside the caller's transaction, names, scope and steps already checked
+        (normalise_name, parse_scope, clean_steps) and the intent embedded."""
+        tenant = principal.tenant
+        clean, desc = steps, description
         reviewed = principal.role is Role.ADMIN
-
-        async def work(tx: Tx) -> UpsertResult:
-            # Serialised per tenant: two concurrent upserts cannot both become version 2.
-            await ProcedureRepository.lock_tenant(tx, tenant)
-            now = utcnow()  # under the lock: versions' times follow commit order
-            current = await ProcedureRepository.current(tx, tenant, scope, intent, role)
-            if (
-                current is not None
-                and list(current.get("steps") or []) == clean
-                and current.get("description") == desc
-            ):
-                return UpsertResult("unchanged", current)
-            version = int(current["version"]) + 1 if current else 1
-            row = {
-                "id": f"proc_{uuid.uuid4().hex}",
-                "scope": scope,
-                "ft_scope": ft_token(tenant, scope),
-                "intent": intent,
-                "role": role,
-                "version": version,
-                "steps": clean,
-                "description": desc,
-                "text": procedure_text(intent, role, clean, desc),
-                "caption": f"{intent} · {role} · v{version}"[:120],
-                "status": "active" if reviewed else "candidate",
-                "reviewed": reviewed,
-                "created_by": principal.actor,
-                "supersedes": current["id"] if current else None,
-                "embedding": vector,
-            }
-            created = await ProcedureRepository.create(tx, tenant, row, now)
-            await AuditRepository.record_in_tx(
-                tx,
-                tenant,
-                [
-                    audit.event(
-                        principal,
-                        "new_version" if current else "create",
-                        "procedure",
-                        str(row["id"]),
-                        now,
-                        before={
-                            "id": current["id"],
-                            "version": current["version"],
-                            "steps": current.get("steps"),
-                        }
-                        if current
-                        else None,
-                        after={k: v for k, v in row.items() if k != "embedding"},
-                    )
-                ],
-            )
-            return UpsertResult("new_version" if current else "created", created)
-
-        result: UpsertResult = await self.db.write_tx(work)
-        return result
+        # Serialised per tenant: two concurrent upserts cannot both become version 2.
+        await ProcedureRepository.lock_tenant(tx, tenant)
+        now = utcnow()  # under the lock: versions' times follow commit order
+        current = await ProcedureRepository.current(tx, tenant, scope, intent, role)
+        if (
+            current is not None
+            and list(current.get("steps") or []) == clean
+            and current.get("description") == desc
+        ):
+            return UpsertResult("unchanged", current)
+        version = int(current["version"]) + 1 if current else 1
+        row = {
+            "id": f"proc_{uuid.uuid4().hex}",
+            "scope": scope,
+            "ft_scope": ft_token(tenant, scope),
+            "intent": intent,
+            "role": role,
+            "version": version,
+            "steps": clean,
+            "description": desc,
+            "text": procedure_text(intent, role, clean, desc),
+            "caption": f"{intent} · {role} · v{version}"[:120],
+            "status": "active" if reviewed else "candidate",
+            "reviewed": reviewed,
+            "created_by": principal.actor,
+            "supersedes": current["id"] if current else None,
+            "embedding": vector,
+        }
+        created = await ProcedureRepository.create(tx, tenant, row, now)
+        await AuditRepository.record_in_tx(
+            tx,
+            tenant,
+            [
+                audit.event(
+                    principal,
+                    "new_version" if current else "create",
+                    "procedure",
+                    str(row["id"]),
+                    now,
+                    before={
+                        "id": current["id"],
+                        "version": current["version"],
+                        "steps": current.get("steps"),
+                    }
+                    if current
+                    else None,
+                    after={k: v for k, v in row.items() if k != "embedding"},
+                )
+            ],
+        )
+        return UpsertResult("new_version" if current else "created", created)
 
     async def record_outcome(
         self, principal: Principal, procedure_id: str, success: bool, episode_id: str
@@ -204,64 +236,72 @@ class ProcedureService:
         and status are recomputed from all evidence in the same transaction, and a promotion
         or demotion is audited. Raises NotFound for an unknown procedure or episode.
         """
-        tenant = principal.tenant
 
         async def work(tx: Tx) -> OutcomeResult:
-            # Serialised per tenant: the recount reads every verdict, and a concurrent report
-            # that flips an existing verdict locks only its own edge (a lost update otherwise).
-            await ProcedureRepository.lock_tenant(tx, tenant)
-            now = utcnow()  # under the lock: counts and event times follow commit order
-            found = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
-            if procedure_id not in found:
-                raise NotFound(f"no procedure {procedure_id}", field="id")
-            linked = await ProcedureRepository.add_evidence(
-                tx, tenant, procedure_id, episode_id, success, now
-            )
-            if not linked:
-                raise NotFound(f"no episode {episode_id}", field="episodeId")
-            (rc,) = await ProcedureRepository.recompute(
-                tx,
-                tenant,
-                [procedure_id],
-                promote_successes=PROMOTE_SUCCESSES,
-                demote_margin=DEMOTE_MARGIN,
-                now=now,
-            )
-            events = [
-                audit.event(
-                    principal,
-                    "outcome",
-                    "procedure",
-                    procedure_id,
-                    now,
-                    after={
-                        "episode_id": episode_id,
-                        "success": success,
-                        "success_count": rc["success_count"],
-                        "failure_count": rc["failure_count"],
-                    },
-                )
-            ]
-            if rc["status"] != rc["status_before"]:
-                action = {"active": "promote", "demoted": "demote"}.get(rc["status"], "status")
-                events.append(
-                    audit.event(
-                        principal,
-                        action,
-                        "procedure",
-                        procedure_id,
-                        now,
-                        before={"status": rc["status_before"]},
-                        after={"status": rc["status"]},
-                        reason=f"{rc['success_count']} successes, {rc['failure_count']} failures",
-                    )
-                )
-            await AuditRepository.record_in_tx(tx, tenant, events)
-            after = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
-            return OutcomeResult(after[procedure_id], str(rc["status_before"]), str(rc["status"]))
+            return await self.record_outcome_in_tx(tx, principal, procedure_id, success, episode_id)
 
         result: OutcomeResult = await self.db.write_tx(work)
         return result
+
+    @staticmethod
+    async def record_outcome_in_tx(
+        tx: Tx, principal: Principal, procedure_id: str, success: bool, episode_id: str
+    ) -> OutcomeResult:
+        """record_outcome inside the caller's transaction (which may have just written the
+        episode)."""
+        tenant = principal.tenant
+        # Serialised per tenant: the recount reads every verdict, and a concurrent report
+        # that flips an existing verdict locks only its own edge (a lost update otherwise).
+        await ProcedureRepository.lock_tenant(tx, tenant)
+        now = utcnow()  # under the lock: counts and event times follow commit order
+        found = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
+        if procedure_id not in found:
+            raise NotFound(f"no procedure {procedure_id}", field="id")
+        linked = await ProcedureRepository.add_evidence(
+            tx, tenant, procedure_id, episode_id, success, now
+        )
+        if not linked:
+            raise NotFound(f"no episode {episode_id}", field="episodeId")
+        (rc,) = await ProcedureRepository.recompute(
+            tx,
+            tenant,
+            [procedure_id],
+            promote_successes=PROMOTE_SUCCESSES,
+            demote_margin=DEMOTE_MARGIN,
+            now=now,
+        )
+        events = [
+            audit.event(
+                principal,
+                "outcome",
+                "procedure",
+                procedure_id,
+                now,
+                after={
+                    "episode_id": episode_id,
+                    "success": success,
+                    "success_count": rc["success_count"],
+                    "failure_count": rc["failure_count"],
+                },
+            )
+        ]
+        if rc["status"] != rc["status_before"]:
+            action = {"active": "promote", "demoted": "demote"}.get(rc["status"], "status")
+            events.append(
+                audit.event(
+                    principal,
+                    action,
+                    "procedure",
+                    procedure_id,
+                    now,
+                    before={"status": rc["status_before"]},
+                    after={"status": rc["status"]},
+                    reason=f"{rc['success_count']} successes, {rc['failure_count']} failures",
+                )
+            )
+        await AuditRepository.record_in_tx(tx, tenant, events)
+        after = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
+        return OutcomeResult(after[procedure_id], str(rc["status_before"]), str(rc["status"]))
 
     async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
         return await self.repo.get(principal.tenant, ids)

@@ -1,0 +1,107 @@
+"""What a session's write is made of: the job it belongs to, the plan checked and embedded
+before its transaction (services/ingest/apply.py) and the per-item outcomes it reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from graph_memory.domain import FactInput, Principal
+from graph_memory.errors import GraphMemoryError
+from graph_memory.services.facts.writes import Gated
+from graph_memory.services.ingest.extraction_schema import FactOut
+from graph_memory.services.ingest.memos import PreparedMemos
+from graph_memory.services.procedures.practice import PracticePlan
+
+if TYPE_CHECKING:
+    from graph_memory.container import Services
+
+__all__ = ["Applied", "FactPlan", "JobScope", "SessionPlan", "embed_plan"]
+
+
+@dataclass(frozen=True)
+class JobScope:
+    job_id: str
+    principal: Principal
+    scope: str
+    agent_role: str
+    extractor: str
+    attempt: int = 1
+
+
+@dataclass
+class Applied:
+    episode_id: str | None = None
+    items: list[dict[str, Any]] = field(default_factory=list)
+    # Per fact written: its id and the turns its evidence rests on (tagged at completion).
+    fact_tags: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, kind: str, index: int, **kw: Any) -> None:
+        err: GraphMemoryError | None = kw.pop("error", None)
+        item: dict[str, Any] = {"kind": kind, "index": index, "ok": err is None, **kw}
+        if err is not None:
+            item.update(code=err.code, message=err.message, field=err.field)
+        self.items.append(item)
+
+    @property
+    def written(self) -> int:
+        return sum(1 for i in self.items if i["ok"] and i.get("action") not in (None, "skipped"))
+
+
+@dataclass
+class FactPlan:
+    """The session's facts after the gate: the FactInputs, what the report says of each
+    (index, the model's item, resolution details), and the gate's verdicts."""
+
+    inputs: list[FactInput]
+    meta: list[tuple[int, FactOut, dict[str, Any]]]
+    gated: Gated
+
+
+@dataclass
+class SessionPlan:
+    """Everything the session's write transaction needs, decided and embedded beforehand."""
+
+    job: JobScope
+    policy: Any
+    episode_id: str
+    episode_rows: list[dict[str, Any]]  # empty: a resumed job found its episode
+    episode_text: str
+    episode_action: str
+    facts: FactPlan
+    memos: PreparedMemos | None
+    memo_where: list[tuple[str, int]]
+    practice: PracticePlan | None
+    practice_text: str | None
+    # Outcomes decided before the write (bad items), per kind as the report lists them.
+    fact_refused: Applied
+    memo_refused: Applied
+    fact_vectors: dict[int, list[float]] = field(default_factory=dict)
+    practice_vector: list[float] | None = None
+
+
+async def embed_plan(services: Services, plan: SessionPlan) -> None:
+    """One embedder call for every text of the session: the episode, its facts, memos and
+    procedure intent (the model's cost is per call as much as per text)."""
+    embedder = services.embedder
+    if embedder is None:
+        return
+    gated = plan.facts.gated
+    memo_texts = plan.memos.texts if plan.memos is not None else []
+    texts = [r["text"] for r in plan.episode_rows] + gated.texts + memo_texts
+    if plan.practice_text is not None:
+        texts.append(plan.practice_text)
+    if not texts:
+        return
+    keys = list(gated.checked)  # before the await: a scope check may drop items meanwhile
+    vectors = await embedder.embed(texts)
+    n = len(plan.episode_rows)
+    for r, v in zip(plan.episode_rows, vectors[:n], strict=True):
+        r["embedding"] = v
+    plan.fact_vectors = dict(zip(keys, vectors[n : n + len(keys)], strict=True))
+    n += len(keys)
+    if plan.memos is not None:
+        plan.memos.embed(vectors[n : n + len(memo_texts)])
+    n += len(memo_texts)
+    if plan.practice_text is not None:
+        plan.practice_vector = vectors[n]
