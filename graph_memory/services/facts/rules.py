@@ -47,6 +47,9 @@ class Slot:
 
     current: list[dict[str, Any]] = field(default_factory=list)
     max_version: int = 0
+    # No version at all before this batch (so no segment): its timeline is settled in
+    # memory from the batch's rows (services/facts/fresh_slots.py).
+    fresh: bool = True
 
 
 def _canonical(value: object) -> str:
@@ -217,6 +220,7 @@ async def load_slots(tx: Tx, tenant: str, slot_keys: set[SlotKey]) -> dict[SlotK
         tx, tenant, [{"scope": s, "subject": su, "predicate": p} for s, su, p in slot_keys]
     ):
         slot = slots[(row["scope"], row["subject"], row["predicate"])]
+        slot.fresh = False
         slot.max_version = max(slot.max_version, int(row["max_version"]))
         if row["id"] is not None:
             slot.current.append(dict(row))

@@ -24,7 +24,7 @@ from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts import effects as fact_effects
-from graph_memory.services.facts import predicates, validity
+from graph_memory.services.facts import fresh_slots, predicates, validity
 from graph_memory.services.facts import rows as fact_rows
 from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.citation_scope import out_of_scope
@@ -171,7 +171,7 @@ class FactService:
         now: datetime,
     ) -> set[tuple[str, str, str]]:
         """Decide and write the batch; returns the (scope, subject, predicate) slots it may
-        have changed."""
+        have changed whose timeline is still to settle from the store."""
         tenant = principal.tenant
         # Protected-namespace refusals were raised by the gate; they are audited alerts too.
         events = [
@@ -196,6 +196,8 @@ class FactService:
         evidence: list[dict[str, Any]] = []
         touches: list[Touch] = []
         superseded: list[dict[str, str]] = []
+        # Slots where an item only added evidence: the stored version changed in place.
+        corroborated: set[tuple[str, str, str]] = set()
         for i, cf in sorted(checked.items()):
             key = (scopes[i], cf.subject_key, cf.predicate)
             slot = slots[key]
@@ -236,6 +238,7 @@ class FactService:
             same = spot.same
             if same is not None and fact_rules.corroborates(same, cf, now):
                 evidence.append({"id": same["id"], "citations": cites})
+                corroborated.add(key)
                 touches.append(Touch(i, same["id"], cites, created=False))
                 # Told again: it now counts as said at its latest telling (add_evidence).
                 same["told_us"] = max(same.get("told_us") or 0, validity.micros(told) or 0)
@@ -313,6 +316,11 @@ class FactService:
                 supersedes=prior["id"] if prior else None,
             )
 
+        # A slot the batch opened is settled in memory and written with its versions; the
+        # others are settled from the store once the batch is written (the caller).
+        in_memory = fresh_slots.attach_segments(
+            creates, {k for k, slot in slots.items() if slot.fresh} - corroborated, now
+        )
         events += await fact_effects.settle(
             tx,
             principal,
@@ -323,7 +331,7 @@ class FactService:
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
-        return slot_keys
+        return slot_keys - in_memory
 
     async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
         """Retract the fact: belief ends now, the version stays in history as retracted.
