@@ -159,6 +159,29 @@ class TimelineRepository:
             )
 
     @staticmethod
+    async def apply(
+        tx: Tx,
+        tenant: str,
+        close: list[str],
+        delete: list[str],
+        create: list[dict[str, Any]],
+        now: datetime,
+    ) -> None:
+        """A change decided elsewhere (services/facts/inline_timeline.py): end the open
+        segments ``close`` at ``now``, delete ``delete``, add ``create`` (segment_row rows)."""
+        if close or delete or create:
+            await tx.run(
+                "timeline.apply",
+                {
+                    "tenant": require_tenant(tenant),
+                    "close": close,
+                    "delete": delete,
+                    "create": create,
+                    "now": now,
+                },
+            )
+
+    @staticmethod
     async def slots_of(tx: Tx, tenant: str, ids: Iterable[str]) -> list[SlotKey]:
         wanted = sorted(set(ids))
         if not wanted:

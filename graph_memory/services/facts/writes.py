@@ -17,22 +17,26 @@ from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
-from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
+from graph_memory.repositories.write_state import (
+    PrelockRepository,
+    WriteState,
+    WriteStateRepository,
+)
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts import effects as fact_effects
-from graph_memory.services.facts import fresh_slots, predicates, validity
+from graph_memory.services.facts import inline_timeline, predicates, validity
 from graph_memory.services.facts import rows as fact_rows
 from graph_memory.services.facts import rules as fact_rules
-from graph_memory.services.facts.citation_scope import out_of_scope
 from graph_memory.services.facts.confidence_steps import Touch
-from graph_memory.services.facts.gate import CheckedFact, check_fact
+from graph_memory.services.facts.gate import CheckedFact
+from graph_memory.services.facts.prepare import PreparedBatch, checked_items, lock_plan
 from graph_memory.services.trust.policy import enforce_capacity
 
-__all__ = ["MAX_BATCH", "FactService", "ItemResult"]
+__all__ = ["MAX_BATCH", "FactService", "ItemResult", "PreparedBatch"]
 
 MAX_BATCH = 1_000
 
@@ -97,63 +101,126 @@ class FactService:
                 if prior["request_hash"] != request_hash:
                     raise Conflict("idempotency key reused with a different batch")
                 return [ItemResult(**r) for r in json.loads(prior["result"])]
-        policy = await self.policy(tenant)
-        results: dict[int, ItemResult] = {}
-        checked: dict[int, CheckedFact] = {}
-        for i, item in enumerate(items):
-            try:
-                checked[i] = check_fact(item, principal, policy)
-            except GraphMemoryError as e:
-                results[i] = ItemResult.failed(i, e)
-        # Citations and premises stay inside what the fact's readers may see (every writer:
-        # GraphQL, the clients, session ingestion).
-        for i, err in (
-            await out_of_scope(principal, items, EpisodeRepository(self.db), self.facts)
-        ).items():
-            if i in checked:
-                del checked[i]
-                results[i] = ItemResult.failed(i, err)
-        embeddings = await self._embed([c.text for c in checked.values()])
-        vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
+        batch = await self.prepare(principal, items, idempotency_key, request_hash)
 
         async def work(tx: Tx) -> list[ItemResult]:
-            # Per scope, not per tenant: batches of different users write in parallel.
-            await fact_rules.lock_batch(tx, tenant, checked, idempotency_key)
-            # The clock is read under the locks, so recordedAt/supersededAt follow commit
-            # order within each scope.
-            now = utcnow()
-            if idempotency_key:
-                # Checked again under the lock: of two concurrent replays only one writes.
-                stored = await IdempotencyRepository.get_in_tx(
-                    tx, tenant, f"facts:{idempotency_key}"
-                )
-                if stored is not None:
-                    if stored["request_hash"] != request_hash:
-                        raise Conflict("idempotency key reused with a different batch")
-                    return [ItemResult(**r) for r in json.loads(stored["result"])]
-            # A retried transaction starts from the gate's verdicts, not a half-decided batch.
-            attempt = dict(results)
-            touched = await self._decide_and_write(
-                tx, principal, policy, dict(checked), vectors, attempt, now
-            )
-            ordered = [attempt[i] for i in range(len(items))]
-            # The timeline of every slot the batch touched, in the same transaction.
-            await TimelineRepository.settle(tx, tenant, [SlotKey(*k) for k in touched], now)
-            if idempotency_key:
-                # Recorded in the same transaction: a crash cannot land the facts without it.
-                await IdempotencyRepository.put_in_tx(
-                    tx,
-                    tenant,
-                    f"facts:{idempotency_key}",
-                    request_hash,
-                    json.dumps([r.__dict__ for r in ordered]),
-                    now,
-                    sorted({c.episode_id for it in items for c in it.citations}),
-                )
-            return ordered
+            return await self.write_prepared(tx, batch)
 
         # The whole batch's valid items commit together; the tier-conflict audit rides along.
         return await self.db.write_tx(work)
+
+    async def prepare(
+        self,
+        principal: Principal,
+        items: list[FactInput],
+        idempotency_key: str | None = None,
+        request_hash: str = "",
+    ) -> PreparedBatch:
+        """What does not depend on the slots' current state, done before any lock: the gate,
+        the citation scopes, embeddings, and which locks the batch takes (services/facts/
+        prepare.py)."""
+        policy = await self.policy(principal.tenant)
+        results, checked, episodes, registered = await checked_items(
+            principal, policy, items, self.facts, PrelockRepository(self.db), ItemResult
+        )
+        embeddings = await self._embed([c.text for c in checked.values()])
+        vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
+        scopes, slots = lock_plan(checked, episodes, idempotency_key)
+        return PreparedBatch(
+            principal=principal,
+            policy=policy,
+            items=tuple(items),
+            idempotency_key=idempotency_key,
+            request_hash=request_hash,
+            refused=results,
+            checked=checked,
+            vectors=vectors,
+            scopes=scopes,
+            slots=slots,
+            register=any(cf.predicate not in registered for cf in checked.values()),
+        )
+
+    async def write_prepared(self, tx: Tx, batch: PreparedBatch) -> list[ItemResult]:
+        """Lock, read, decide and write a prepared batch in ``tx`` (the caller commits it, and
+        retries it whole: this starts again from the prepared verdicts every time)."""
+        tenant = batch.principal.tenant
+        key = batch.idempotency_key
+        if batch.register:
+            # Registrations of one tenant are decided one at a time (taken before the scope
+            # locks, as every writer does).
+            await WriteLocks.tenant(tx, tenant)
+        # Per scope, not per tenant: batches of different users write in parallel.
+        state = await WriteStateRepository.lock_and_read(
+            tx,
+            tenant,
+            batch.scopes,
+            {c.episode_id for cf in batch.checked.values() for c in cf.item.citations},
+            {cf.predicate for cf in batch.checked.values()},
+            batch.slots,
+        )
+        state = await self._complete(tx, batch, state)
+        # The clock is read under the locks, so recordedAt/supersededAt follow commit order
+        # within each scope (and so within each of its slots).
+        now = utcnow()
+        if key:
+            # Checked again under the lock: of two concurrent replays only one writes.
+            stored = await IdempotencyRepository.get_in_tx(tx, tenant, f"facts:{key}")
+            if stored is not None:
+                if stored["request_hash"] != batch.request_hash:
+                    raise Conflict("idempotency key reused with a different batch")
+                return [ItemResult(**r) for r in json.loads(stored["result"])]
+        # A retried transaction starts from the gate's verdicts, not a half-decided batch.
+        attempt = dict(batch.refused)
+        touched = await self._decide_and_write(
+            tx,
+            batch.principal,
+            batch.policy,
+            dict(batch.checked),
+            batch.vectors,
+            attempt,
+            now,
+            state,
+        )
+        ordered = [attempt[i] for i in range(len(batch.items))]
+        # The timeline of the slots not settled in memory, in the same transaction.
+        await TimelineRepository.settle(tx, tenant, [SlotKey(*k) for k in touched], now)
+        if key:
+            # Recorded in the same transaction: a crash cannot land the facts without it.
+            await IdempotencyRepository.put_in_tx(
+                tx,
+                tenant,
+                f"facts:{key}",
+                batch.request_hash,
+                json.dumps([r.__dict__ for r in ordered]),
+                now,
+                sorted({c.episode_id for it in batch.items for c in it.citations}),
+            )
+        return ordered
+
+    @staticmethod
+    async def _complete(tx: Tx, batch: PreparedBatch, state: WriteState) -> WriteState:
+        """What the read before the locks could not know: an episode recorded since (its
+        scope and the slots of the items citing it are locked and read now), a predicate
+        removed since (then the tenant lock is taken to register it again)."""
+        tenant = batch.principal.tenant
+        scopes, slots = lock_plan(batch.checked, state.episodes, None)
+        more_scopes, more_slots = scopes - batch.scopes, slots - state.slots.keys()
+        names = {cf.predicate for cf in batch.checked.values()}
+        lost = not batch.register and any(n not in state.predicates for n in names)
+        if not (more_scopes or more_slots or lost):
+            return state
+        if lost:
+            # Out of the usual order (the tenant lock after scope locks): a writer waiting
+            # the other way round is a deadlock Neo4j breaks, and the retry redoes the batch.
+            await WriteLocks.tenant(tx, tenant)
+        more = await WriteStateRepository.lock_and_read(
+            tx, tenant, more_scopes, [], names if lost else [], more_slots
+        )
+        return WriteState(
+            episodes=state.episodes,
+            predicates={**state.predicates, **more.predicates},
+            slots={**state.slots, **more.slots},
+        )
 
     async def _embed(self, texts: list[str]) -> list[list[float]]:
         if not texts or self.embedder is None:
@@ -169,6 +236,7 @@ class FactService:
         vectors: dict[int, list[float]],
         results: dict[int, ItemResult],
         now: datetime,
+        state: WriteState,
     ) -> set[tuple[str, str, str]]:
         """Decide and write the batch; returns the (scope, subject, predicate) slots it may
         have changed whose timeline is still to settle from the store."""
@@ -179,18 +247,19 @@ class FactService:
             for r in results.values()
             if r.error_code == TierConflict.code
         ]
-        cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
-        episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
+        episodes = state.episodes
         _fail(results, fact_rules.check_citations(checked, episodes))
         premises = await fact_rules.check_premises(tx, tenant, checked)
         _fail(results, premises.failed)
-        cards, failed, registered = await fact_rules.cardinalities(tx, tenant, policy, checked, now)
+        cards, failed, registered = await fact_rules.cardinalities(
+            tx, tenant, policy, checked, now, state.predicates
+        )
         _fail(results, failed)
         # A registered cardinality is final and decides every later write: who set it is audited.
         events += predicates.registered_events(principal, registered, now)
         scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
         slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
-        slots = await fact_rules.load_slots(tx, tenant, slot_keys)
+        slots = fact_rules.slots_of({k: state.slots[k] for k in slot_keys})
 
         creates: list[dict[str, Any]] = []
         evidence: list[dict[str, Any]] = []
@@ -316,11 +385,11 @@ class FactService:
                 supersedes=prior["id"] if prior else None,
             )
 
-        # A slot the batch opened is settled in memory and written with its versions; the
-        # others are settled from the store once the batch is written (the caller).
-        in_memory = fresh_slots.attach_segments(
-            creates, {k for k, slot in slots.items() if slot.fresh} - corroborated, now
-        )
+        # A slot the batch only added versions to is settled in memory: the new versions'
+        # segments are written with them, the stored ones' change right after. The others
+        # are settled from the store once the batch is written (the caller).
+        in_memory = slot_keys - corroborated
+        inline = inline_timeline.settle_inline(creates, state.slots, in_memory, now)
         events += await fact_effects.settle(
             tx,
             principal,
@@ -328,6 +397,7 @@ class FactService:
             fact_effects.Batch(results, creates, evidence, touches, superseded, premises, episodes),
             now,
         )
+        await TimelineRepository.apply(tx, tenant, inline.close, inline.delete, inline.create, now)
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
