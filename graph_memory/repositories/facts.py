@@ -35,17 +35,6 @@ class FactRepository:
         await tx.run("tenant.lock", {"tenant": require_tenant(tenant)})
 
     @staticmethod
-    async def cited_episodes(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:
-        rows = await tx.run("episode.cited", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["id"]: r for r in rows}
-
-    @staticmethod
-    async def current_slots(tx: Tx, tenant: str, slots: list[dict[str, str]]) -> list[Record]:
-        return await tx.run(
-            "fact.current_slots", {"tenant": require_tenant(tenant), "slots": slots}
-        )
-
-    @staticmethod
     async def predicates(tx: Tx, tenant: str, names: list[str]) -> dict[str, str]:
         rows = await tx.run("predicate.lookup", {"tenant": require_tenant(tenant), "names": names})
         return {r["name"]: r["cardinality"] for r in rows}

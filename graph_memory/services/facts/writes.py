@@ -7,7 +7,6 @@ defaults to the earliest cited episode's start (when the thing was said), ``vali
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -28,42 +27,17 @@ from graph_memory.repositories.write_state import (
 )
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts import effects as fact_effects
-from graph_memory.services.facts import inline_timeline, predicates, validity
-from graph_memory.services.facts import rows as fact_rows
+from graph_memory.services.facts import inline_timeline, predicates
 from graph_memory.services.facts import rules as fact_rules
-from graph_memory.services.facts.confidence_steps import Touch
+from graph_memory.services.facts.decide import decide_items
 from graph_memory.services.facts.gate import CheckedFact
 from graph_memory.services.facts.prepare import PreparedBatch, checked_items, lock_plan
+from graph_memory.services.facts.results import ItemResult
 from graph_memory.services.trust.policy import enforce_capacity
 
 __all__ = ["MAX_BATCH", "FactService", "ItemResult", "PreparedBatch"]
 
 MAX_BATCH = 1_000
-
-
-@dataclass
-class ItemResult:
-    index: int
-    ok: bool
-    action: str | None = None  # created | superseded | corroborated | unchanged
-    fact_id: str | None = None
-    version: int | None = None
-    status: str | None = None
-    confidence: float | None = None
-    supersedes: str | None = None
-    error_code: str | None = None
-    error_message: str | None = None
-    error_field: str | None = None
-
-    @classmethod
-    def failed(cls, index: int, err: GraphMemoryError) -> ItemResult:
-        return cls(
-            index=index,
-            ok=False,
-            error_code=err.code,
-            error_message=err.message,
-            error_field=err.field,
-        )
 
 
 class FactService:
@@ -261,140 +235,38 @@ class FactService:
         slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
         slots = fact_rules.slots_of({k: state.slots[k] for k in slot_keys})
 
-        creates: list[dict[str, Any]] = []
-        evidence: list[dict[str, Any]] = []
-        touches: list[Touch] = []
-        superseded: list[dict[str, str]] = []
-        # Slots where an item only added evidence: the stored version changed in place.
-        corroborated: set[tuple[str, str, str]] = set()
-        for i, cf in sorted(checked.items()):
-            key = (scopes[i], cf.subject_key, cf.predicate)
-            slot = slots[key]
-            cites = [
-                {
-                    "episode_id": c.episode_id,
-                    "weight": c.weight
-                    if c.weight is not None
-                    else float(episodes[c.episode_id]["confidence"] or 0.5),
-                }
-                for c in cf.item.citations
-            ]
-            claim = fact_rows.claimed_validity(
-                cf, episodes, now, slot.current, premises.ends.get(i)
-            )
-            valid_from, valid_to = claim.valid_from, claim.valid_to
-            if cf.valid_to is not None and cf.valid_to <= valid_from:
-                results[i] = ItemResult.failed(
-                    i,
-                    ValidationError(
-                        f"validTo {cf.valid_to.isoformat()} is not after validFrom "
-                        f"{valid_from.isoformat()} (defaulted to when the cited episode began)",
-                        field="validTo",
-                    ),
-                )
-                continue
-            told = fact_rows.told_at(cf, episodes, now)
-            spot = validity.place(
-                slot.current,
-                cf.object_key,
-                cards[cf.predicate],
-                valid_from,
-                valid_to,
-                told=told,
-                stated=claim.stated,
-                explicit=claim.explicit,
-            )
-            same = spot.same
-            if same is not None and fact_rules.corroborates(same, cf, now):
-                evidence.append({"id": same["id"], "citations": cites})
-                corroborated.add(key)
-                touches.append(Touch(i, same["id"], cites, created=False))
-                # Told again: it now counts as said at its latest telling (add_evidence).
-                same["told_us"] = max(same.get("told_us") or 0, validity.micros(told) or 0)
-                results[i] = ItemResult(
-                    index=i,
-                    ok=True,
-                    action="corroborated",
-                    fact_id=same["id"],
-                    version=same["version"],
-                )
-                continue
-            # The new version supersedes the one in force where it starts (ONE: any object;
-            # MANY: the same object's); see services/facts/validity.py.
-            prior = spot.prior
-            if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
-                err = TierConflict(
-                    f"{cf.tier.value}-tier write would override a {prior['tier']}-tier fact "
-                    f"on ({cf.subject_key}, {cf.predicate})",
-                    field="object",
-                )
-                results[i] = ItemResult.failed(i, err)
-                events.append(
-                    audit.event(
-                        principal, "tier_conflict", "fact", prior["id"], now, reason=err.message
-                    )
-                )
-                continue
-            row = fact_rows.new_row(
-                cf,
-                key[0],
-                cards[cf.predicate],
-                cites,
-                prior,
-                principal,
-                vectors.get(i),
-                episodes,
-                now,
-                policy.promote_sessions,
-                slot.max_version + 1,
-                claim,
-                told,
-            )
-            slot.max_version += 1
-            creates.append(row)
-            touches.append(Touch(i, row["id"], cites, created=True))
-            new_version = {
-                "id": row["id"],
-                "object_key": cf.object_key,
-                "tier": cf.tier.value,
-                "status": row["status"],
-                "version": row["version"],
-                "valid_from_us": validity.micros(valid_from),
-                "valid_to_us": validity.micros(valid_to),
-                "valid_from_stated": claim.stated,
-                "told_us": validity.micros(told),
-            }
-            if prior is not None:
-                slot.current = [v for v in slot.current if v["id"] != prior["id"]]
-                superseded.append(
-                    {
-                        "id": prior["id"],
-                        # Ids only: a reason is copied into the dependents' audit trail, where
-                        # a forgotten contributor's words must not survive (forgetContributor).
-                        "reason": f"premise {prior['id']} "
-                        f"superseded by {row['id']} at {now.isoformat()}",
-                    }
-                )
-            slot.current.append(new_version)
-            results[i] = ItemResult(
-                index=i,
-                ok=True,
-                action="superseded" if prior else "created",
-                fact_id=row["id"],
-                version=row["version"],
-                supersedes=prior["id"] if prior else None,
-            )
-
+        decided = decide_items(
+            principal,
+            policy,
+            checked,
+            vectors,
+            results,
+            now,
+            episodes,
+            premises,
+            cards,
+            slots,
+            scopes,
+        )
+        creates, events = decided.creates, events + decided.events
         # A slot the batch only added versions to is settled in memory: the new versions'
         # segments are written with them, the stored ones' change right after. The others
         # are settled from the store once the batch is written (the caller).
-        in_memory = slot_keys - corroborated
+        in_memory = slot_keys - decided.corroborated
         inline = inline_timeline.settle_inline(creates, state.slots, in_memory, now)
         events += await fact_effects.settle(
             tx,
             principal,
             policy,
-            fact_effects.Batch(results, creates, evidence, touches, superseded, premises, episodes),
+            fact_effects.Batch(
+                results,
+                creates,
+                decided.evidence,
+                decided.touches,
+                decided.superseded,
+                premises,
+                episodes,
+            ),
             now,
         )
         await TimelineRepository.apply(tx, tenant, inline.close, inline.delete, inline.create, now)
