@@ -1,7 +1,9 @@
 // params: tenant, rows, now
 // returns: id
-// New fact versions and their subjects, one flat statement per batch (UNWIND): the evidence,
-// object, dependency and supersession edges are separate statements in the same transaction.
+// New fact versions with their subject, evidence, embedding and (for a slot the batch opened)
+// timeline segments, one statement per batch (UNWIND): a round trip and an id seek per part
+// saved inside the write lock. Object, dependency and supersession edges are separate
+// statements in the same transaction (most batches have none).
 UNWIND $rows AS row
 CREATE (f:Fact)
 SET f += row.props  // += on a new node: skips clearing properties it does not have yet
@@ -18,4 +20,29 @@ SET f.recorded_at = $now,
 MERGE (s:Entity {tenant: $tenant, key: row.subject})
 ON CREATE SET s.id = row.subject_id, s.name = row.subject_name, s.caption = row.subject_name
 CREATE (f)-[:ABOUT]->(s)
+WITH f, row
+// New versions have no edges yet, so CREATE (not MERGE) is exact and cheaper.
+CALL (f, row) {
+  UNWIND row.citations AS c
+  MATCH (e:Episode {id: c.episode_id})
+  WHERE e.tenant = $tenant
+  CREATE (f)-[:DERIVED_FROM {weight: c.weight, at: $now}]->(e)
+}
+// Stored through the procedure so the vector is kept as a float32 array the index expects.
+CALL (f, row) {
+  WITH f, row
+  WHERE row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(f, 'embedding', row.embedding)
+}
+// Segments decided in memory (services/facts/fresh_slots.py): only for a slot that had no
+// version before this batch; other slots are settled from what is stored (timeline.apply).
+CALL (f, row) {
+  UNWIND row.segments AS g
+  CREATE (t:Segment {id: g.id, tenant: $tenant, scope: f.scope, subject: f.subject,
+                     predicate: f.predicate, fact_id: f.id, recorded_at: f.recorded_at,
+                     view: g.view})
+  SET t.sys_from = datetime(g.sys_from), t.sys_to = datetime(g.sys_to),
+      t.valid_from = datetime(g.valid_from), t.valid_to = datetime(g.valid_to)
+  CREATE (t)-[:WINS]->(f)
+}
 RETURN count(f) AS id

@@ -37,17 +37,6 @@ class FactRepository:
         await WriteLocks.tenant(tx, tenant)
 
     @staticmethod
-    async def cited_episodes(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:
-        rows = await tx.run("episode.cited", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["id"]: r for r in rows}
-
-    @staticmethod
-    async def current_slots(tx: Tx, tenant: str, slots: list[dict[str, str]]) -> list[Record]:
-        return await tx.run(
-            "fact.current_slots", {"tenant": require_tenant(tenant), "slots": slots}
-        )
-
-    @staticmethod
     async def predicates(tx: Tx, tenant: str, names: list[str]) -> dict[str, str]:
         rows = await tx.run("predicate.lookup", {"tenant": require_tenant(tenant), "names": names})
         return {r["name"]: r["cardinality"] for r in rows}
@@ -63,10 +52,12 @@ class FactRepository:
     async def write_versions(
         tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime
     ) -> None:
-        """New versions with subject, object, evidence, dependency and supersession edges.
+        """New versions with subject, evidence, embedding, dependency and supersession edges,
+        and the segments of the slots the batch opened (``row["segments"]``, optional).
 
-        Flat statements (one UNWIND each) instead of one statement of subqueries: the planner
-        keeps each one a straight pipeline, and the batch stays one transaction.
+        One statement for what every version has (fact.create); the edges few batches have
+        (objects, premises, supersession) are flat statements of their own, so the planner
+        keeps each a straight pipeline and a plain batch pays one round trip.
         """
         if not rows:
             return
@@ -84,6 +75,9 @@ class FactRepository:
                         "valid_to": _iso(r["props"].get("valid_to")),
                         "expires_at": _iso(r["props"].get("expires_at")),
                         "told_at": _iso(r["props"].get("told_at")),
+                        "citations": r["citations"],
+                        "embedding": r["embedding"] or None,
+                        "segments": r.get("segments") or [],
                         **{k: r[k] for k in ("subject", "subject_id", "subject_name")},
                     }
                     for r in rows
@@ -97,12 +91,6 @@ class FactRepository:
         ]
         if objects:
             await tx.run("fact.link_objects", {"tenant": tenant, "rows": objects, "now": now})
-        evidence = [
-            {"fact_id": r["id"], "episode_id": c["episode_id"], "weight": c["weight"]}
-            for r in rows
-            for c in r["citations"]
-        ]
-        await tx.run("fact.link_evidence", {"tenant": tenant, "rows": evidence, "now": now})
         depends = [{"fact_id": r["id"], "premise_id": p} for r in rows for p in r["depends_on"]]
         if depends:
             await tx.run("fact.link_depends", {"tenant": tenant, "rows": depends})
@@ -113,9 +101,6 @@ class FactRepository:
         ]
         if closing:
             await tx.run("fact.close_superseded", {"tenant": tenant, "rows": closing, "now": now})
-        vectors = [{"id": r["id"], "embedding": r["embedding"]} for r in rows if r["embedding"]]
-        if vectors:
-            await tx.run("fact.set_embeddings", {"tenant": tenant, "rows": vectors})
 
     @staticmethod
     async def add_evidence(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:

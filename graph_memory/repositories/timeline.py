@@ -18,7 +18,7 @@ from graph_memory.domain import as_datetime
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.temporal import Segment, Telling, VersionLife, View, bitemporal, settle_open
 
-__all__ = ["SlotKey", "SlotTimeline", "TimelineRepository"]
+__all__ = ["SlotKey", "SlotTimeline", "TimelineRepository", "segment_row"]
 
 
 @dataclass(frozen=True, order=True)
@@ -81,7 +81,7 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def _row(s: Segment) -> dict[str, Any]:
+def segment_row(s: Segment) -> dict[str, Any]:
     return {
         "id": uuid.uuid4().hex,
         "fact_id": s.fact_id,
@@ -91,6 +91,9 @@ def _row(s: Segment) -> dict[str, Any]:
         "valid_from": _iso(s.valid_from),
         "valid_to": _iso(s.valid_to),
     }
+
+
+_row = segment_row  # the name services/consolidation/timeline.py imports
 
 
 def merged_views(segments: Iterable[Segment]) -> list[Segment]:
@@ -148,11 +151,34 @@ class TimelineRepository:
             change = settle_open(lives, list(by_segment), now)
             close += [by_segment[s] for s in change.close]
             delete += [by_segment[s] for s in change.delete]
-            create += [_row(s) for s in change.create]
+            create += [segment_row(s) for s in change.create]
         if close or delete or create:
             await tx.run(
                 "timeline.apply",
                 {"tenant": tenant, "close": close, "delete": delete, "create": create, "now": now},
+            )
+
+    @staticmethod
+    async def apply(
+        tx: Tx,
+        tenant: str,
+        close: list[str],
+        delete: list[str],
+        create: list[dict[str, Any]],
+        now: datetime,
+    ) -> None:
+        """A change decided elsewhere (services/facts/inline_timeline.py): end the open
+        segments ``close`` at ``now``, delete ``delete``, add ``create`` (segment_row rows)."""
+        if close or delete or create:
+            await tx.run(
+                "timeline.apply",
+                {
+                    "tenant": require_tenant(tenant),
+                    "close": close,
+                    "delete": delete,
+                    "create": create,
+                    "now": now,
+                },
             )
 
     @staticmethod
@@ -179,7 +205,7 @@ class TimelineRepository:
         params = [k.param() for k in keys]
         rows = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params, "ids": []})
         create = [
-            _row(s)
+            segment_row(s)
             for r in rows
             for s in merged_views(bitemporal([_life(v) for v in r["versions"]]))
         ]

@@ -57,6 +57,14 @@ def effective(claims: Sequence[Claim]) -> list[Span]:
 
 
 def _effective(claims: Sequence[Claim]) -> list[Span]:
+    if len(claims) == 1:
+        # A version with no rival answers wherever it is valid (the rule below, one stretch
+        # per boundary, gives the same span): most slots a batch opens hold one version.
+        (only,) = claims
+        start, end = only.valid_from, only.valid_to
+        if start is not None and end is not None and end <= start:
+            return []
+        return [Span(only.id, start, end)]
     cuts = sorted({t for c in claims for t in (c.valid_from, c.valid_to) if t is not None})
     # Stretches: (-inf, cuts[0]), [cuts[0], cuts[1]), ..., [cuts[-1], +inf).
     starts: list[datetime | None] = [None, *cuts]

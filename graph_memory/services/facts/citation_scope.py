@@ -22,14 +22,15 @@ meanwhile is the write's own NOT_FOUND).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from graph_memory.domain import FactInput, Principal, parse_scope
 from graph_memory.errors import ValidationError
 from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.versions import FactVersion
 
-__all__ = ["may_cite", "out_of_scope"]
+__all__ = ["may_cite", "out_of_scope", "refused"]
 
 
 def _kind(scope: str) -> str:
@@ -57,6 +58,16 @@ async def out_of_scope(
     premise_ids = sorted({d for f in items for d in f.depends_on})
     cited = await episodes.get(principal.tenant, episode_ids) if episode_ids else {}
     premises = await facts.get(principal.tenant, premise_ids) if premise_ids else {}
+    return refused(items, cited, premises)
+
+
+def refused(
+    items: Sequence[FactInput],
+    cited: Mapping[str, Mapping[str, object]],
+    premises: Mapping[str, FactVersion],
+) -> dict[int, ValidationError]:
+    """``out_of_scope`` on episodes and premises already read (those of forgotten
+    contributors left out: the write refuses them for that)."""
     refused: dict[int, ValidationError] = {}
     for i, item in enumerate(items):
         scope = _scope_of(item, cited)
@@ -85,7 +96,7 @@ async def out_of_scope(
     return refused
 
 
-def _scope_of(item: FactInput, cited: dict[str, dict[str, object]]) -> str | None:
+def _scope_of(item: FactInput, cited: Mapping[str, Mapping[str, object]]) -> str | None:
     if item.scope:
         try:
             return parse_scope(item.scope)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -24,7 +25,7 @@ from graph_memory.errors import (
 )
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
-from graph_memory.repositories.locks import WriteLocks
+from graph_memory.repositories.write_state import SlotState
 from graph_memory.services.facts.gate import CheckedFact
 
 __all__ = [
@@ -34,8 +35,9 @@ __all__ = [
     "check_premises",
     "corroborates",
     "hash_items",
-    "load_slots",
     "scope_of",
+    "scope_or_none",
+    "slots_of",
 ]
 
 SlotKey = tuple[str, str, str]
@@ -47,6 +49,9 @@ class Slot:
 
     current: list[dict[str, Any]] = field(default_factory=list)
     max_version: int = 0
+    # No version at all before this batch (so no segment): its timeline is settled in
+    # memory from the batch's rows (services/facts/fresh_slots.py).
+    fresh: bool = True
 
 
 def _canonical(value: object) -> str:
@@ -139,13 +144,14 @@ async def cardinalities(
     policy: TenantPolicy,
     checked: dict[int, CheckedFact],
     now: datetime,
+    registered: Mapping[str, str],
 ) -> tuple[dict[str, Cardinality], dict[int, GraphMemoryError], dict[str, Cardinality]]:
     """The cardinality of every predicate in the batch, the items refused, and the
-    predicates an item declared (registered by this batch, first use). A predicate first used
+    predicates an item declared (registered by this batch, first use). ``registered``: the
+    tenant's registrations as read under the batch's locks (fact.write_state; the tenant lock
+    is held when one of the batch's predicates is not among them). A predicate first used
     without a declaration is registered with the built-in default; that decides nothing new."""
     failed: dict[int, GraphMemoryError] = {}
-    names = sorted({cf.predicate for cf in checked.values()})
-    registered = await FactRepository.predicates(tx, tenant, names)
     known: dict[str, Cardinality] = {n: Cardinality(c) for n, c in registered.items()}
     new_defs: dict[str, Cardinality] = {}
     declared_defs: dict[str, Cardinality] = {}
@@ -177,27 +183,7 @@ async def cardinalities(
     return {**known, **new_defs}, failed, declared_defs
 
 
-async def lock_batch(
-    tx: Tx, tenant: str, checked: dict[int, CheckedFact], idempotency_key: str | None
-) -> None:
-    """Take the write locks a batch needs, before it reads what it decides on: the scope of
-    every fact and of every episode it cites (a forget of that episode's user holds it), the
-    idempotency key, and the tenant lock when it may register a predicate (registrations of
-    one tenant are decided one at a time)."""
-    cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
-    episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
-    scopes = {scope for cf in checked.values() if (scope := _scope_or_none(cf, episodes))}
-    scopes |= {str(e["scope"]) for e in episodes.values() if e.get("scope")}
-    if idempotency_key:
-        scopes.add(f"idempotency:{idempotency_key}")
-    names = sorted({cf.predicate for cf in checked.values()})
-    registered = await FactRepository.predicates(tx, tenant, names) if names else {}
-    if any(n not in registered for n in names):
-        await WriteLocks.tenant(tx, tenant)
-    await WriteLocks.scopes(tx, tenant, scopes)
-
-
-def _scope_or_none(cf: CheckedFact, episodes: dict[str, Record]) -> str | None:
+def scope_or_none(cf: CheckedFact, episodes: dict[str, Record]) -> str | None:
     # An item with a bad scope or citing an unknown episode is refused by its own checks.
     try:
         return scope_of(cf, episodes)
@@ -211,16 +197,12 @@ def scope_of(cf: CheckedFact, episodes: dict[str, Record]) -> str:
     return str(episodes[cf.item.citations[0].episode_id]["scope"])
 
 
-async def load_slots(tx: Tx, tenant: str, slot_keys: set[SlotKey]) -> dict[SlotKey, Slot]:
-    slots: dict[SlotKey, Slot] = {k: Slot() for k in slot_keys}
-    for row in await FactRepository.current_slots(
-        tx, tenant, [{"scope": s, "subject": su, "predicate": p} for s, su, p in slot_keys]
-    ):
-        slot = slots[(row["scope"], row["subject"], row["predicate"])]
-        slot.max_version = max(slot.max_version, int(row["max_version"]))
-        if row["id"] is not None:
-            slot.current.append(dict(row))
-    return slots
+def slots_of(states: Mapping[SlotKey, SlotState]) -> dict[SlotKey, Slot]:
+    """What the batch works on while deciding, from the slots as read under the lock (copies:
+    deciding moves versions in and out of ``current``)."""
+    return {
+        k: Slot([dict(v) for v in st.current], st.max_version, st.fresh) for k, st in states.items()
+    }
 
 
 def corroborates(existing: dict[str, Any], cf: CheckedFact, now: datetime) -> bool:

@@ -7,7 +7,6 @@ defaults to the earliest cited episode's start (when the thing was said), ``vali
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -17,64 +16,28 @@ from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
-from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.idempotency import IdempotencyRepository
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
+from graph_memory.repositories.write_state import (
+    PrelockRepository,
+    WriteState,
+    WriteStateRepository,
+)
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts import effects as fact_effects
-from graph_memory.services.facts import predicates, validity
-from graph_memory.services.facts import rows as fact_rows
+from graph_memory.services.facts import inline_timeline, predicates
 from graph_memory.services.facts import rules as fact_rules
-from graph_memory.services.facts.citation_scope import out_of_scope
-from graph_memory.services.facts.confidence_steps import Touch
-from graph_memory.services.facts.gate import CheckedFact, check_fact
+from graph_memory.services.facts.decide import decide_items
+from graph_memory.services.facts.gate import CheckedFact
+from graph_memory.services.facts.prepare import PreparedBatch, checked_items, lock_plan
+from graph_memory.services.facts.results import ItemResult
 from graph_memory.services.trust.policy import enforce_capacity
 
-__all__ = ["MAX_BATCH", "FactService", "Gated", "ItemResult"]
+__all__ = ["MAX_BATCH", "FactService", "ItemResult", "PreparedBatch"]
 
 MAX_BATCH = 1_000
-
-
-@dataclass
-class ItemResult:
-    index: int
-    ok: bool
-    action: str | None = None  # created | superseded | corroborated | unchanged
-    fact_id: str | None = None
-    version: int | None = None
-    status: str | None = None
-    confidence: float | None = None
-    supersedes: str | None = None
-    error_code: str | None = None
-    error_message: str | None = None
-    error_field: str | None = None
-
-    @classmethod
-    def failed(cls, index: int, err: GraphMemoryError) -> ItemResult:
-        return cls(
-            index=index,
-            ok=False,
-            error_code=err.code,
-            error_message=err.message,
-            error_field=err.field,
-        )
-
-
-@dataclass
-class Gated:
-    """A batch after the write gate: the items that passed (by index) and the verdicts of
-    those refused."""
-
-    count: int
-    checked: dict[int, CheckedFact] = field(default_factory=dict)
-    results: dict[int, ItemResult] = field(default_factory=dict)
-
-    @property
-    def texts(self) -> list[str]:
-        """The texts to embed, in the order of ``checked``."""
-        return [c.text for c in self.checked.values()]
 
 
 class FactService:
@@ -112,88 +75,129 @@ class FactService:
                 if prior["request_hash"] != request_hash:
                     raise Conflict("idempotency key reused with a different batch")
                 return [ItemResult(**r) for r in json.loads(prior["result"])]
-        policy = await self.policy(tenant)
-        batch = self.gate(principal, items, policy)
-        await self.refuse_out_of_scope(principal, items, batch)
-        checked = batch.checked
-        embeddings = await self._embed(batch.texts)
-        vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
+        batch = await self.prepare(principal, items, idempotency_key, request_hash)
 
         async def work(tx: Tx) -> list[ItemResult]:
-            # Per scope, not per tenant: batches of different users write in parallel.
-            await fact_rules.lock_batch(tx, tenant, checked, idempotency_key)
-            # The clock is read under the locks, so recordedAt/supersededAt follow commit
-            # order within each scope.
-            now = utcnow()
-            if idempotency_key:
-                # Checked again under the lock: of two concurrent replays only one writes.
-                stored = await IdempotencyRepository.get_in_tx(
-                    tx, tenant, f"facts:{idempotency_key}"
-                )
-                if stored is not None:
-                    if stored["request_hash"] != request_hash:
-                        raise Conflict("idempotency key reused with a different batch")
-                    return [ItemResult(**r) for r in json.loads(stored["result"])]
-            ordered = await self.write_in_tx(tx, principal, policy, batch, vectors, now)
-            if idempotency_key:
-                # Recorded in the same transaction: a crash cannot land the facts without it.
-                await IdempotencyRepository.put_in_tx(
-                    tx,
-                    tenant,
-                    f"facts:{idempotency_key}",
-                    request_hash,
-                    json.dumps([r.__dict__ for r in ordered]),
-                    now,
-                    sorted({c.episode_id for it in items for c in it.citations}),
-                )
-            return ordered
+            return await self.write_prepared(tx, batch)
 
         # The whole batch's valid items commit together; the tier-conflict audit rides along.
         return await self.db.write_tx(work)
 
-    def gate(self, principal: Principal, items: list[FactInput], policy: TenantPolicy) -> Gated:
-        """The write gate's verdict on each item, before any read (no I/O)."""
-        gated = Gated(len(items))
-        for i, item in enumerate(items):
-            try:
-                gated.checked[i] = check_fact(item, principal, policy)
-            except GraphMemoryError as e:
-                gated.results[i] = ItemResult.failed(i, e)
-        return gated
-
-    async def refuse_out_of_scope(
-        self, principal: Principal, items: list[FactInput], gated: Gated
-    ) -> None:
-        """Citations and premises stay inside what the fact's readers may see (every writer:
-        GraphQL, the clients, session ingestion)."""
-        for i, err in (
-            await out_of_scope(principal, items, EpisodeRepository(self.db), self.facts)
-        ).items():
-            if i in gated.checked:
-                del gated.checked[i]
-                gated.results[i] = ItemResult.failed(i, err)
-
-    async def write_in_tx(
+    async def prepare(
         self,
-        tx: Tx,
         principal: Principal,
-        policy: TenantPolicy,
-        gated: Gated,
-        vectors: dict[int, list[float]],
-        now: datetime,
-    ) -> list[ItemResult]:
-        """Decide and write a gated batch inside the caller's transaction, which holds the
-        batch's locks (fact_rules.lock_batch) and read ``now`` under them; settles the
-        timeline of every slot it touched. Per item, in input order, its result."""
-        # A retried transaction starts from the gate's verdicts, not a half-decided batch.
-        attempt = dict(gated.results)
-        touched = await self._decide_and_write(
-            tx, principal, policy, dict(gated.checked), vectors, attempt, now
+        items: list[FactInput],
+        idempotency_key: str | None = None,
+        request_hash: str = "",
+        *,
+        embed: bool = True,
+    ) -> PreparedBatch:
+        """What does not depend on the slots' current state, done before any lock: the gate,
+        the citation scopes, embeddings, and which locks the batch takes (services/facts/
+        prepare.py). ``embed=False``: the caller embeds the checked items' texts itself (a
+        session's ingestion, in one call for all its texts) and sets ``vectors``."""
+        policy = await self.policy(principal.tenant)
+        results, checked, episodes, registered = await checked_items(
+            principal, policy, items, self.facts, PrelockRepository(self.db), ItemResult
         )
-        ordered = [attempt[i] for i in range(gated.count)]
-        # The timeline of every slot the batch touched, in the same transaction.
-        await TimelineRepository.settle(tx, principal.tenant, [SlotKey(*k) for k in touched], now)
+        embeddings = await self._embed([c.text for c in checked.values()]) if embed else []
+        vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
+        scopes, slots = lock_plan(checked, episodes, idempotency_key)
+        return PreparedBatch(
+            principal=principal,
+            policy=policy,
+            items=tuple(items),
+            idempotency_key=idempotency_key,
+            request_hash=request_hash,
+            refused=results,
+            checked=checked,
+            vectors=vectors,
+            scopes=scopes,
+            slots=slots,
+            register=any(cf.predicate not in registered for cf in checked.values()),
+        )
+
+    async def write_prepared(self, tx: Tx, batch: PreparedBatch) -> list[ItemResult]:
+        """Lock, read, decide and write a prepared batch in ``tx`` (the caller commits it, and
+        retries it whole: this starts again from the prepared verdicts every time)."""
+        tenant = batch.principal.tenant
+        key = batch.idempotency_key
+        if batch.register:
+            # Registrations of one tenant are decided one at a time (taken before the scope
+            # locks, as every writer does).
+            await WriteLocks.tenant(tx, tenant)
+        # Per scope, not per tenant: batches of different users write in parallel.
+        state = await WriteStateRepository.lock_and_read(
+            tx,
+            tenant,
+            batch.scopes,
+            {c.episode_id for cf in batch.checked.values() for c in cf.item.citations},
+            {cf.predicate for cf in batch.checked.values()},
+            batch.slots,
+        )
+        state = await self._complete(tx, batch, state)
+        # The clock is read under the locks, so recordedAt/supersededAt follow commit order
+        # within each scope (and so within each of its slots).
+        now = utcnow()
+        if key:
+            # Checked again under the lock: of two concurrent replays only one writes.
+            stored = await IdempotencyRepository.get_in_tx(tx, tenant, f"facts:{key}")
+            if stored is not None:
+                if stored["request_hash"] != batch.request_hash:
+                    raise Conflict("idempotency key reused with a different batch")
+                return [ItemResult(**r) for r in json.loads(stored["result"])]
+        # A retried transaction starts from the gate's verdicts, not a half-decided batch.
+        attempt = dict(batch.refused)
+        touched = await self._decide_and_write(
+            tx,
+            batch.principal,
+            batch.policy,
+            dict(batch.checked),
+            batch.vectors,
+            attempt,
+            now,
+            state,
+        )
+        ordered = [attempt[i] for i in range(len(batch.items))]
+        # The timeline of the slots not settled in memory, in the same transaction.
+        await TimelineRepository.settle(tx, tenant, [SlotKey(*k) for k in touched], now)
+        if key:
+            # Recorded in the same transaction: a crash cannot land the facts without it.
+            await IdempotencyRepository.put_in_tx(
+                tx,
+                tenant,
+                f"facts:{key}",
+                batch.request_hash,
+                json.dumps([r.__dict__ for r in ordered]),
+                now,
+                sorted({c.episode_id for it in batch.items for c in it.citations}),
+            )
         return ordered
+
+    @staticmethod
+    async def _complete(tx: Tx, batch: PreparedBatch, state: WriteState) -> WriteState:
+        """What the read before the locks could not know: an episode recorded since (its
+        scope and the slots of the items citing it are locked and read now), a predicate
+        removed since (then the tenant lock is taken to register it again)."""
+        tenant = batch.principal.tenant
+        scopes, slots = lock_plan(batch.checked, state.episodes, None)
+        more_scopes, more_slots = scopes - batch.scopes, slots - state.slots.keys()
+        names = {cf.predicate for cf in batch.checked.values()}
+        lost = not batch.register and any(n not in state.predicates for n in names)
+        if not (more_scopes or more_slots or lost):
+            return state
+        if lost:
+            # Out of the usual order (the tenant lock after scope locks): a writer waiting
+            # the other way round is a deadlock Neo4j breaks, and the retry redoes the batch.
+            await WriteLocks.tenant(tx, tenant)
+        more = await WriteStateRepository.lock_and_read(
+            tx, tenant, more_scopes, [], names if lost else [], more_slots
+        )
+        return WriteState(
+            episodes=state.episodes,
+            predicates={**state.predicates, **more.predicates},
+            slots={**state.slots, **more.slots},
+        )
 
     async def _embed(self, texts: list[str]) -> list[list[float]]:
         if not texts or self.embedder is None:
@@ -209,9 +213,10 @@ class FactService:
         vectors: dict[int, list[float]],
         results: dict[int, ItemResult],
         now: datetime,
+        state: WriteState,
     ) -> set[tuple[str, str, str]]:
         """Decide and write the batch; returns the (scope, subject, predicate) slots it may
-        have changed."""
+        have changed whose timeline is still to settle from the store."""
         tenant = principal.tenant
         # Protected-namespace refusals were raised by the gate; they are audited alerts too.
         events = [
@@ -219,151 +224,59 @@ class FactService:
             for r in results.values()
             if r.error_code == TierConflict.code
         ]
-        cited_ids = sorted({c.episode_id for cf in checked.values() for c in cf.item.citations})
-        episodes = await FactRepository.cited_episodes(tx, tenant, cited_ids) if cited_ids else {}
+        episodes = state.episodes
         _fail(results, fact_rules.check_citations(checked, episodes))
         premises = await fact_rules.check_premises(tx, tenant, checked)
         _fail(results, premises.failed)
-        cards, failed, registered = await fact_rules.cardinalities(tx, tenant, policy, checked, now)
+        cards, failed, registered = await fact_rules.cardinalities(
+            tx, tenant, policy, checked, now, state.predicates
+        )
         _fail(results, failed)
         # A registered cardinality is final and decides every later write: who set it is audited.
         events += predicates.registered_events(principal, registered, now)
         scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
         slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
-        slots = await fact_rules.load_slots(tx, tenant, slot_keys)
+        slots = fact_rules.slots_of({k: state.slots[k] for k in slot_keys})
 
-        creates: list[dict[str, Any]] = []
-        evidence: list[dict[str, Any]] = []
-        touches: list[Touch] = []
-        superseded: list[dict[str, str]] = []
-        for i, cf in sorted(checked.items()):
-            key = (scopes[i], cf.subject_key, cf.predicate)
-            slot = slots[key]
-            cites = [
-                {
-                    "episode_id": c.episode_id,
-                    "weight": c.weight
-                    if c.weight is not None
-                    else float(episodes[c.episode_id]["confidence"] or 0.5),
-                }
-                for c in cf.item.citations
-            ]
-            claim = fact_rows.claimed_validity(
-                cf, episodes, now, slot.current, premises.ends.get(i)
-            )
-            valid_from, valid_to = claim.valid_from, claim.valid_to
-            if cf.valid_to is not None and cf.valid_to <= valid_from:
-                results[i] = ItemResult.failed(
-                    i,
-                    ValidationError(
-                        f"validTo {cf.valid_to.isoformat()} is not after validFrom "
-                        f"{valid_from.isoformat()} (defaulted to when the cited episode began)",
-                        field="validTo",
-                    ),
-                )
-                continue
-            told = fact_rows.told_at(cf, episodes, now)
-            spot = validity.place(
-                slot.current,
-                cf.object_key,
-                cards[cf.predicate],
-                valid_from,
-                valid_to,
-                told=told,
-                stated=claim.stated,
-                explicit=claim.explicit,
-            )
-            same = spot.same
-            if same is not None and fact_rules.corroborates(same, cf, now):
-                evidence.append({"id": same["id"], "citations": cites})
-                touches.append(Touch(i, same["id"], cites, created=False))
-                # Told again: it now counts as said at its latest telling (add_evidence).
-                same["told_us"] = max(same.get("told_us") or 0, validity.micros(told) or 0)
-                results[i] = ItemResult(
-                    index=i,
-                    ok=True,
-                    action="corroborated",
-                    fact_id=same["id"],
-                    version=same["version"],
-                )
-                continue
-            # The new version supersedes the one in force where it starts (ONE: any object;
-            # MANY: the same object's); see services/facts/validity.py.
-            prior = spot.prior
-            if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
-                err = TierConflict(
-                    f"{cf.tier.value}-tier write would override a {prior['tier']}-tier fact "
-                    f"on ({cf.subject_key}, {cf.predicate})",
-                    field="object",
-                )
-                results[i] = ItemResult.failed(i, err)
-                events.append(
-                    audit.event(
-                        principal, "tier_conflict", "fact", prior["id"], now, reason=err.message
-                    )
-                )
-                continue
-            row = fact_rows.new_row(
-                cf,
-                key[0],
-                cards[cf.predicate],
-                cites,
-                prior,
-                principal,
-                vectors.get(i),
-                episodes,
-                now,
-                policy.promote_sessions,
-                slot.max_version + 1,
-                claim,
-                told,
-            )
-            slot.max_version += 1
-            creates.append(row)
-            touches.append(Touch(i, row["id"], cites, created=True))
-            new_version = {
-                "id": row["id"],
-                "object_key": cf.object_key,
-                "tier": cf.tier.value,
-                "status": row["status"],
-                "version": row["version"],
-                "valid_from_us": validity.micros(valid_from),
-                "valid_to_us": validity.micros(valid_to),
-                "valid_from_stated": claim.stated,
-                "told_us": validity.micros(told),
-            }
-            if prior is not None:
-                slot.current = [v for v in slot.current if v["id"] != prior["id"]]
-                superseded.append(
-                    {
-                        "id": prior["id"],
-                        # Ids only: a reason is copied into the dependents' audit trail, where
-                        # a forgotten contributor's words must not survive (forgetContributor).
-                        "reason": f"premise {prior['id']} "
-                        f"superseded by {row['id']} at {now.isoformat()}",
-                    }
-                )
-            slot.current.append(new_version)
-            results[i] = ItemResult(
-                index=i,
-                ok=True,
-                action="superseded" if prior else "created",
-                fact_id=row["id"],
-                version=row["version"],
-                supersedes=prior["id"] if prior else None,
-            )
-
+        decided = decide_items(
+            principal,
+            policy,
+            checked,
+            vectors,
+            results,
+            now,
+            episodes,
+            premises,
+            cards,
+            slots,
+            scopes,
+        )
+        creates, events = decided.creates, events + decided.events
+        # A slot the batch only added versions to is settled in memory: the new versions'
+        # segments are written with them, the stored ones' change right after. The others
+        # are settled from the store once the batch is written (the caller).
+        in_memory = slot_keys - decided.corroborated
+        inline = inline_timeline.settle_inline(creates, state.slots, in_memory, now)
         events += await fact_effects.settle(
             tx,
             principal,
             policy,
-            fact_effects.Batch(results, creates, evidence, touches, superseded, premises, episodes),
+            fact_effects.Batch(
+                results,
+                creates,
+                decided.evidence,
+                decided.touches,
+                decided.superseded,
+                premises,
+                episodes,
+            ),
             now,
         )
+        await TimelineRepository.apply(tx, tenant, inline.close, inline.delete, inline.create, now)
         # Per-user capacity: evict lowest-value memories, audited, in this same transaction.
         events += await enforce_capacity(tx, principal, policy, creates, now)
         await AuditRepository.record_in_tx(tx, tenant, events)
-        return slot_keys
+        return slot_keys - in_memory
 
     async def retract(self, principal: Principal, fact_id: str, reason: str | None) -> Record:
         """Retract the fact: belief ends now, the version stays in history as retracted.

@@ -30,7 +30,6 @@ from graph_memory.errors import ValidationError
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.episodes import EpisodeService
-from graph_memory.services.facts.writes import Gated
 from graph_memory.services.ingest.extraction_schema import (
     EventOut,
     Extraction,
@@ -176,12 +175,9 @@ async def prepare_session(
         fact_refused=fact_refused,
         memo_refused=memo_refused,
     )
-    # Every text of the session embedded in one call while the facts' citations are checked
-    # against their readers' scopes (a read): a fact refused there wasted only its vector.
-    await asyncio.gather(
-        embed_plan(services, plan),
-        services.facts.refuse_out_of_scope(job.principal, facts.inputs, facts.gated),
-    )
+    # Every text of the session embedded in one call (the facts' gate and citation scopes
+    # were decided by FactService.prepare, so only the facts still standing are embedded).
+    await embed_plan(services, plan)
     return plan
 
 
@@ -235,7 +231,7 @@ async def _facts(
             continue
         valid.append((i, f, valid_from, valid_to))
     if not valid:
-        return FactPlan([], [], Gated(0))
+        return FactPlan([], [], None)
     names = await _resolve(
         services, tenant, {n for _, f, _, _ in valid for n in (f.subject, f.object)}
     )
@@ -272,7 +268,8 @@ async def _facts(
                 },
             )
         )
-    return FactPlan(inputs, meta, services.facts.gate(job.principal, inputs, policy))
+    batch = await services.facts.prepare(job.principal, inputs, embed=False)
+    return FactPlan(inputs, meta, batch)
 
 
 def _memos(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph_memory.domain import FactInput, Principal
 from graph_memory.errors import GraphMemoryError
-from graph_memory.services.facts.writes import Gated
+from graph_memory.services.facts.writes import PreparedBatch
 from graph_memory.services.ingest.extraction_schema import FactOut
 from graph_memory.services.ingest.memos import PreparedMemos
 from graph_memory.services.procedures.practice import PracticePlan
@@ -51,11 +51,12 @@ class Applied:
 @dataclass
 class FactPlan:
     """The session's facts after the gate: the FactInputs, what the report says of each
-    (index, the model's item, resolution details), and the gate's verdicts."""
+    (index, the model's item, resolution details), and the prepared batch (the gate's and
+    the citation scopes' verdicts; None when no fact came through the model's checks)."""
 
     inputs: list[FactInput]
     meta: list[tuple[int, FactOut, dict[str, Any]]]
-    gated: Gated
+    batch: PreparedBatch | None
 
 
 @dataclass
@@ -86,14 +87,15 @@ async def embed_plan(services: Services, plan: SessionPlan) -> None:
     embedder = services.embedder
     if embedder is None:
         return
-    gated = plan.facts.gated
+    checked = plan.facts.batch.checked if plan.facts.batch is not None else {}
     memo_texts = plan.memos.texts if plan.memos is not None else []
-    texts = [r["text"] for r in plan.episode_rows] + gated.texts + memo_texts
+    texts = [r["text"] for r in plan.episode_rows] + [c.text for c in checked.values()]
+    texts += memo_texts
     if plan.practice_text is not None:
         texts.append(plan.practice_text)
     if not texts:
         return
-    keys = list(gated.checked)  # before the await: a scope check may drop items meanwhile
+    keys = list(checked)
     vectors = await embedder.embed(texts)
     n = len(plan.episode_rows)
     for r, v in zip(plan.episode_rows, vectors[:n], strict=True):

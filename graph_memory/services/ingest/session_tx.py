@@ -2,30 +2,28 @@
 evidence, their tags and the job's completion commit together or not at all.
 
 Each part is written by its own service's transaction-level function (one rule, one place):
-EpisodeService.record_in_tx, FactService.write_in_tx (the write gate's verdicts, trust tiers,
-corroboration, the timeline settle), MemoService.write_in_tx, practice_in_tx. The job's
+EpisodeService.record_in_tx, FactService.write_prepared (the write gate's verdicts, trust
+tiers, corroboration, the timeline settle), MemoService.write_in_tx, practice_in_tx. The job's
 completion is the last statement and is conditional on the worker's claim: a worker that
 lost its lease (or whose job a forget stopped) rolls the whole session back, and a crash
 anywhere before the commit leaves nothing half written, so a resumed job starts clean.
 
 Lock order, the same as every writer's (repositories/locks.py): the tenant lock when a fact
 registers a predicate or the session records procedure evidence, then scope locks
-(fact_rules.lock_batch; the episode's scope is the same one, held already), and the job's
-own lock last.
+(the facts' and the episode's, in one sorted statement), and the job's own lock last.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from graph_memory.db import Tx
-from graph_memory.domain import utcnow
 from graph_memory.errors import GraphMemoryError
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.episodes import EpisodeService
-from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.writes import ItemResult
 from graph_memory.services.ingest.memos import MemoService
 from graph_memory.services.ingest.plan import Applied, SessionPlan
@@ -46,7 +44,9 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
     outcomes."""
     principal = plan.job.principal
     tenant = principal.tenant
-    gated = plan.facts.gated
+    batch = plan.facts.batch
+    if batch is not None:
+        batch = dataclasses.replace(batch, vectors=plan.fact_vectors)
 
     async def work(tx: Tx) -> Applied:
         # Rebuilt on every attempt: a retried transaction starts from the plan.
@@ -55,22 +55,20 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
             "episode", 0, action=plan.episode_action, id=plan.episode_id, text=plan.episode_text
         )
         events: list[dict[str, Any]] = []
-        if plan.practice is not None and plan.practice.done is None:
-            # Procedures are decided under the tenant lock, which comes before scope locks.
+        registers = batch is not None and batch.register
+        if registers or (plan.practice is not None and plan.practice.done is None):
+            # Procedures and new predicates are decided under the tenant lock, which comes
+            # before scope locks.
             await WriteLocks.tenant(tx, tenant)
-        if gated.checked:
-            await fact_rules.lock_batch(tx, tenant, gated.checked, None)
+        # Every scope lock the session needs in one sorted statement (the facts' and the
+        # episode's), the order every writer takes them in; the writes below find them held.
+        scopes = set(batch.scopes) if batch is not None else set()
+        await WriteLocks.scopes(tx, tenant, scopes | {r["scope"] for r in plan.episode_rows})
         if plan.episode_rows:
             events += await EpisodeService.record_in_tx(tx, principal, plan.episode_rows)
         facts = Applied(items=list(plan.fact_refused.items))
-        if plan.facts.inputs:
-            results = (
-                await services.facts.write_in_tx(
-                    tx, principal, plan.policy, gated, plan.fact_vectors, utcnow()
-                )
-                if gated.checked
-                else [gated.results[i] for i in range(gated.count)]
-            )
+        if batch is not None:
+            results = await services.facts.write_prepared(tx, batch)
             _fact_outcomes(plan, results, facts)
         memos = Applied(items=list(plan.memo_refused.items))
         if plan.memos is not None and plan.memos.rows:

@@ -1,0 +1,131 @@
+"""What a fact batch decides on, read under its write locks in one round trip.
+
+``fact.write_state`` takes the batch's scope locks and then reads the cited episodes, the
+predicates' registered cardinalities and each slot's versions and open segments: one round
+trip where the write path used four (the lock, the episodes, the predicates, the current
+versions) and a fifth after the write (timeline.slot_state) for the timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_memory.db import Database, Record, Tx
+from graph_memory.repositories._scope import require_tenant
+from graph_memory.repositories.timeline import _life, _segment
+from graph_memory.temporal import Segment, VersionLife
+
+__all__ = ["PrelockRepository", "SlotState", "WriteState", "WriteStateRepository"]
+
+SlotKey = tuple[str, str, str]
+
+# What the write rules read of a current version (services/facts/validity.py, rules.py).
+_CURRENT_KEYS = (
+    "id",
+    "object_key",
+    "tier",
+    "status",
+    "version",
+    "expires_ms",
+    "valid_from_us",
+    "valid_to_us",
+    "valid_from_stated",
+    "told_us",
+)
+
+
+@dataclass
+class SlotState:
+    """One (scope, subject, predicate) slot as stored when the batch took its locks."""
+
+    current: list[dict[str, Any]] = field(default_factory=list)
+    max_version: int = 0
+    lives: list[VersionLife] = field(default_factory=list)
+    # Open segments (believed now) with their node ids.
+    open: dict[Segment, str] = field(default_factory=dict)
+
+    @property
+    def fresh(self) -> bool:
+        """No version at all before the batch (so no segment either)."""
+        return not self.lives
+
+
+@dataclass(frozen=True)
+class WriteState:
+    episodes: dict[str, Record]
+    predicates: dict[str, str]
+    slots: dict[SlotKey, SlotState]
+
+
+def _slot(r: Record) -> SlotState:
+    versions = r["versions"]
+    return SlotState(
+        current=[{k: v[k] for k in _CURRENT_KEYS} for v in versions if v["current"]],
+        max_version=max((int(v["version"]) for v in versions), default=0),
+        lives=[_life(v) for v in versions],
+        open={_segment({**s, "sys_to": None}): s["id"] for s in r["open"]},
+    )
+
+
+class WriteStateRepository:
+    @staticmethod
+    async def lock_and_read(
+        tx: Tx,
+        tenant: str,
+        scopes: Iterable[str],
+        episode_ids: Iterable[str],
+        predicates: Iterable[str],
+        slots: Iterable[SlotKey],
+    ) -> WriteState:
+        """Take the scope locks (sorted here, the order every writer takes them in), then read
+        what the batch decides on; a slot without versions comes back as an empty state."""
+        tenant = require_tenant(tenant)
+        keys = sorted(set(slots))
+        # A lock this transaction holds already (a session's ingestion writes its episode
+        # first) is not taken again: re-locking a held node can deadlock against a writer
+        # waiting for it (repositories/locks.py).
+        wanted = sorted(s for s in set(scopes) if ("scope", tenant, s) not in tx.held)
+        rows = await tx.run(
+            "fact.write_state",
+            {
+                "tenant": tenant,
+                "scopes": wanted,
+                "ids": sorted(set(episode_ids)),
+                "names": sorted(set(predicates)),
+                "slots": [{"scope": s, "subject": su, "predicate": p} for s, su, p in keys],
+            },
+        )
+        tx.held.update(("scope", tenant, s) for s in wanted)
+        row = rows[0]
+        states = {k: SlotState() for k in keys}
+        for r in row["slots"]:
+            states[(r["scope"], r["subject"], r["predicate"])] = _slot(r)
+        return WriteState(
+            episodes={e["id"]: e for e in row["episodes"]},
+            predicates={p["name"]: p["cardinality"] for p in row["predicates"]},
+            slots=states,
+        )
+
+
+class PrelockRepository:
+    """Reads a batch makes before it takes any lock, to know which locks to take: what they
+    return can only go stale in ways the read under the locks (``lock_and_read``) sees."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def episodes(self, tenant: str, ids: list[str]) -> dict[str, Record]:
+        if not ids:
+            return {}
+        rows = await self.db.read("episode.cited", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["id"]: r for r in rows}
+
+    async def predicates(self, tenant: str, names: list[str]) -> dict[str, str]:
+        if not names:
+            return {}
+        rows = await self.db.read(
+            "predicate.lookup", {"tenant": require_tenant(tenant), "names": names}
+        )
+        return {r["name"]: r["cardinality"] for r in rows}
