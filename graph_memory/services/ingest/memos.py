@@ -87,46 +87,6 @@ class MemoService:
         self.repo = MemoRepository(db)
         self.embedder = embedder
 
-    async def write(
-        self,
-        principal: Principal,
-        policy: TenantPolicy,
-        *,
-        drafts: list[MemoDraft],
-        episode_id: str,
-        scope: str,
-        user_id: str,
-        session_id: str,
-        job_id: str,
-        extractor: str,
-        source: str = "conversation",
-    ) -> list[tuple[str | None, bool, GraphMemoryError | None]]:
-        """Write drafts citing the episode, in a transaction of their own; per draft (id,
-        created, error)."""
-        prepared = self.prepare(
-            principal,
-            policy,
-            drafts=drafts,
-            episode_id=episode_id,
-            scope=scope,
-            user_id=user_id,
-            session_id=session_id,
-            job_id=job_id,
-            extractor=extractor,
-            source=source,
-        )
-        if not prepared.rows:
-            return prepared.outcomes({})
-        if self.embedder is not None:
-            prepared.embed(await self.embedder.embed(prepared.texts))
-
-        async def work(tx: Tx) -> dict[str, bool]:
-            created, events = await self.write_in_tx(tx, principal, prepared)
-            await AuditRepository.record_in_tx(tx, principal.tenant, events)
-            return created
-
-        return prepared.outcomes(await self.db.write_tx(work))
-
     @staticmethod
     def prepare(
         principal: Principal,
