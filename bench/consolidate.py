@@ -130,7 +130,8 @@ CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
   source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95, status: 'active',
   cardinality: 'many', confidence: 0.7, version: 1, recorded_at: r.at, activated_at: r.at,
   valid_from: r.at, valid_from_stated: false, told_at: r.at, told_log_at: [r.at],
-  told_log: [r.at], needs_verification: false, retrieval_count: 0, expires_at: r.expires_at})
+  told_log: [r.at], changes_at: [r.at], changes: ['activated'],
+  needs_verification: false, retrieval_count: 0, expires_at: r.expires_at})
 CREATE (f)-[:ABOUT]->(s)
 WITH f, r MATCH (e:Episode {id: r.episode})
 CREATE (f)-[:DERIVED_FROM {weight: 0.7, at: r.at}]->(e)

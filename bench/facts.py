@@ -58,6 +58,10 @@ CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
   supersedes: r.supersedes, valid_from: r.valid_from, activated_at: r.recorded_at,
   valid_from_stated: true, told_at: r.recorded_at,
   told_log_at: [r.recorded_at], told_log: [r.recorded_at],
+  changes_at: CASE WHEN r.superseded_at IS NULL THEN [r.recorded_at]
+                   ELSE [r.recorded_at, r.superseded_at] END,
+  changes: CASE WHEN r.superseded_at IS NULL THEN ['activated']
+                ELSE ['activated', 'superseded'] END,
   needs_verification: false,
   retrieval_count: 0})
 """

@@ -67,7 +67,7 @@ CREATE (f:Fact {id: r.id, tenant: r.tenant, scope: r.scope, ft_scope: r.ft_scope
   source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95, status: 'active',
   cardinality: 'many', confidence: r.confidence, version: 1, recorded_at: r.at,
   valid_from: r.at, valid_from_stated: false, told_at: r.at, activated_at: r.at,
-  told_log_at: [r.at], told_log: [r.at],
+  told_log_at: [r.at], told_log: [r.at], changes_at: [r.at], changes: ['activated'],
   needs_verification: false, retrieval_count: 0})
 CREATE (f)-[:DERIVED_FROM {weight: 0.8, at: r.at}]->(e)
 WITH f, r

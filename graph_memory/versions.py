@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.domain import Cardinality, Status, Tier, as_datetime
+from graph_memory.temporal.lifecycle import Change
 
 __all__ = ["EntityRef", "Evidence", "FactDependencies", "FactVersion"]
 
@@ -28,9 +29,8 @@ def _text(value: Any) -> str | None:
 class FactVersion:
     """One version of a (subject, predicate, object) triple with its lifecycle.
 
-    Immutable but for the lifecycle fields (superseded, retracted, rejected, expired, flagged,
-    promoted), each with the moment it changed: ``services/facts/belief.py`` turns a version
-    into the one believed at a past moment from them.
+    Immutable but for its lifecycle, whose every change is in ``changes``:
+    ``services/facts/belief.py`` turns a version into the one believed at a past moment.
     """
 
     id: str
@@ -69,9 +69,9 @@ class FactVersion:
     flagged_at: datetime | None = None
     verified_at: datetime | None = None
     verification_reason: str | None = None
-    # Every flag (True) and verification (False) with its moment, oldest first: the single
-    # timestamps above keep only the last of each.
-    flag_log: tuple[tuple[datetime, bool], ...] = ()
+    # The change log (temporal/lifecycle.py), in the order it was appended: the single
+    # timestamps above are the state now, the log is every state since.
+    changes: tuple[tuple[datetime, Change], ...] = ()
     created_by: str | None = None
     last_retrieved_at: datetime | None = None
     retrieval_count: int = 0
@@ -81,8 +81,8 @@ class FactVersion:
         recorded = as_datetime(r["recorded_at"])
         if recorded is None:
             raise ValueError(f"fact {r.get('id')} has no recorded_at")
-        times = [as_datetime(t) for t in r.get("flag_log_at") or []]
-        flags = [bool(f) for f in r.get("flag_log") or []]
+        times = [as_datetime(t) for t in r.get("changes_at") or []]
+        changes = [Change(c) for c in r.get("changes") or []]
         return cls(
             id=str(r["id"]),
             scope=str(r["scope"]),
@@ -120,7 +120,7 @@ class FactVersion:
             flagged_at=_when(r.get("flagged_at")),
             verified_at=_when(r.get("verified_at")),
             verification_reason=_text(r.get("verification_reason")),
-            flag_log=tuple((t, f) for t, f in zip(times, flags, strict=False) if t is not None),
+            changes=tuple((t, c) for t, c in zip(times, changes, strict=True) if t is not None),
             created_by=_text(r.get("created_by")),
             last_retrieved_at=_when(r.get("last_retrieved_at")),
             retrieval_count=int(r.get("retrieval_count") or 0),

@@ -11,7 +11,7 @@ SET f.status = 'expired', f.expired_at = $now, f.needs_verification = true,
     f.verification_reason = 'TTL of ' + coalesce(toString(f.ttl_days), '?')
       + ' days elapsed at ' + toString(f.expires_at) + '; verify before relying on it',
     f.flagged_at = $now,
-    f.flag_log_at = coalesce(f.flag_log_at, []) + [$now],
-    f.flag_log = coalesce(f.flag_log, []) + [true]
+    f.changes_at = coalesce(f.changes_at, []) + [$now, $now],
+    f.changes = coalesce(f.changes, []) + ['expired', 'flagged']
 RETURN f.id AS id, status_before, f.expires_at AS expires_at, f.ttl_days AS ttl_days,
        f.confidence AS confidence

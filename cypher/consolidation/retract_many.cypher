@@ -7,5 +7,7 @@ MATCH (f:Fact {id: m.from})
 WHERE f.tenant = $tenant AND f.retracted_at IS NULL
 SET f.retracted_at = $now, f.retracted_by = $actor,
     f.retract_reason = 'duplicate of ' + m.to + ' (same object up to case and whitespace), merged',
-    f.status = 'retracted'
+    f.status = 'retracted',
+    f.changes_at = coalesce(f.changes_at, []) + $now,
+    f.changes = coalesce(f.changes, []) + 'retracted'
 RETURN f.id AS id

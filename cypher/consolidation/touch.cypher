@@ -69,5 +69,5 @@ RETURN f {.*, embedding: null,
           successor_valid_from: toString(f.successor_valid_from),
           retracted_at: toString(f.retracted_at), flagged_at: toString(f.flagged_at),
           verified_at: toString(f.verified_at), told_at: toString(f.told_at),
-          flag_log_at: [t IN coalesce(f.flag_log_at, []) | toString(t)],
+          changes_at: [t IN coalesce(f.changes_at, []) | toString(t)],
           last_retrieved_at: toString(f.last_retrieved_at)} AS fact

@@ -16,7 +16,7 @@ RETURN f {.*, embedding: null,
           retracted_at: toString(f.retracted_at), flagged_at: toString(f.flagged_at),
           verified_at: toString(f.verified_at), told_at: toString(f.told_at),
           told_log_at: null, told_log: null,
-          flag_log_at: [t IN coalesce(f.flag_log_at, []) | toString(t)],
+          changes_at: [t IN coalesce(f.changes_at, []) | toString(t)],
           last_retrieved_at: toString(f.last_retrieved_at)} AS fact
 ORDER BY s.recorded_at DESC, s.fact_id DESC
 LIMIT $limit

@@ -8,6 +8,8 @@ MATCH (old:Fact {id: row.old})
 WHERE old.tenant = $tenant AND old.superseded_at IS NULL
 MATCH (new:Fact {id: row.new})
 SET old.superseded_at = $now, old.status = 'superseded',
-    old.successor_valid_from = datetime(row.valid_from), old.superseded_by = row.new
+    old.successor_valid_from = datetime(row.valid_from), old.superseded_by = row.new,
+    old.changes_at = coalesce(old.changes_at, []) + $now,
+    old.changes = coalesce(old.changes, []) + 'superseded'
 CREATE (new)-[:SUPERSEDES]->(old)
 RETURN old.id AS id

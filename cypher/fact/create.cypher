@@ -11,6 +11,9 @@ SET f += row.props  // += on a new node: skips clearing properties it does not h
 // rest of the row. recorded_at/activated_at are the transaction's one clock reading.
 SET f.recorded_at = $now,
     f.activated_at = CASE WHEN row.active THEN $now ELSE null END,
+    // The change log (graph_memory/temporal/lifecycle.py): every lifecycle change since.
+    f.changes_at = CASE WHEN row.active THEN [$now] ELSE [] END,
+    f.changes = CASE WHEN row.active THEN ['activated'] ELSE [] END,
     f.valid_from = datetime(row.valid_from),
     f.valid_to = datetime(row.valid_to),
     f.expires_at = datetime(row.expires_at),

@@ -6,6 +6,6 @@ UNWIND $rows AS row
 MATCH (d:Fact {id: row.id})
 WHERE d.tenant = $tenant
 SET d.needs_verification = true, d.verification_reason = row.reason, d.flagged_at = $now,
-    d.flag_log_at = coalesce(d.flag_log_at, []) + [$now],
-    d.flag_log = coalesce(d.flag_log, []) + [true]
+    d.changes_at = coalesce(d.changes_at, []) + $now,
+    d.changes = coalesce(d.changes, []) + 'flagged'
 RETURN d.id AS id

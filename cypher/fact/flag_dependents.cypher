@@ -17,7 +17,7 @@ WITH d, nearest.p AS p,
                                   + ' intermediate conclusion(s))'
                              ELSE '' END AS reason
 SET d.needs_verification = true, d.verification_reason = reason, d.flagged_at = $now,
-    // Each flag and verification is logged with its time: reads as of a past moment use it.
-    d.flag_log_at = coalesce(d.flag_log_at, []) + [$now],
-    d.flag_log = coalesce(d.flag_log, []) + [true]
+    // Each flag and verification is in the change log: reads as of a past moment fold it.
+    d.changes_at = coalesce(d.changes_at, []) + $now,
+    d.changes = coalesce(d.changes, []) + 'flagged'
 RETURN d.id AS id, p.id AS premise

@@ -18,6 +18,10 @@ WITH f, ws, before, status_before, raw,
      f.status = 'candidate' AND size(ws) >= $promote_sessions AS promoted
 SET f.confidence = CASE WHEN raw > f.tier_cap THEN f.tier_cap ELSE raw END,
     f.status = CASE WHEN promoted THEN 'active' ELSE f.status END,
-    f.activated_at = CASE WHEN promoted THEN $now ELSE f.activated_at END
+    f.activated_at = CASE WHEN promoted THEN $now ELSE f.activated_at END,
+    f.changes_at = CASE WHEN promoted THEN coalesce(f.changes_at, []) + $now
+                        ELSE f.changes_at END,
+    f.changes = CASE WHEN promoted THEN coalesce(f.changes, []) + 'activated'
+                     ELSE f.changes END
 RETURN f.id AS id, before, f.confidence AS after, status_before, f.status AS status,
        size(ws) AS sessions

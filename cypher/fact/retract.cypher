@@ -5,5 +5,7 @@
 MATCH (f:Fact {id: $id})
 WHERE f.tenant = $tenant AND f.retracted_at IS NULL
 SET f.retracted_at = $now, f.retracted_by = $actor, f.retract_reason = $reason,
-    f.status = 'retracted'
+    f.status = 'retracted',
+    f.changes_at = coalesce(f.changes_at, []) + $now,
+    f.changes = coalesce(f.changes, []) + 'retracted'
 RETURN f {.*, embedding: null} AS fact

@@ -7,6 +7,6 @@ MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant AND f.needs_verification = true
 WITH f, f.verification_reason AS reason
 SET f.needs_verification = false, f.verification_reason = null, f.verified_at = $now,
-    f.flag_log_at = coalesce(f.flag_log_at, []) + [$now],
-    f.flag_log = coalesce(f.flag_log, []) + [false]
+    f.changes_at = coalesce(f.changes_at, []) + $now,
+    f.changes = coalesce(f.changes, []) + 'verified'
 RETURN f.id AS id, reason

@@ -13,7 +13,8 @@ SET d.needs_verification = CASE WHEN current THEN true ELSE d.needs_verification
     d.verification_reason = CASE WHEN current OR d.verification_reason IS NOT NULL
                                  THEN $reason ELSE null END,
     d.flagged_at = CASE WHEN current THEN $now ELSE d.flagged_at END,
-    d.flag_log_at = CASE WHEN current THEN coalesce(d.flag_log_at, []) + [$now]
-                         ELSE d.flag_log_at END,
-    d.flag_log = CASE WHEN current THEN coalesce(d.flag_log, []) + [true] ELSE d.flag_log END
+    d.changes_at = CASE WHEN current THEN coalesce(d.changes_at, []) + $now
+                        ELSE d.changes_at END,
+    d.changes = CASE WHEN current THEN coalesce(d.changes, []) + 'flagged'
+                     ELSE d.changes END
 RETURN d.id AS id, current

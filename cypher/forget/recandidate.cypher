@@ -8,7 +8,10 @@ UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant AND f.tier = 'inferred' AND f.activated_at IS NOT NULL
   AND f.approved_at IS NULL
-WITH f, f.status AS status_before
+WITH f, f.status AS status_before,
+     [i IN range(0, size(coalesce(f.changes, [])) - 1) WHERE f.changes[i] <> 'activated'] AS keep
 SET f.status = CASE WHEN status_before = 'active' THEN 'candidate' ELSE status_before END,
-    f.activated_at = null, f.demoted_at = $now, f.demoted_reason = $reason
+    f.activated_at = null, f.demoted_at = $now, f.demoted_reason = $reason,
+    // Its activations leave the change log too: no asOf read finds it active.
+    f.changes_at = [i IN keep | f.changes_at[i]], f.changes = [i IN keep | f.changes[i]]
 RETURN f.id AS id, status_before, f.status AS status

@@ -34,7 +34,9 @@ CALL (scope, live) {
        + toString($capacity) + '; lowest value ' + toString(round(value, 4)) + ' at tier '
        + f.tier AS reason
   SET f.retracted_at = $now, f.retracted_by = $actor, f.retract_reason = reason,
-      f.status = 'retracted', f.evicted_at = $now
+      f.status = 'retracted', f.evicted_at = $now,
+      f.changes_at = coalesce(f.changes_at, []) + $now,
+      f.changes = coalesce(f.changes, []) + 'retracted'
   RETURN f.id AS id, f.tier AS tier, f.confidence AS confidence, status_before, value, reason
 }
 RETURN id, scope, tier, confidence, status_before, value, reason

@@ -56,7 +56,8 @@ def legacy_duplicate(
                 "  g.object_key = $obj, g.text = f.subject_name + ' ' + f.predicate + ' ' + $obj,"
                 "  g.version = f.version + 1, g.recorded_at = datetime(), "
                 "  g.activated_at = datetime(), g.told_log_at = [datetime()], "
-                "  g.told_log = [datetime()], g.confidence = 0.8 "
+                "  g.told_log = [datetime()], g.confidence = 0.8, "
+                "  g.changes_at = [datetime()], g.changes = ['activated'] "
                 "CREATE (g)-[:ABOUT]->(s) "
                 "CREATE (g)-[:DERIVED_FROM {weight: 0.8, at: datetime()}]->(e) "
                 "RETURN g.scope AS scope, g.subject AS subject, g.predicate AS predicate",

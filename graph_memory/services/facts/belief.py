@@ -1,10 +1,10 @@
 """A version's lifecycle as it stood at a past moment.
 
-Versions are immutable but for lifecycle fields (superseded, retracted, flagged, promoted,
-rejected, expired), and those record when they changed. A read "as of T" must show each
-version as it was believed at T: a version superseded last week is shown current in an answer
-as of last month. Confidence is the one lifecycle value shown as it is now (its past values
-are in the audit log's confidence deltas).
+Versions are immutable but for their lifecycle (activated, flagged, verified, superseded,
+retracted, rejected, expired), whose every change is appended to the version's change log
+(``temporal/lifecycle.py``). A read "as of T" shows each version as it was believed at T: a
+version superseded last week is shown current in an answer as of last month. Evidence and
+confidence as they stood come from the evidence edges' link times (``held_at``).
 """
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record
-from graph_memory.domain import Status, as_datetime, noisy_or, session_key
+from graph_memory.domain import as_datetime, noisy_or, session_key
+from graph_memory.temporal.lifecycle import life_at
 from graph_memory.versions import Evidence, FactVersion
 
 __all__ = ["as_believed_at", "confidence_at", "held_at", "procedure_as_of"]
 
-# Fields set by each later change, cleared when the change came after the moment asked about.
-_CHANGES: dict[str, tuple[str, ...]] = {
+# Detail fields of each ending, cleared when the ending came after the moment asked about.
+_DETAILS: dict[str, tuple[str, ...]] = {
     "superseded_at": ("superseded_at", "superseded_by", "successor_valid_from"),
     "retracted_at": ("retracted_at", "retracted_by", "retract_reason", "evicted_at"),
     "rejected_at": ("rejected_at", "rejected_by", "reject_reason"),
     "expired_at": ("expired_at",),
-    "flagged_at": ("flagged_at", "verification_reason"),
 }
 
 
@@ -34,57 +34,24 @@ def _after(value: datetime | None, at: datetime) -> bool:
 
 
 def as_believed_at(v: FactVersion, at: datetime) -> FactVersion:
-    """``v`` with the lifecycle it had at ``at``."""
-    later = [k for k in _CHANGES if _after(getattr(v, k), at)]
-    unpromoted = v.activated_at is None or _after(v.activated_at, at)
-    # Verified after the moment, flagged before it: it was still awaiting verification then.
-    unverified = (
-        _after(v.verified_at, at) and v.flagged_at is not None and "flagged_at" not in later
-    )
-    flag_then = _flag_at(v, at)
-    flag_changed = flag_then is not None and flag_then != v.needs_verification
-    if not later and not unpromoted and not unverified and not flag_changed:
+    """``v`` with the lifecycle it had at ``at``: its change log folded up to then."""
+    then, now = life_at(v.changes, at), life_at(v.changes)
+    if then == now:
         return v
-    out: dict[str, Any] = {}
-    if unverified:
-        out["needs_verification"] = True
-        out["verified_at"] = None
-    for key in later:
-        for name in _CHANGES[key]:
-            out[name] = None
-    if "flagged_at" in later:
-        out["needs_verification"] = False
-    if flag_then is not None:
-        # The flag log knows every flag and verification; the single timestamps only the last.
-        out["needs_verification"] = flag_then
-        if _after(v.verified_at, at):
-            out["verified_at"] = None
-        if flag_then and v.flagged_at is not None and "flagged_at" in later:
-            out["verification_reason"] = None  # flagged then, for a reason since overwritten
-    then = dataclasses.replace(v, **out)
-    return dataclasses.replace(then, status=_status(then, unpromoted))
-
-
-def _status(v: FactVersion, unpromoted: bool) -> Status:
-    if v.retracted_at is not None:
-        return Status.RETRACTED
-    if v.superseded_at is not None:
-        return Status.SUPERSEDED
-    if v.rejected_at is not None:
-        return Status.REJECTED
-    if unpromoted:
-        return Status.CANDIDATE
-    if v.expired_at is not None:
-        return Status.EXPIRED
-    return Status.ACTIVE
-
-
-def _flag_at(v: FactVersion, at: datetime) -> bool | None:
-    """Whether it awaited verification at ``at`` per its flag log; None without a log."""
-    if not v.flag_log:
-        return None
-    then = [flag for when, flag in v.flag_log if not _after(when, at)]
-    return then[-1] if then else False
+    out: dict[str, Any] = {
+        "status": then.status,
+        "activated_at": then.activated_at,
+        "needs_verification": then.flagged,
+        "flagged_at": then.flagged_at,
+        "verified_at": then.verified_at,
+    }
+    for moment, fields in _DETAILS.items():
+        if getattr(then, moment) is None:
+            out.update(dict.fromkeys(fields))
+    if not then.flagged or then.flagged_at != now.flagged_at:
+        # The reason on record is the latest flag's: not the one raised then, if any.
+        out["verification_reason"] = None
+    return dataclasses.replace(v, **out)
 
 
 def held_at(evidence: list[Evidence], at: datetime) -> list[Evidence]:
