@@ -1,9 +1,10 @@
 // params: tenant, run_id, batch
 // returns: dropped, relabelled, recreated
 // A rollback batch's timeline share when nothing else wrote the run's scopes since: the
-// exact inverse of the merge batch's journaled writes (consolidation.journal): the segments
-// it created go, those it relabelled go back to their slot, those it deleted come back with
-// their id and times. No slot is recomputed; the journal is spent.
+// exact inverse of the batch's journaled writes (consolidation.journal): the segments it
+// created go, those it ended are open again, those it relabelled go back to their slot,
+// those it deleted come back with their id and times. No slot is recomputed; the journal is
+// spent.
 CYPHER 25
 MATCH (j:ConsolidationJournal {tenant: $tenant, run_id: $run_id, batch: $batch})
 CALL (j) {
@@ -12,6 +13,13 @@ CALL (j) {
   WHERE s.tenant = $tenant
   DETACH DELETE s
   RETURN count(*) AS dropped
+}
+CALL (j) {
+  UNWIND coalesce(j.closed_ids, []) AS id
+  MATCH (s:Segment {id: id})
+  WHERE s.tenant = $tenant
+  SET s.sys_to = null
+  RETURN count(*) AS reopened
 }
 CALL (j) {
   UNWIND range(0, size(j.moved_ids) - 1) AS i

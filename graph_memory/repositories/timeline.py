@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +18,7 @@ from graph_memory.domain import as_datetime
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.temporal import Segment, Telling, VersionLife, View, bitemporal, settle_open
 
-__all__ = ["SlotKey", "SlotTimeline", "TimelineRepository", "segment_row"]
+__all__ = ["Settled", "SlotKey", "SlotTimeline", "TimelineRepository", "segment_row"]
 
 
 @dataclass(frozen=True, order=True)
@@ -121,6 +121,17 @@ def merged_views(segments: Iterable[Segment]) -> list[Segment]:
     return out
 
 
+@dataclass(frozen=True)
+class Settled:
+    """What a write-time settle wrote: the open segments it ended at its moment and the ids
+    of those it opened (it also deletes segments opened and ended by the same transaction,
+    which nothing outside it ever saw). Its exact inverse reopens the one and deletes the
+    other."""
+
+    closed: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+
+
 class TimelineRepository:
     @staticmethod
     async def settle(
@@ -129,15 +140,15 @@ class TimelineRepository:
         slots: Iterable[SlotKey],
         now: datetime,
         fact_ids: Iterable[str] = (),
-    ) -> None:
+    ) -> Settled:
         """Close and open the segments that changes made at ``now`` imply, in ``slots`` and
         in the slots of ``fact_ids`` (``now`` is the transaction's clock, read under the
-        lock, so nothing before it changes)."""
+        lock, so nothing before it changes); returns what it wrote."""
         tenant = require_tenant(tenant)
         keys = sorted(set(slots))
         ids = sorted(set(fact_ids))
         if not keys and not ids:
-            return
+            return Settled()
         rows = await tx.run(
             "timeline.slot_state",
             {"tenant": tenant, "slots": [k.param() for k in keys], "ids": ids},
@@ -157,6 +168,7 @@ class TimelineRepository:
                 "timeline.apply",
                 {"tenant": tenant, "close": close, "delete": delete, "create": create, "now": now},
             )
+        return Settled(closed=close, created=[c["id"] for c in create])
 
     @staticmethod
     async def apply(
@@ -190,9 +202,9 @@ class TimelineRepository:
         return [SlotKey(r["scope"], r["subject"], r["predicate"]) for r in rows]
 
     @classmethod
-    async def settle_facts(cls, tx: Tx, tenant: str, ids: Iterable[str], now: datetime) -> None:
+    async def settle_facts(cls, tx: Tx, tenant: str, ids: Iterable[str], now: datetime) -> Settled:
         """``settle`` for the slots of these versions."""
-        await cls.settle(tx, tenant, (), now, ids)
+        return await cls.settle(tx, tenant, (), now, ids)
 
     @staticmethod
     async def rebuild(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:

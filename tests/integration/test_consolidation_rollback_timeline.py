@@ -1,8 +1,8 @@
-"""A rollback leaves the stored timeline of every slot a run changed exactly as it was: an
-entity merge's timeline writes are inverted from the run's journal (the very segments, ids
-and all), slots that a rule-settled step (dedupe) also changed are recomputed to the same
-segments, and a rollback after someone else wrote the scope recomputes from the versions
-instead of trusting the journal, keeping the later write."""
+"""A rollback leaves the stored timeline of every slot a run changed exactly as it was: the
+run's journal holds every timeline write it made (an entity merge's relabels, creations and
+deletions, a rule-settled step's (dedupe) ended and opened segments), and a quiet rollback
+inverts them, the very segments, ids and all; a rollback after someone else wrote the scope
+recomputes from the versions instead of trusting the journal, keeping the later write."""
 
 from __future__ import annotations
 
@@ -108,6 +108,9 @@ def test_rollback_restores_the_stored_segments_of_merged_and_deduped_slots(
     # The slot only the merge touched got its very segments back from the journal.
     since = [s for s in before if s[3] == ids["since"]]
     assert since and since == [s for s in after if s[3] == ids["since"]]
+    # So did every other slot: the dedupe's settles are journaled too, so a quiet rollback
+    # recomputes no slot (a recomputation would give equal segments under new ids).
+    assert after == before
     assert (
         bolt(settings, "MATCH (j:ConsolidationJournal {tenant: $t}) RETURN j", {"t": tenant}) == []
     )

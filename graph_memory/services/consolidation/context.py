@@ -26,6 +26,7 @@ from graph_memory.errors import Conflict
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.locks import WriteLocks
+from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.consolidation.timeline import SlotWrites
 
@@ -254,6 +255,7 @@ class RunContext:
                 "moved": j.moved,
                 "created": j.created,
                 "deleted": j.deleted,
+                "closed": j.closed,
             }
             await Repo.journal(tx, self.tenant, self.run_id, self.batches, writes)
         until = utcnow() + timedelta(seconds=self.lease_seconds)
@@ -297,8 +299,16 @@ class RunContext:
         self._fresh = self._fresh or bool(fresh)
         return state
 
+    async def settle(self, ids: list[str]) -> None:
+        """Settle the timeline of versions whose part in the rule this batch changed, at the
+        batch's moment, and journal what that wrote: a quiet rollback reopens and deletes
+        exactly those segments instead of recomputing the slots."""
+        settled = await TimelineRepository.settle_facts(self.tx, self.tenant, ids, self.now)
+        self.journal(SlotWrites.of(settled))
+
     def journal(self, writes: SlotWrites) -> None:
-        """Timeline writes of this batch (reslot's), committed with it for its rollback."""
+        """Timeline writes of this batch (reslot's, a settle's), committed with it for its
+        rollback."""
         self._journal.extend(writes)
 
     async def record(

@@ -20,10 +20,13 @@ The timeline, which must read at every asOf as before the run:
 - otherwise (someone wrote the scopes since, or a second call goes on with a rollback that
   stopped part way): the slots the restored versions leave and return to are recomputed from
   the versions (reslot), the general way, and journals are not used.
-A memory some step settled by the rule (every step but an entity merge) is marked on its
-snapshot; the last pass recomputes the slots those memories left and returned to, from the
-restored versions. The recomputation is authoritative, so every slot ends as the rule gives
-for the versions as they were before the run, which is the stored timeline before it.
+A step that settles by the rule (every step but an entity merge) journals what the settle
+wrote too (the segments it ended and opened at the batch's moment), so a rollback that stays
+quiet to the end recomputes no slot at all. Otherwise (or for a run from before settles were
+journaled) a memory some step settled is marked on its snapshot and the last pass recomputes
+the slots those memories left and returned to, from the restored versions. The
+recomputation is authoritative, so every slot ends as the rule gives for the versions as
+they were before the run, which is the stored timeline before it.
 
 A rollback that stops part way is 'rolling_back' and a second call goes on from the
 snapshots left (recomputing, not trusting journals). The last transaction drops the run's
@@ -93,9 +96,12 @@ def _refuse(run_id: str, stale: list[str]) -> Conflict:
     )
 
 
-async def _begin(tx: Tx, tenant: str, run_id: str, actor: str) -> tuple[list[int], bool, list[int]]:
+async def _begin(
+    tx: Tx, tenant: str, run_id: str, actor: str
+) -> tuple[list[int], bool, list[int], bool]:
     """Checks and marks the run rolling back; returns the lock counters, whether nothing else
-    wrote its scopes since it ran (quiet), and its batches to undo, newest first."""
+    wrote its scopes since it ran (quiet), its batches to undo, newest first, and whether its
+    journals hold every timeline write it made (settles too)."""
     run, seqs = await _locked(tx, tenant, run_id)
     if run["status"] == "running":  # its lease may have run out: then it is interrupted
         await Repo.abandon_stale(tx, tenant, list(run.get("scopes") or []), utcnow())
@@ -118,8 +124,9 @@ async def _begin(tx: Tx, tenant: str, run_id: str, actor: str) -> tuple[list[int
     await Repo.set_status(tx, tenant, run_id, "rolling_back", list(ROLLS_BACK), props)
     changed = run.get("changed_batches")
     if changed is None:  # a run from before batches were numbered: all its snapshots at once
-        return seqs, False, [_LEGACY]
-    return seqs, quiet, [*sorted({int(b) for b in changed}, reverse=True), _LEGACY]
+        return seqs, False, [_LEGACY], False
+    batches = [*sorted({int(b) for b in changed}, reverse=True), _LEGACY]
+    return seqs, quiet, batches, bool(run.get("settles_journaled"))
 
 
 async def _batch(
@@ -205,7 +212,9 @@ async def roll_back(db: Database, principal: Principal, run_id: str) -> RunRepor
     t0 = time.perf_counter()
     commits = 0
     try:
-        seqs, quiet, batches = await db.write_tx(lambda tx: _begin(tx, tenant, run_id, actor))
+        seqs, quiet, batches, journaled = await db.write_tx(
+            lambda tx: _begin(tx, tenant, run_id, actor)
+        )
         for b in batches:
             n = _PAGE
             while n == _PAGE:
@@ -216,8 +225,12 @@ async def roll_back(db: Database, principal: Principal, run_id: str) -> RunRepor
                     )
                 )
                 commits += 1
-        while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
-            commits += 1
+        # Quiet to the end, with every timeline write journaled: the journals' inverses already
+        # put back the stored timeline as it was (the snapshots left go with the run's end).
+        # Otherwise the slots the rule settled are recomputed from the restored versions.
+        if not (quiet and journaled):
+            while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
+                commits += 1
         spent = (time.perf_counter() - t0) * 1000.0
         result: RunReport = await db.write_tx(lambda tx: _end(tx, tenant, run_id, actor, spent))
     except Exception:

@@ -138,6 +138,9 @@ class ConsolidationService:
             "actor": ACTOR,
             "batches": 0,
             "changed": 0,
+            # Every timeline write of its batches is journaled, settles included (runs from
+            # before that journaled only entity merges'): a quiet rollback recomputes nothing.
+            "settles_journaled": True,
         }
         ctx = self._context(tenant, scopes, run["id"], policy)
         if dry_run:

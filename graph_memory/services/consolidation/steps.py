@@ -19,7 +19,6 @@ from graph_memory.domain import entity_key
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
-from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services.consolidation.context import (
     ACTOR,
     Change,
@@ -85,7 +84,7 @@ async def promote(ctx: RunContext) -> None:
         }
         events = await ctx.record("promote", before, promoted)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
-        await TimelineRepository.settle_facts(ctx.tx, ctx.tenant, list(promoted), ctx.now)
+        await ctx.settle(list(promoted))
         return [Count("promoted", len(promoted))]
 
     await ctx.each(ids, batch)
@@ -141,7 +140,7 @@ async def dedupe(ctx: RunContext) -> None:
             {k: "evidence of " + ", ".join(d) for k, d in chunk},
         )
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
-        await TimelineRepository.settle_facts(ctx.tx, ctx.tenant, keeps + dups, ctx.now)
+        await ctx.settle(keeps + dups)
         return [Count("groups", len(keeps)), Count("merged", len(dups))]
 
     await ctx.each(groups, batch)
@@ -200,7 +199,7 @@ async def decay(ctx: RunContext) -> None:
         reasons: dict[str, str | None] = {i: why[i] for i in done}
         events = await ctx.record("collect", before, reasons)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
-        await TimelineRepository.settle_facts(ctx.tx, ctx.tenant, done, ctx.now)
+        await ctx.settle(done)
         return [Count("collected", len(done))]
 
     await ctx.each(rows, batch)

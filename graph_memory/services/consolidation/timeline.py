@@ -22,7 +22,7 @@ from typing import Any
 from graph_memory.db import Tx
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.consolidation import ConsolidationRepository
-from graph_memory.repositories.timeline import SlotKey, merged_views
+from graph_memory.repositories.timeline import Settled, SlotKey, merged_views
 from graph_memory.repositories.timeline import _life as life_of
 from graph_memory.repositories.timeline import _row as row_of
 from graph_memory.repositories.timeline import _segment as segment_of
@@ -33,20 +33,27 @@ __all__ = ["SlotWrites", "reslot"]
 
 @dataclass
 class SlotWrites:
-    """What ``reslot`` changed, as its inverse needs it: each relabelled segment with the
-    slot it left, the ids it created, and each deleted segment whole."""
+    """What a batch wrote to the timeline, as its inverse needs it: each segment ``reslot``
+    relabelled with the slot it left, the ids created, each deleted segment whole, and the
+    open segments a write-time settle ended (``closed``: reopened by the inverse)."""
 
     moved: list[dict[str, Any]] = field(default_factory=list)  # id, scope, subject, predicate
     created: list[str] = field(default_factory=list)
     deleted: list[dict[str, Any]] = field(default_factory=list)  # a segments row + its slot
+    closed: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.moved or self.created or self.deleted)
+        return bool(self.moved or self.created or self.deleted or self.closed)
 
     def extend(self, other: SlotWrites) -> None:
         self.moved += other.moved
         self.created += other.created
         self.deleted += other.deleted
+        self.closed += other.closed
+
+    @classmethod
+    def of(cls, settled: Settled) -> SlotWrites:
+        return cls(created=list(settled.created), closed=list(settled.closed))
 
 
 async def reslot(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> SlotWrites:
