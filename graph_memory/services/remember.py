@@ -19,7 +19,7 @@ from graph_memory.errors import Conflict, GraphMemoryError, ValidationError
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts.writes import MAX_BATCH, FactService, ItemResult
 
-__all__ = ["RememberService", "Remembered"]
+__all__ = ["RememberService", "Remembered", "episode_id_for"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class Remembered:
     facts: list[ItemResult]
 
 
-def _episode_id(tenant: str, key: str) -> str:
+def episode_id_for(tenant: str, key: str) -> str:
+    """The id of the episode ``remember`` records under ``key`` (anyone who knows the key
+    knows it before the call)."""
     return "ep_" + hashlib.sha256(f"{tenant}\x00remember\x00{key}".encode()).hexdigest()[:32]
 
 
@@ -105,7 +107,7 @@ class RememberService:
                 return error
             assert episode_id is not None
             return episode_id
-        derived = _episode_id(principal.tenant, key)
+        derived = episode_id_for(principal.tenant, key)
         if await self._recorded(principal, episode, derived):
             return derived
         try:
