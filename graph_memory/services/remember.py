@@ -14,7 +14,14 @@ import hashlib
 from dataclasses import dataclass
 
 from graph_memory.db import Record
-from graph_memory.domain import Citation, EpisodeInput, FactInput, Principal, as_datetime
+from graph_memory.domain import (
+    Citation,
+    EpisodeInput,
+    FactInput,
+    Principal,
+    as_datetime,
+    check_id,
+)
 from graph_memory.errors import Conflict, GraphMemoryError, ValidationError
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts.writes import MAX_BATCH, FactService, ItemResult
@@ -77,6 +84,9 @@ class RememberService:
             raise ValidationError(
                 f"batch of {len(facts)} facts exceeds the limit of {MAX_BATCH}", field="facts"
             )
+        if idempotency_key:
+            # The facts' key is this one, prefixed: checked before the episode lands.
+            check_id(f"remember:{idempotency_key}", "idempotencyKey")
         episode_id = await self._record(principal, episode, idempotency_key)
         if isinstance(episode_id, GraphMemoryError):
             return Remembered(None, episode_id, [])

@@ -106,6 +106,15 @@ def test_every_problem_of_a_bad_session_is_reported_with_its_field(make: Make, t
     assert {"turns[0].role", "turns[1].content", "turns[2].at", "endedAt"} <= problems
 
 
+def test_a_session_id_too_long_to_index_is_validation(make: Make, tenant: str) -> None:
+    # Under MAX_STRING, but over Neo4j's index key size as the job's (user, session) key.
+    c = make(tenant)
+    with pytest.raises(GraphMemoryClientError) as e:
+        ingest(c, session("s" * 9000))
+    assert e.value.code == "VALIDATION"
+    assert {p["field"] for p in e.value.errors[0]["extensions"]["problems"]} == {"sessionId"}
+
+
 def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

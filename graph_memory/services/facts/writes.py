@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, utcnow
+from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, check_id, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
@@ -66,6 +66,8 @@ class FactService:
         """
         if len(items) > MAX_BATCH:
             raise ValidationError(f"batch of {len(items)} exceeds the limit of {MAX_BATCH}")
+        if idempotency_key:
+            check_id(idempotency_key, "idempotencyKey")
         tenant = principal.tenant
         # Hashing a 1,000-item batch is not free: only a keyed batch needs it.
         request_hash = fact_rules.hash_items(items) if idempotency_key else ""
