@@ -6,6 +6,7 @@ defaults to the earliest cited episode's start (when the thing was said), ``vali
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime
 from typing import Any
@@ -259,7 +260,11 @@ class FactService:
         # segments are written with them, the stored ones' change right after. The others
         # are settled from the store once the batch is written (the caller).
         in_memory = slot_keys - decided.corroborated
-        inline = inline_timeline.settle_inline(creates, state.slots, in_memory, now)
+        # Off the event loop, as TimelineRepository.settle: a batch of many overlapping
+        # versions of one slot is seconds of the rule, which would stall every tenant.
+        inline = await asyncio.to_thread(
+            inline_timeline.settle_inline, creates, state.slots, in_memory, now
+        )
         events += await fact_effects.settle(
             tx,
             principal,
