@@ -16,6 +16,7 @@ from typing import Any
 from graph_memory.errors import ValidationError
 
 __all__ = [
+    "MAX_ID_BYTES",
     "SERVABLE_STATUSES",
     "TIER_CAP",
     "TIER_RANK",
@@ -29,9 +30,11 @@ __all__ = [
     "Status",
     "Tier",
     "as_datetime",
+    "check_id",
     "entity_id",
     "entity_key",
     "ft_token",
+    "id_too_long",
     "noisy_or",
     "normalise_predicate",
     "parse_scope",
@@ -144,6 +147,23 @@ class EpisodeInput:
     confidence: float = 0.7
     scope: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+# Ids and names the store keeps as range-index keys (a session id, a user id, a predicate, an
+# idempotency key): Neo4j refuses an index key over ~8 KB ("Property value is too large to
+# index") and the whole transaction with it, which the caller saw as INTERNAL. Each is bounded
+# in UTF-8 bytes well below that, so a fact's slot and object key fit together.
+MAX_ID_BYTES = 512
+
+
+def id_too_long(value: str) -> bool:
+    return len(value.encode()) > MAX_ID_BYTES
+
+
+def check_id(value: str, field: str) -> None:
+    """Raises ValidationError when ``value`` is longer than MAX_ID_BYTES in UTF-8."""
+    if id_too_long(value):
+        raise ValidationError(f"{field} is longer than {MAX_ID_BYTES} bytes", field=field)
 
 
 def utcnow() -> datetime:

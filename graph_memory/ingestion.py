@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from graph_memory.domain import as_datetime, parse_scope
+from graph_memory.domain import MAX_ID_BYTES, as_datetime, id_too_long, parse_scope
 from graph_memory.errors import InvalidInput, ValidationError
 
 __all__ = [
@@ -143,6 +143,9 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
         problems.append(("userId", "is empty"))
     if not session.session_id.strip():
         problems.append(("sessionId", "is empty"))
+    for field_name, ident in (("userId", session.user_id), ("sessionId", session.session_id)):
+        if id_too_long(ident.strip()):
+            problems.append((field_name, f"is longer than {MAX_ID_BYTES} bytes"))
     for name, value in (("startedAt", session.started_at), ("endedAt", session.ended_at)):
         _aware(value, name, problems)
     started, ended = session.started_at, session.ended_at

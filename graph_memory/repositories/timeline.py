@@ -7,6 +7,7 @@ in its own transaction: the change and the timeline it implies commit together.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -159,7 +160,9 @@ class TimelineRepository:
         for r in rows:
             lives = [_life(v) for v in r["versions"]]
             by_segment = {_segment({**s, "sys_to": None}): s["id"] for s in r["open"]}
-            change = settle_open(lives, list(by_segment), now)
+            # Off the event loop: the rule over a slot of hundreds of overlapping versions
+            # is seconds of pure Python, and every other request of every tenant would wait.
+            change = await asyncio.to_thread(settle_open, lives, list(by_segment), now)
             close += [by_segment[s] for s in change.close]
             delete += [by_segment[s] for s in change.delete]
             create += [segment_row(s) for s in change.create]

@@ -13,12 +13,20 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass
 
-from graph_memory.domain import Citation, EpisodeInput, FactInput, Principal
+from graph_memory.db import Record
+from graph_memory.domain import (
+    Citation,
+    EpisodeInput,
+    FactInput,
+    Principal,
+    as_datetime,
+    check_id,
+)
 from graph_memory.errors import Conflict, GraphMemoryError, ValidationError
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts.writes import MAX_BATCH, FactService, ItemResult
 
-__all__ = ["RememberService", "Remembered"]
+__all__ = ["RememberService", "Remembered", "episode_id_for"]
 
 
 @dataclass(frozen=True)
@@ -28,15 +36,31 @@ class Remembered:
     facts: list[ItemResult]
 
 
-def _episode_id(tenant: str, key: str) -> str:
+def episode_id_for(tenant: str, key: str) -> str:
+    """The id of the episode ``remember`` records under ``key`` (anyone who knows the key
+    knows it before the call)."""
     return "ep_" + hashlib.sha256(f"{tenant}\x00remember\x00{key}".encode()).hexdigest()[:32]
 
 
-def _same_episode(stored: dict[str, object], item: EpisodeInput) -> bool:
+def _same_episode(stored: Record, item: EpisodeInput) -> bool:
+    """Whether ``item`` is the episode stored under the key, field by field as recording it
+    would store it (a replay that names another scope, outcome or time is another call)."""
+    user = item.user_id.strip()
+    begun = item.started_at or item.ended_at
+    ended = item.ended_at or item.started_at
     return (
-        stored.get("user_id") == item.user_id.strip()
+        stored.get("user_id") == user
         and stored.get("session_id") == item.session_id.strip()
         and stored.get("summary") == item.summary.strip()
+        and stored.get("scope") == (item.scope or f"user:{user}")
+        and stored.get("outcome") == item.outcome.value
+        and list(stored.get("topics") or []) == list(item.topics)
+        and list(stored.get("key_entities") or []) == list(item.key_entities)
+        and stored.get("source") == item.source
+        and stored.get("confidence") == item.confidence
+        # Without any time the first call's episode happened when it was recorded.
+        and (begun is None or as_datetime(stored.get("started_at")) == begun)
+        and (ended is None or as_datetime(stored.get("ended_at")) == ended)
     )
 
 
@@ -60,10 +84,15 @@ class RememberService:
             raise ValidationError(
                 f"batch of {len(facts)} facts exceeds the limit of {MAX_BATCH}", field="facts"
             )
+        if idempotency_key:
+            # The facts' key is this one, prefixed: checked before the episode lands.
+            check_id(f"remember:{idempotency_key}", "idempotencyKey")
         episode_id = await self._record(principal, episode, idempotency_key)
         if isinstance(episode_id, GraphMemoryError):
             return Remembered(None, episode_id, [])
-        if not facts:
+        if not facts and not idempotency_key:
+            # Under a key even no facts are recorded as the call's batch: a replay that
+            # brings facts is another call (CONFLICT), not a late addition to this one.
             return Remembered(episode_id, None, [])
         citing = [
             dataclasses.replace(
@@ -82,16 +111,32 @@ class RememberService:
     async def _record(
         self, principal: Principal, episode: EpisodeInput, key: str | None
     ) -> str | GraphMemoryError:
-        ids = None
-        if key:
-            ids = [_episode_id(principal.tenant, key)]
-            found = await self.episodes.get(principal, ids)
-            if ids[0] in found:
-                if not _same_episode(found[ids[0]], episode):
-                    raise Conflict("idempotency key reused with a different episode")
-                return ids[0]
-        [(episode_id, error)] = await self.episodes.record(principal, [episode], ids=ids)
+        if not key:
+            [(episode_id, error)] = await self.episodes.record(principal, [episode])
+            if error is not None:
+                return error
+            assert episode_id is not None
+            return episode_id
+        derived = episode_id_for(principal.tenant, key)
+        if await self._recorded(principal, episode, derived):
+            return derived
+        try:
+            [(episode_id, error)] = await self.episodes.record(principal, [episode], ids=[derived])
+        except Conflict:
+            # A concurrent call under the same key recorded the episode first (its id's
+            # uniqueness refused this one): answer as that call did.
+            if await self._recorded(principal, episode, derived):
+                return derived
+            raise
         if error is not None:
             return error
-        assert episode_id is not None
-        return episode_id
+        return derived
+
+    async def _recorded(self, principal: Principal, episode: EpisodeInput, episode_id: str) -> bool:
+        """Whether the key's episode is already recorded; Conflict when it is another one."""
+        found = await self.episodes.get(principal, [episode_id])
+        if episode_id not in found:
+            return False
+        if not _same_episode(found[episode_id], episode):
+            raise Conflict("idempotency key reused with a different episode")
+        return True

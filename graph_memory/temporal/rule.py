@@ -56,6 +56,13 @@ def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
     valid = [c for c in claims if c.valid_at(moment)]
     if not valid:
         return set()
+    # Who may beat a version then: the valid ones and, of its own object, those that ended by
+    # then (they still cut it). Gathered once per moment: scanning every claim for every
+    # valid one made a slot of hundreds of overlapping versions cost seconds.
+    cutting: dict[str, list[Claim]] = {}
+    for g in claims:
+        if not g.valid_at(moment) and g.ended_by(moment) and g.started_by(moment):
+            cutting.setdefault(g.object_key, []).append(g)
 
     def best_of_kind(g: Claim, f: Claim) -> bool:
         # No version of g's kind, competing with f's group and valid then, outranks g.
@@ -64,7 +71,7 @@ def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
         )
 
     def beaten(f: Claim) -> bool:
-        for g in claims:
+        for g in (*valid, *cutting.get(f.object_key, ())):
             if not _rivals(f, g):
                 continue
             # An ended version still cuts a version of its own object.

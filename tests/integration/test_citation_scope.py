@@ -5,12 +5,20 @@ a fact may cite only episodes (and depend only on facts) its readers may see any
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from graph_memory.client import GraphMemoryClient
+from graph_memory.container import build_services
+from graph_memory.db import Database, Tx
+from graph_memory.domain import Citation, EpisodeInput, FactInput, Outcome, Principal, Role
+from graph_memory.embeddings import Embedder
 from graph_memory.services.facts.citation_scope import may_cite
+from graph_memory.services.facts.results import ItemResult
+from graph_memory.services.remember import episode_id_for
+from graph_memory.settings import Settings
 from tests.integration.conftest import episode, fact
 
 
@@ -87,3 +95,47 @@ def test_facts_may_cite_across_kinds_and_tenant_evidence_is_shared(
     assert [r["ok"] for r in client.assert_facts(ok)["results"]] == [True] * 4
     r = _one(client, fact("support", "rival", "sales", [other_team], scope="team:support"))
     assert (r["ok"], r["error"]["field"]) == (False, "episodes")
+
+
+def test_an_episode_recorded_between_the_check_and_the_write_is_checked_under_the_lock(
+    settings: Settings, embedder: Embedder, tenant: str
+) -> None:
+    # remember derives its episode's id from the key, so a writer can cite bob's episode
+    # before it exists: the scope read before the locks finds nothing to refuse, and the
+    # episode is there by the time the batch reads its citations under the lock.
+    async def go() -> tuple[list[ItemResult], list[ItemResult]]:
+        services = build_services(settings, Database.connect(settings.neo4j()), embedder)
+        assert services.remember is not None
+        agent = Principal(tenant, Role.AGENT, "k-test")
+        try:
+            bobs = episode_id_for(tenant, "bob-s1")
+            items = [
+                FactInput("alice", "likes", "tea", (Citation(bobs),), scope="user:alice"),
+                FactInput("alice", "likes", "chess", (Citation(bobs),), scope="team:x"),
+            ]
+            batch = await services.facts.prepare(agent, items)
+            bob = EpisodeInput(
+                user_id="bob",
+                session_id="s1",
+                started_at=None,
+                ended_at=None,
+                summary="Bob told the agent his salary and his home address.",
+                outcome=Outcome.SUCCESS,
+                source="user",
+            )
+            got = await services.remember.remember(agent, bob, [], "bob-s1")
+            assert got.episode_id == bobs
+
+            async def write(tx: Tx) -> list[ItemResult]:
+                return await services.facts.write_prepared(tx, batch)
+
+            late = await services.db.write_tx(write)
+            again = await services.facts.assert_facts(agent, items)
+            return late, again
+        finally:
+            await services.db.close()
+
+    late, again = asyncio.run(go())
+    # Under the lock as before it: user:alice may not serve bob's words, team:x may.
+    assert [(r.ok, r.error_field) for r in again] == [(False, "episodes"), (True, None)]
+    assert [(r.ok, r.error_field) for r in late] == [(False, "episodes"), (True, None)]

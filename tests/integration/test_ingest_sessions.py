@@ -106,6 +106,15 @@ def test_every_problem_of_a_bad_session_is_reported_with_its_field(make: Make, t
     assert {"turns[0].role", "turns[1].content", "turns[2].at", "endedAt"} <= problems
 
 
+def test_a_session_id_too_long_to_index_is_validation(make: Make, tenant: str) -> None:
+    # Under MAX_STRING, but over Neo4j's index key size as the job's (user, session) key.
+    c = make(tenant)
+    with pytest.raises(GraphMemoryClientError) as e:
+        ingest(c, session("s" * 9000))
+    assert e.value.code == "VALIDATION"
+    assert {p["field"] for p in e.value.errors[0]["extensions"]["problems"]} == {"sessionId"}
+
+
 def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
@@ -245,6 +254,49 @@ def test_a_bad_item_is_reported_and_its_siblings_land(
     assert facts[1]["error"]["field"] == "turns"
     assert facts[2]["ok"] is False and facts[3]["error"]["field"] == "kind"
     assert j["counts"]["facts"] == 1 and j["counts"]["refused"] == 3
+
+
+def test_a_model_time_outside_the_years_the_store_holds_is_refused_per_item(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    # Year 1 at +14:00 and year 9999 at -14:00 parse, but their UTC values leave 1..9999: the
+    # item is VALIDATION (as the DateTime scalar answers), not an OverflowError failing the job.
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice said she loves jazz and asked about her passport renewal.",
+            facts=[
+                {"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]},
+                {
+                    "subject": "alice",
+                    "predicate": "likes",
+                    "object": "opera",
+                    "turns": [0],
+                    "valid_from": "0001-01-01T00:00:00+14:00",
+                },
+                {
+                    "subject": "alice",
+                    "predicate": "likes",
+                    "object": "blues",
+                    "turns": [0],
+                    "valid_to": "9999-12-31T23:59:59-14:00",
+                },
+            ],
+            events=[
+                {"text": "Alice renews her passport", "turns": [2], "at": "0001-01-01T01:00+14:00"}
+            ],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    assert j["status"] == "DONE", j["error"]
+    facts = {f["index"]: f for f in j["items"] if f["kind"] == "fact"}
+    assert facts[0]["ok"] is True
+    assert (facts[1]["error"]["code"], facts[1]["error"]["field"]) == ("VALIDATION", "validFrom")
+    assert (facts[2]["error"]["code"], facts[2]["error"]["field"]) == ("VALIDATION", "validTo")
+    [event] = [i for i in j["items"] if i["kind"] == "event"]
+    assert (event["error"]["code"], event["error"]["field"]) == ("VALIDATION", "at")
 
 
 def test_a_preference_told_in_three_sessions_becomes_active(

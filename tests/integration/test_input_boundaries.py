@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -192,3 +193,41 @@ def test_future_as_of_is_not_an_error(client: GraphMemoryClient) -> None:
     _seed(client)
     page = client.facts(["user:alice"], as_of=datetime(2999, 1, 1, tzinfo=UTC))
     assert [x["node"]["object"] for x in page["edges"]] == ["Paris"]
+
+
+def test_ids_too_long_to_index_are_per_item_validation_not_internal(
+    client: GraphMemoryClient,
+) -> None:
+    # Each fits MAX_STRING, but as a range-index key it would be over Neo4j's ~8 KB: the item
+    # (or the call, for its key) is VALIDATION and its siblings land.
+    ep = client.record_episode(**episode("alice"))
+    eps = client.record_episodes([episode("alice", "s" * 9000), episode("alice", "fine")])
+    assert [(e["ok"], e["error"] and e["error"]["field"]) for e in eps] == [
+        (False, "sessionId"),
+        (True, None),
+    ]
+    out = client.assert_facts(
+        [
+            fact("alice", "likes", "\u6f22" * 4000, [ep], cardinality="MANY"),  # 12 KB in UTF-8
+            fact("alice", "p" * 9000, "Rome", [ep], cardinality="ONE"),
+            fact("alice", "likes", "tea", [ep], cardinality="MANY"),
+        ]
+    )
+    assert [(r["ok"], r["error"] and r["error"]["field"]) for r in out["results"]] == [
+        (False, "object"),
+        (False, "predicate"),
+        (True, None),
+    ]
+    calls: list[Callable[[], object]] = [
+        lambda: client.assert_facts([fact("alice", "likes", "jazz", [ep])], "k" * 19_000),
+        lambda: client.remember(episode("alice"), [], "k" * 19_000),
+    ]
+    for call in calls:
+        with pytest.raises(GraphMemoryClientError) as ei:
+            call()
+        assert (_code(ei), ei.value.errors[0]["extensions"].get("field")) == (
+            "VALIDATION",
+            "idempotencyKey",
+        )
+    listed = client.execute('query { episodes(scopes: ["user:alice"], first: 10) { id } }')
+    assert len(listed["episodes"]) == 2  # the remember refused its key before recording

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any
 
+import httpx
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
-from tests.integration.conftest import episode
+from tests.integration.conftest import T0, episode
 
 REMEMBER = """
 mutation($episode: EpisodeInput!, $facts: [FactInput!], $key: String) {
@@ -22,9 +26,13 @@ FACTS_OF = """
 query($id: ID!) { fact(id: $id) { object provenance { episodeId } } }"""
 
 
+def _variables(**variables: Any) -> dict[str, Any]:
+    as_json: dict[str, Any] = json.loads(json.dumps(variables, default=lambda d: d.isoformat()))
+    return as_json
+
+
 def _remember(client: GraphMemoryClient, **variables: Any) -> dict[str, Any]:
-    as_json = json.loads(json.dumps(variables, default=lambda d: d.isoformat()))
-    out: dict[str, Any] = client.execute(REMEMBER, as_json)["remember"]
+    out: dict[str, Any] = client.execute(REMEMBER, _variables(**variables))["remember"]
     return out
 
 
@@ -99,3 +107,52 @@ def test_assert_facts_without_episodes_is_an_item_error(client: GraphMemoryClien
     out = client.assert_facts([_fact("Alice", "lives_in", "Berlin")])
     assert out["rejected"] == 1
     assert out["results"][0]["error"]["field"] == "episodes"
+
+
+def test_concurrent_replays_of_one_key_answer_as_the_first_call(
+    server: str, client: GraphMemoryClient, make_key: Callable[..., str], tenant: str
+) -> None:
+    # A client that retries while its first call is still in flight: every call answers with
+    # the one episode and fact, none with the episode id's uniqueness conflict.
+    secret = make_key(tenant)
+    body = {
+        "query": REMEMBER,
+        "variables": _variables(
+            episode=episode("alice", "s1"), facts=[_fact("Alice", "lives_in", "Berlin")], key="k-1"
+        ),
+    }
+
+    def call(_: int) -> dict[str, Any]:
+        r = httpx.post(server, json=body, headers={"Authorization": f"Bearer {secret}"}, timeout=60)
+        got: dict[str, Any] = r.json()
+        return got
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(call, range(6)))
+    assert [a.get("errors") for a in answers] == [None] * 6
+    got = [a["data"]["remember"] for a in answers]
+    assert len({g["episodeId"] for g in got}) == 1
+    assert len({g["facts"]["results"][0]["factId"] for g in got}) == 1
+    listed = client.execute('query { episodes(scopes: ["user:alice"]) { id } }')["episodes"]
+    assert [e["id"] for e in listed] == [got[0]["episodeId"]]
+
+
+def test_a_key_replayed_with_another_payload_is_a_conflict(client: GraphMemoryClient) -> None:
+    ep = episode("alice", "s1")
+    berlin = [_fact("Alice", "lives_in", "Berlin")]
+    first = _remember(client, key="k-1", episode=ep, facts=[])
+    _remember(client, key="k-2", episode=episode("alice", "s2"), facts=berlin)
+    changed = [
+        ("k-1", dict(ep, outcome="ABANDONED"), []),
+        ("k-1", dict(ep, scope="team:support"), []),
+        ("k-1", dict(ep, startedAt=T0 - timedelta(days=1)), []),
+        ("k-1", ep, berlin),  # the first call had no facts
+        ("k-2", episode("alice", "s2"), []),  # the first call had one
+    ]
+    for key, sent, facts in changed:
+        with pytest.raises(GraphMemoryClientError) as err:
+            _remember(client, key=key, episode=sent, facts=facts)
+        assert err.value.code == "CONFLICT", (key, sent, facts)
+    assert _remember(client, key="k-1", episode=ep, facts=[]) == first
+    listed = client.facts(scopes=["user:alice", "team:support"], subject="Alice")
+    assert [e["node"]["object"] for e in listed["edges"]] == ["Berlin"]

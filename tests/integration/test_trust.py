@@ -89,6 +89,33 @@ def test_a_user_cannot_override_a_system_policy(
     assert len(log["edges"]) == 2
 
 
+def test_a_lower_tier_version_in_between_does_not_let_a_user_end_an_admin_fact(
+    admin: GraphMemoryClient, client: GraphMemoryClient
+) -> None:
+    ep = admin.record_episode(**episode("alice"))
+
+    def write(who: GraphMemoryClient, obj: str, **kw: Any) -> dict[str, Any]:
+        out = who.assert_facts([fact("alice", "lives_in", obj, [ep], cardinality="ONE", **kw)])
+        result: dict[str, Any] = out["results"][0]
+        return result
+
+    assert write(admin, "Paris", source="admin", validFrom="2018-01-01T00:00:00Z")["ok"]
+    # A user's stay inside the admin's Paris only interrupts it (Paris stays current)...
+    berlin = write(
+        client, "Berlin", validFrom="2024-01-01T00:00:00Z", validTo="2025-01-01T00:00:00Z"
+    )
+    assert (berlin["ok"], berlin["supersedes"]) == (True, None), berlin
+    # ...and the next open-ended claim would end Paris too, not only Berlin (the newest): it
+    # is refused, as it is without Berlin in between.
+    kyiv = write(client, "Kyiv")
+    assert _code(kyiv) == "TIER_CONFLICT", kyiv
+    assert _objects(client.facts(["user:alice"], subject="alice", predicate="lives_in")) == [
+        "Paris"
+    ]
+    history = client.history("alice", "lives_in", ["user:alice"])["versions"]
+    assert {v["object"]: v["status"] for v in history} == {"Paris": "ACTIVE", "Berlin": "ACTIVE"}
+
+
 def test_alerts_are_for_analysts_and_respect_the_time_range(
     admin: GraphMemoryClient, client: GraphMemoryClient, analyst: GraphMemoryClient
 ) -> None:

@@ -16,8 +16,10 @@ a fact of ``user:alice`` (or ``team:x``).
 
 Refused otherwise, per item, with VALIDATION naming ``episodes`` or ``dependsOn``; the rest of
 the batch still lands. The check runs before the write from a read of the cited episodes and
-premises: scopes never change once written, so the read cannot go stale (an episode deleted
-meanwhile is the write's own NOT_FOUND).
+premises: scopes never change once written, so what that read found cannot go stale (an
+episode deleted meanwhile is the write's own NOT_FOUND). An episode it did not find yet may be
+recorded before the write (remember's id is derived from its key): the write checks the
+episodes again as it reads them under its lock (rules.check_citation_scopes).
 """
 
 from __future__ import annotations

@@ -114,17 +114,18 @@ def decide_items(
         # The new version supersedes the one in force where it starts (ONE: any object;
         # MANY: the same object's); see services/facts/validity.py.
         prior = spot.prior
-        if prior is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(prior["tier"])]:
+        # Not only the newest: a lower-tier version in between (one that only interrupted a
+        # higher-tier fact) must not let this write end the higher-tier one.
+        top = max(spot.ended, key=lambda v: TIER_RANK[Tier(v["tier"])], default=None)
+        if top is not None and TIER_RANK[cf.tier] < TIER_RANK[Tier(top["tier"])]:
             err = TierConflict(
-                f"{cf.tier.value}-tier write would override a {prior['tier']}-tier fact "
+                f"{cf.tier.value}-tier write would override a {top['tier']}-tier fact "
                 f"on ({cf.subject_key}, {cf.predicate})",
                 field="object",
             )
             results[i] = ItemResult.failed(i, err)
             events.append(
-                audit.event(
-                    principal, "tier_conflict", "fact", prior["id"], now, reason=err.message
-                )
+                audit.event(principal, "tier_conflict", "fact", top["id"], now, reason=err.message)
             )
             continue
         row = fact_rows.new_row(

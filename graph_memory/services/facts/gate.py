@@ -13,6 +13,7 @@ from graph_memory.domain import (
     FactInput,
     Principal,
     Tier,
+    check_id,
     entity_key,
     normalise_predicate,
     parse_scope,
@@ -87,6 +88,7 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     if not subject:
         raise ValidationError("subject is empty", field="subject")
     predicate = normalise_predicate(item.predicate or "")
+    check_id(predicate, "predicate")
     if not _PREDICATE.match(predicate):
         raise ValidationError(
             f"bad predicate {item.predicate!r}: want lower_snake words, dots for namespaces",
@@ -97,7 +99,8 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
         raise ValidationError("object is empty", field="object")
     if normalise_phrase(obj) in policy.service_phrases:
         raise ValidationError(f"object is a service phrase ({obj!r}), not a memory", field="object")
-    if len(obj) > MAX_FIELD or len(item.subject) > 512:
+    # The object's key sits in the slot's index key with the subject's: bounded in bytes.
+    if len(obj) > MAX_FIELD or len(obj.encode()) > MAX_FIELD or len(item.subject) > 512:
         raise ValidationError("subject or object is too long", field="object")
     text = item.text.strip() if item.text else default_text(item.subject, predicate, obj)
     if item.text is not None:
@@ -165,6 +168,8 @@ def check_episode(item: EpisodeInput, principal: Principal, policy: TenantPolicy
         raise ValidationError("userId is empty", field="userId")
     if not item.session_id.strip():
         raise ValidationError("sessionId is empty", field="sessionId")
+    check_id(item.user_id.strip(), "userId")
+    check_id(item.session_id.strip(), "sessionId")
     _refuse_noise(item.summary, "summary", policy.min_summary_chars, policy)
     started = require_aware(item.started_at, "startedAt")
     ended = require_aware(item.ended_at, "endedAt")

@@ -26,11 +26,13 @@ from graph_memory.errors import (
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.write_state import SlotState
+from graph_memory.services.facts.citation_scope import refused
 from graph_memory.services.facts.gate import CheckedFact
 
 __all__ = [
     "Slot",
     "cardinalities",
+    "check_citation_scopes",
     "check_citations",
     "check_premises",
     "corroborates",
@@ -86,6 +88,21 @@ def check_citations(
                 f"episode(s) {forgotten} belong to a forgotten contributor", field="episodes"
             )
             del checked[i]
+    return failed
+
+
+def check_citation_scopes(
+    checked: dict[int, CheckedFact], episodes: dict[str, Record]
+) -> dict[int, GraphMemoryError]:
+    """The citation-scope rule (services/facts/citation_scope.py) on the episodes as read
+    under the lock: one recorded after the batch's read before the locks (remember derives
+    its episode's id from the key, so it can be cited before it exists) is seen only here."""
+    order = sorted(checked)
+    visible = {k: e for k, e in episodes.items() if not e.get("forgotten")}
+    found = refused([checked[i].item for i in order], visible, {})
+    failed: dict[int, GraphMemoryError] = {order[j]: err for j, err in found.items()}
+    for i in failed:
+        del checked[i]
     return failed
 
 

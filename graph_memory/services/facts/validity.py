@@ -29,7 +29,8 @@ For a new version N, ``place`` applies that rule (``temporal.beats``) at N's sta
 * ``prior``: the newest current version N beats there (for a many-valued predicate: among
   versions of the same object), unless N only interrupts it (another object, and N ends
   before it does). N supersedes it: belief in it ends, its dependents are flagged, history
-  links them.
+  links them. A lower tier may end none of the higher-tier versions N beats there
+  (``ended``), not only ``prior``.
 * ``same``: the current version of the same object that already says what N says (it is
   valid at N's start and, when the caller gave an end, ends there too; without any explicit
   validity an open-ended version starting later also agrees: N is older evidence for it).
@@ -68,6 +69,9 @@ def from_micros(value: int) -> datetime:
 class Placement:
     same: dict[str, Any] | None
     prior: dict[str, Any] | None
+    # Every current version N ends where it starts (``prior`` is the newest): a lower tier
+    # may end none of a higher tier's, not only the newest one's.
+    ended: tuple[dict[str, Any], ...] = ()
 
 
 def _start(v: dict[str, Any]) -> int:
@@ -160,7 +164,5 @@ def place(
         v_end = v.get("valid_to_us")
         return v["object_key"] != object_key and end is not None and (v_end is None or v_end > end)
 
-    return Placement(
-        same=_newest(agreeing),
-        prior=_newest(v for v in rivals if beaten(v) and not interrupted(v)),
-    )
+    ended = tuple(v for v in rivals if beaten(v) and not interrupted(v))
+    return Placement(same=_newest(agreeing), prior=_newest(ended), ended=ended)

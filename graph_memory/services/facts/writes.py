@@ -6,12 +6,13 @@ defaults to the earliest cited episode's start (when the thing was said), ``vali
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, utcnow
+from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, check_id, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
@@ -66,6 +67,8 @@ class FactService:
         """
         if len(items) > MAX_BATCH:
             raise ValidationError(f"batch of {len(items)} exceeds the limit of {MAX_BATCH}")
+        if idempotency_key:
+            check_id(idempotency_key, "idempotencyKey")
         tenant = principal.tenant
         # Hashing a 1,000-item batch is not free: only a keyed batch needs it.
         request_hash = fact_rules.hash_items(items) if idempotency_key else ""
@@ -226,6 +229,7 @@ class FactService:
         ]
         episodes = state.episodes
         _fail(results, fact_rules.check_citations(checked, episodes))
+        _fail(results, fact_rules.check_citation_scopes(checked, episodes))
         premises = await fact_rules.check_premises(tx, tenant, checked)
         _fail(results, premises.failed)
         cards, failed, registered = await fact_rules.cardinalities(
@@ -256,7 +260,11 @@ class FactService:
         # segments are written with them, the stored ones' change right after. The others
         # are settled from the store once the batch is written (the caller).
         in_memory = slot_keys - decided.corroborated
-        inline = inline_timeline.settle_inline(creates, state.slots, in_memory, now)
+        # Off the event loop, as TimelineRepository.settle: a batch of many overlapping
+        # versions of one slot is seconds of the rule, which would stall every tenant.
+        inline = await asyncio.to_thread(
+            inline_timeline.settle_inline, creates, state.slots, in_memory, now
+        )
         events += await fact_effects.settle(
             tx,
             principal,

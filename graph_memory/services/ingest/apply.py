@@ -12,7 +12,7 @@ before the commit leaves nothing of the session written.
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError as PydanticError
@@ -58,6 +58,14 @@ def _when(value: str | None, name: str) -> datetime | None:
         raise ValidationError(f"{name} {value!r} is not an ISO 8601 time", field=name) from e
     if parsed.tzinfo is None:
         raise ValidationError(f"{name} {value!r} carries no timezone", field=name)
+    try:
+        # What the DateTime scalar refuses at the API (graphql/scalars.py): a model's time is
+        # input too, and an OverflowError deep in the write would fail the whole session.
+        parsed.astimezone(UTC)
+    except OverflowError:
+        raise ValidationError(
+            f"{name} {value!r} is outside the years 1..9999 once converted to UTC", field=name
+        ) from None
     return parsed
 
 
