@@ -188,6 +188,7 @@ async def raw_recall(
             "lucene": build_lucene(tenant, scopes, text),
             "as_of": now,
             "valid_at": now,
+            "now": now,
         }
         fact_params = {
             **common,
@@ -203,10 +204,13 @@ async def raw_recall(
             run("recall.facts", fact_params),
             run("recall.episodes", common),
             run("recall.procedures", proc_params),
+            run("recall.memos", common),
         )
         facts = found[1]
         best = [r["id"] for r in (facts[0]["rows"] if facts else [])][:5]
-        hydrate = {"tenant": tenant, "facts": best, "episodes": [], "procedures": []}
+        hydrate = {
+            "tenant": tenant, "facts": best, "episodes": [], "procedures": [], "memos": []
+        }  # fmt: skip
         await run("recall.hydrate", hydrate)
 
     async def loop() -> None:
