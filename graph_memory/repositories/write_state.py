@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
@@ -51,12 +52,29 @@ class SlotState:
         """No version at all before the batch (so no segment either)."""
         return not self.lives
 
+    @property
+    def last_stamp(self) -> datetime | None:
+        """The latest belief moment stored in the slot (a version's life, an open segment)."""
+        stamps = [life.last_stamp for life in self.lives] + [s.sys_from for s in self.open]
+        return max(stamps, default=None)
+
 
 @dataclass(frozen=True)
 class WriteState:
     episodes: dict[str, Record]
     predicates: dict[str, str]
     slots: dict[SlotKey, SlotState]
+
+    def clock_after(self, now: datetime) -> datetime:
+        """``now``, or just after the latest moment stamped in the batch's slots if that is
+        later: another service process whose clock runs ahead may have written them, and a
+        moment before theirs would end their segments before they began (a settle treats an
+        open segment from ``now`` on as this transaction's own)."""
+        stamps = [s.last_stamp for s in self.slots.values()]
+        latest = max((t for t in stamps if t is not None), default=None)
+        if latest is None or latest < now:
+            return now
+        return latest + timedelta(microseconds=1)
 
 
 def _slot(r: Record) -> SlotState:

@@ -88,6 +88,13 @@ class VersionLife:
             return True
         return self.activated_at is not None and self.activated_at <= at
 
+    @property
+    def last_stamp(self) -> datetime:
+        """The latest belief moment this version's life was stamped with."""
+        stamps = [self.recorded_at, *(t.at for t in self.tellings)]
+        stamps += [t for t in (self.activated_at, self.ended_at) if t is not None]
+        return max(stamps)
+
     def said_at(self, at: datetime) -> datetime:
         said = self.recorded_at
         for t in self.tellings:

@@ -140,8 +140,9 @@ class FactService:
         )
         state = await self._complete(tx, batch, state)
         # The clock is read under the locks, so recordedAt/supersededAt follow commit order
-        # within each scope (and so within each of its slots).
-        now = utcnow()
+        # within each scope (and so within each of its slots), and never before a moment
+        # already stamped in a slot the batch writes (processes' clocks differ).
+        now = state.clock_after(utcnow())
         if key:
             # Checked again under the lock: of two concurrent replays only one writes.
             stored = await IdempotencyRepository.get_in_tx(tx, tenant, f"facts:{key}")

@@ -1,0 +1,49 @@
+"""Writes follow commit order within a slot even when service processes' clocks differ: a
+write after one made by a process whose clock runs ahead is stamped just after it, so the
+earlier write's belief interval is kept, not ended before it began."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from graph_memory.client import GraphMemoryClient
+from graph_memory.settings import Settings
+from tests.integration.conftest import bolt, episode, fact
+
+SCOPES = ["user:alice"]
+AHEAD = (
+    "MATCH (f:Fact {id: $id}) "
+    "SET f.recorded_at = f.recorded_at + duration('PT1H'), "
+    "    f.activated_at = f.activated_at + duration('PT1H'), "
+    "    f.told_log_at = [t IN f.told_log_at | t + duration('PT1H')], "
+    "    f.changes_at = [t IN f.changes_at | t + duration('PT1H')] "
+    "WITH f MATCH (s:Segment)-[:WINS]->(f) SET s.sys_from = s.sys_from + duration('PT1H'), "
+    "    s.recorded_at = f.recorded_at "
+    "RETURN toString(f.recorded_at) AS at"
+)
+
+
+def test_a_write_after_a_process_whose_clock_runs_ahead_is_stamped_after_it(
+    client: GraphMemoryClient, settings: Settings
+) -> None:
+    e1 = client.record_episode(**episode("alice", "s1"))
+    first = client.assert_facts([fact("alice", "lives_in", "Paris", [e1])])["results"][0]
+    # As if another service process, its clock an hour ahead, had written Paris.
+    ahead = datetime.fromisoformat(bolt(settings, AHEAD, {"id": first["factId"]})[0]["at"])
+    e2 = client.record_episode(**episode("alice", "s2"))
+    second = client.assert_facts([fact("alice", "lives_in", "Berlin", [e2])])["results"][0]
+    assert second["ok"], second
+    rows = bolt(
+        settings,
+        "MATCH (n:Fact {id: $new}), (o:Fact {id: $old}) "
+        "OPTIONAL MATCH (s:Segment)-[:WINS]->(o) "
+        "RETURN toString(n.recorded_at) AS new_at, toString(o.superseded_at) AS closed, "
+        "       collect([toString(s.sys_from), toString(s.sys_to)]) AS paris",
+        {"new": second["factId"], "old": first["factId"]},
+    )[0]
+    new_at = datetime.fromisoformat(rows["new_at"])
+    assert new_at > ahead  # stamped after the write it follows, not by its own slow clock
+    assert datetime.fromisoformat(rows["closed"]) == new_at
+    # Paris keeps its belief interval: from when it was written until Berlin.
+    spans = [(datetime.fromisoformat(a), datetime.fromisoformat(b)) for a, b in rows["paris"]]
+    assert spans and all(a == ahead and b == new_at for a, b in spans), spans
