@@ -323,3 +323,13 @@ async def test_async_client_covers_the_common_calls(client: GraphMemoryClient) -
         assert (await ac.fact(fid))["object"] == "Quito"  # type: ignore[index]
         assert (await ac.retract_fact(fid, "moved"))["status"] == "RETRACTED"
         assert _objects(await ac.facts(SCOPES, subject="alice")) == []
+
+
+def test_an_episode_cited_twice_is_one_piece_of_evidence(client: GraphMemoryClient) -> None:
+    e1 = client.record_episode(**episode("alice", "s1", confidence=0.6))
+    item = fact("alice", "timezone", "CET", [e1, e1])
+    item["episodes"][1]["weight"] = 0.9
+    out = client.assert_facts([item])["results"][0]
+    assert out["ok"] and out["confidence"] == pytest.approx(0.6)
+    node = client.facts(SCOPES, subject="alice")["edges"][0]["node"]
+    assert [p["episodeId"] for p in node["provenance"]] == [e1]

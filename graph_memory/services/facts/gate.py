@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -9,6 +10,7 @@ from datetime import datetime
 from graph_memory.domain import (
     TIER_RANK,
     Cardinality,
+    Citation,
     EpisodeInput,
     FactInput,
     Principal,
@@ -124,6 +126,13 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     for c in item.citations:
         if c.weight is not None and not 0.0 < c.weight <= 1.0:
             raise ValidationError("citation weight must be in (0, 1]", field="weight")
+    # An episode cited twice is one piece of evidence: its first citation stands, as a
+    # corroboration keeps the weight an episode was first linked with.
+    distinct: dict[str, Citation] = {}
+    for c in item.citations:
+        distinct.setdefault(c.episode_id, c)
+    if len(distinct) < len(item.citations):
+        item = dataclasses.replace(item, citations=tuple(distinct.values()))
     if item.cardinality is not None and not isinstance(item.cardinality, Cardinality):
         raise ValidationError("cardinality must be one or many", field="cardinality")
     valid_from = require_aware(item.valid_from, "validFrom")
