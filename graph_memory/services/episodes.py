@@ -72,6 +72,15 @@ class EpisodeService:
             await self.repo.db.write_tx(work)
         return out
 
+    async def stored_form(
+        self, principal: Principal, item: EpisodeInput, episode_id: str
+    ) -> dict[str, Any] | GraphMemoryError:
+        """The row ``record`` would store for ``item`` under ``episode_id`` (or the gate's
+        refusal): what a replay under an idempotency key is compared with."""
+        policy = await self._policy_for(principal.tenant)
+        [(_, error)], rows = self.prepare(principal, policy, [item], ids=[episode_id])
+        return error if error is not None else rows[0]
+
     @staticmethod
     def prepare(
         principal: Principal,

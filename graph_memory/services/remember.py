@@ -42,26 +42,29 @@ def episode_id_for(tenant: str, key: str) -> str:
     return "ep_" + hashlib.sha256(f"{tenant}\x00remember\x00{key}".encode()).hexdigest()[:32]
 
 
-def _same_episode(stored: Record, item: EpisodeInput) -> bool:
-    """Whether ``item`` is the episode stored under the key, field by field as recording it
-    would store it (a replay that names another scope, outcome or time is another call)."""
-    user = item.user_id.strip()
-    begun = item.started_at or item.ended_at
-    ended = item.ended_at or item.started_at
+# What a replay must match of the episode stored under its key; the times only when the
+# replay gives any (without, the first call's episode happened when it was recorded).
+_SAME = ("scope", "user_id", "session_id", "summary", "outcome", "topics", "key_entities",
+         "source", "confidence")  # fmt: skip
+
+
+def _same_episode(stored: Record, item: EpisodeInput, row: dict[str, object]) -> bool:
+    """Whether ``item`` (``row``: as recording it would store it) is the stored episode."""
+    same = all(_equal(stored.get(k), row[k]) for k in _SAME)
+    if item.started_at is None and item.ended_at is None:
+        return same
     return (
-        stored.get("user_id") == user
-        and stored.get("session_id") == item.session_id.strip()
-        and stored.get("summary") == item.summary.strip()
-        and stored.get("scope") == (item.scope or f"user:{user}")
-        and stored.get("outcome") == item.outcome.value
-        and list(stored.get("topics") or []) == list(item.topics)
-        and list(stored.get("key_entities") or []) == list(item.key_entities)
-        and stored.get("source") == item.source
-        and stored.get("confidence") == item.confidence
-        # Without any time the first call's episode happened when it was recorded.
-        and (begun is None or as_datetime(stored.get("started_at")) == begun)
-        and (ended is None or as_datetime(stored.get("ended_at")) == ended)
+        same
+        and as_datetime(stored.get("started_at")) == row["started_at"]
+        and as_datetime(stored.get("ended_at")) == row["ended_at"]
     )
+
+
+def _equal(stored: object, wanted: object) -> bool:
+    # A list property read back may be absent where the row had none.
+    if isinstance(wanted, list):
+        return isinstance(stored, list | None) and list(stored or []) == wanted
+    return stored == wanted
 
 
 class RememberService:
@@ -137,6 +140,7 @@ class RememberService:
         found = await self.episodes.get(principal, [episode_id])
         if episode_id not in found:
             return False
-        if not _same_episode(found[episode_id], episode):
+        row = await self.episodes.stored_form(principal, episode, episode_id)
+        if isinstance(row, GraphMemoryError) or not _same_episode(found[episode_id], episode, row):
             raise Conflict("idempotency key reused with a different episode")
         return True
