@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_tenant
 
-__all__ = ["IdempotencyRepository"]
+__all__ = ["IdempotencyRepository", "IdempotentOperation", "idempotency_record_key"]
+
+# The operations whose client keys are recorded. Their names are prefix-free, so the record
+# key "<operation>:<client key>" of one operation never equals another's, whatever the
+# client key holds (before, remember's facts were recorded as "facts:remember:<key>", which
+# an assertFacts key "remember:<key>" also named).
+IdempotentOperation = Literal["facts", "remember"]
+
+
+def idempotency_record_key(operation: IdempotentOperation, key: str) -> str:
+    return f"{operation}:{key}"
 
 
 class IdempotencyRepository:

@@ -88,8 +88,9 @@ class RememberService:
                 f"batch of {len(facts)} facts exceeds the limit of {MAX_BATCH}", field="facts"
             )
         if idempotency_key:
-            # The facts' key is this one, prefixed: checked before the episode lands.
-            check_id(f"remember:{idempotency_key}", "idempotencyKey")
+            # Checked before the episode lands: a key too long for the facts' record would
+            # leave an episode without its facts.
+            check_id(idempotency_key, "idempotencyKey")
         episode_id = await self._record(principal, episode, idempotency_key)
         if isinstance(episode_id, GraphMemoryError):
             return Remembered(None, episode_id, [])
@@ -107,8 +108,9 @@ class RememberService:
             )
             for f in facts
         ]
-        key = f"remember:{idempotency_key}" if idempotency_key else None
-        results = await self.facts.assert_facts(principal, citing, key)
+        results = await self.facts.assert_facts(
+            principal, citing, idempotency_key, operation="remember"
+        )
         return Remembered(episode_id, None, results)
 
     async def _record(

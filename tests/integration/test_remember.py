@@ -156,3 +156,24 @@ def test_a_key_replayed_with_another_payload_is_a_conflict(client: GraphMemoryCl
     assert _remember(client, key="k-1", episode=ep, facts=[]) == first
     listed = client.facts(scopes=["user:alice", "team:support"], subject="Alice")
     assert [e["node"]["object"] for e in listed["edges"]] == ["Berlin"]
+
+
+def test_remember_keys_and_assert_facts_keys_never_answer_for_each_other(
+    client: GraphMemoryClient,
+) -> None:
+    # Each operation records its own keys: an assertFacts key spelled like the record of a
+    # remember call ("remember:<key>") is a fresh key, and the same key under both operations
+    # is two keys, whichever call came first.
+    ep = client.record_episode(**episode("bob", "s0"))
+    berlin = _fact("Alice", "lives_in", "Berlin")
+    first = _remember(client, key="k-1", episode=episode("alice", "s1"), facts=[berlin])
+    paris = _fact("Bob", "lives_in", "Paris", episodes=[{"episodeId": ep}])
+    told = client.assert_facts([paris], "remember:k-1")
+    assert told["accepted"] == 1 and told["results"][0]["action"] == "created"
+    rome = _fact("Bob", "lives_in", "Rome", episodes=[{"episodeId": ep}])
+    moved = client.assert_facts([rome], "k-2")["results"][0]
+    again = _remember(client, key="k-2", episode=episode("alice", "s2"), facts=[berlin])
+    [retold] = again["facts"]["results"]
+    assert retold["ok"] and retold["factId"] != moved["factId"]
+    assert retold["factId"] == first["facts"]["results"][0]["factId"]
+    assert _remember(client, key="k-1", episode=episode("alice", "s1"), facts=[berlin]) == first

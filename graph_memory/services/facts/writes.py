@@ -18,7 +18,11 @@ from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConfli
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
-from graph_memory.repositories.idempotency import IdempotencyRepository
+from graph_memory.repositories.idempotency import (
+    IdempotencyRepository,
+    IdempotentOperation,
+    idempotency_record_key,
+)
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.repositories.write_state import (
@@ -59,26 +63,31 @@ class FactService:
         principal: Principal,
         items: list[FactInput],
         idempotency_key: str | None = None,
+        *,
+        operation: IdempotentOperation = "facts",
     ) -> list[ItemResult]:
         """Write a batch; each item gets its own result, bad items never sink good ones.
 
         Raises ValidationError for a batch over MAX_BATCH, Conflict when an idempotency key is
         replayed with a different payload. Replaying the same key returns the first results.
+        ``operation``: whose key it is (``remember`` writes its facts under its own keys, which
+        no ``assertFacts`` key can name).
         """
         if len(items) > MAX_BATCH:
             raise ValidationError(f"batch of {len(items)} exceeds the limit of {MAX_BATCH}")
         if idempotency_key:
             check_id(idempotency_key, "idempotencyKey")
+        record_key = idempotency_record_key(operation, idempotency_key) if idempotency_key else None
         tenant = principal.tenant
         # Hashing a 1,000-item batch is not free: only a keyed batch needs it.
         request_hash = fact_rules.hash_items(items) if idempotency_key else ""
-        if idempotency_key:
-            prior = await self.idem.get(tenant, f"facts:{idempotency_key}")
+        if record_key:
+            prior = await self.idem.get(tenant, record_key)
             if prior is not None:
                 if prior["request_hash"] != request_hash:
                     raise Conflict("idempotency key reused with a different batch")
                 return [ItemResult(**r) for r in json.loads(prior["result"])]
-        batch = await self.prepare(principal, items, idempotency_key, request_hash)
+        batch = await self.prepare(principal, items, record_key, request_hash)
 
         async def work(tx: Tx) -> list[ItemResult]:
             return await self.write_prepared(tx, batch)
@@ -145,7 +154,7 @@ class FactService:
         now = state.clock_after(utcnow())
         if key:
             # Checked again under the lock: of two concurrent replays only one writes.
-            stored = await IdempotencyRepository.get_in_tx(tx, tenant, f"facts:{key}")
+            stored = await IdempotencyRepository.get_in_tx(tx, tenant, key)
             if stored is not None:
                 if stored["request_hash"] != batch.request_hash:
                     raise Conflict("idempotency key reused with a different batch")
@@ -170,7 +179,7 @@ class FactService:
             await IdempotencyRepository.put_in_tx(
                 tx,
                 tenant,
-                f"facts:{key}",
+                key,
                 batch.request_hash,
                 json.dumps([r.__dict__ for r in ordered]),
                 now,
