@@ -139,3 +139,55 @@ def test_an_episode_recorded_between_the_check_and_the_write_is_checked_under_th
     # Under the lock as before it: user:alice may not serve bob's words, team:x may.
     assert [(r.ok, r.error_field) for r in again] == [(False, "episodes"), (True, None)]
     assert [(r.ok, r.error_field) for r in late] == [(False, "episodes"), (True, None)]
+
+
+def test_a_token_citing_an_episode_recorded_since_its_check_stays_in_its_scopes(
+    settings: Settings, embedder: Embedder, tenant: str
+) -> None:
+    # A token bound to alice checks the scopes of the episodes it cites before the write; one
+    # recorded in bob's scope after that check (its id derived from a remember key) is seen
+    # only under the lock, where it is refused too: a fact left to its default scope would
+    # otherwise land in user:bob, and a tenant fact would rest on bob's words.
+    async def go() -> tuple[list[ItemResult], int]:
+        services = build_services(settings, Database.connect(settings.neo4j()), embedder)
+        assert services.remember is not None
+        agent = Principal(tenant, Role.AGENT, "k-test")
+        token = Principal(
+            tenant,
+            Role.AGENT,
+            "k-test",
+            scopes=frozenset({"user:alice", "tenant"}),
+            user_id="alice",
+        )
+        try:
+            bobs = episode_id_for(tenant, "bob-s2")
+            items = [
+                FactInput("alice", "likes", "tea", (Citation(bobs),)),
+                FactInput("acme", "uses", "Linux", (Citation(bobs),), scope="tenant"),
+            ]
+            batch = await services.facts.prepare(token, items)
+            bob = EpisodeInput(
+                user_id="bob",
+                session_id="s2",
+                started_at=None,
+                ended_at=None,
+                summary="Bob told the agent his salary and his home address.",
+                outcome=Outcome.SUCCESS,
+                source="user",
+            )
+            await services.remember.remember(agent, bob, [], "bob-s2")
+
+            async def write(tx: Tx) -> list[ItemResult]:
+                return await services.facts.write_prepared(tx, batch)
+
+            late = await services.db.write_tx(write)
+            rows = await services.db.run_raw(
+                "MATCH (f:Fact {tenant: $t}) RETURN count(f) AS n", {"t": tenant}
+            )
+            return late, int(rows[0]["n"])
+        finally:
+            await services.db.close()
+
+    late, stored = asyncio.run(go())
+    assert [(r.ok, r.error_code) for r in late] == [(False, "FORBIDDEN"), (False, "FORBIDDEN")]
+    assert stored == 0

@@ -15,10 +15,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph_memory.db import Record, Tx
-from graph_memory.domain import TIER_RANK, Cardinality, FactInput, Tier, as_datetime, parse_scope
+from graph_memory.domain import (
+    TIER_RANK,
+    Cardinality,
+    FactInput,
+    Principal,
+    Tier,
+    as_datetime,
+    parse_scope,
+)
 from graph_memory.errors import (
     Conflict,
     ContributorForgotten,
+    Forbidden,
     GraphMemoryError,
     NotFound,
     ValidationError,
@@ -26,6 +35,7 @@ from graph_memory.errors import (
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.write_state import SlotState
+from graph_memory.services.access.session_scope import ScopeGuard
 from graph_memory.services.facts.citation_scope import refused
 from graph_memory.services.facts.gate import CheckedFact
 
@@ -35,6 +45,7 @@ __all__ = [
     "check_citation_scopes",
     "check_citations",
     "check_premises",
+    "check_token_scopes",
     "corroborates",
     "hash_items",
     "scope_of",
@@ -103,6 +114,28 @@ def check_citation_scopes(
     failed: dict[int, GraphMemoryError] = {order[j]: err for j, err in found.items()}
     for i in failed:
         del checked[i]
+    return failed
+
+
+def check_token_scopes(
+    principal: Principal, checked: dict[int, CheckedFact], episodes: dict[str, Record]
+) -> dict[int, GraphMemoryError]:
+    """A session token's bound scopes (services/access/session_scope.py) on the episodes as
+    read under the lock: the request's check before it ran could not see the scope of an
+    episode recorded since (a remember episode's id is known before it exists), so an item
+    citing one, or landing by default in its scope, is refused here when that lies outside."""
+    if principal.scopes is None:
+        return {}
+    failed: dict[int, GraphMemoryError] = {}
+    for i, cf in list(checked.items()):
+        touched = {scope_of(cf, episodes)} | {
+            str(episodes[c.episode_id]["scope"]) for c in cf.item.citations
+        }
+        try:
+            ScopeGuard.within(principal, touched, "episodes")
+        except Forbidden as e:
+            failed[i] = e
+            del checked[i]
     return failed
 
 
