@@ -17,7 +17,15 @@ from typing import Any
 from graph_memory.db import Record, Tx
 from graph_memory.domain import as_datetime
 from graph_memory.repositories._scope import require_tenant
-from graph_memory.temporal import Segment, Telling, VersionLife, View, bitemporal, settle_open
+from graph_memory.temporal import (
+    Segment,
+    Telling,
+    VersionLife,
+    View,
+    bitemporal,
+    clock_after,
+    settle_open,
+)
 
 __all__ = ["Settled", "SlotKey", "SlotTimeline", "TimelineRepository", "segment_row"]
 
@@ -203,6 +211,20 @@ class TimelineRepository:
             return []
         rows = await tx.run("timeline.slots_of", {"tenant": require_tenant(tenant), "ids": wanted})
         return [SlotKey(r["scope"], r["subject"], r["predicate"]) for r in rows]
+
+    @staticmethod
+    async def clock(tx: Tx, tenant: str, fact_ids: Iterable[str], now: datetime) -> datetime:
+        """The clock for a change to these versions, read after their locks: ``now``, or just
+        after the latest moment stamped in their slots (temporal/clock.py)."""
+        ids = sorted(set(fact_ids))
+        if not ids:
+            return now
+        rows = await tx.run(
+            "timeline.slot_state", {"tenant": require_tenant(tenant), "slots": [], "ids": ids}
+        )
+        stamps = [_life(v).last_stamp for r in rows for v in r["versions"]]
+        stamps += [_time(s["sys_from"]) for r in rows for s in r["open"]]
+        return clock_after(now, stamps)
 
     @classmethod
     async def settle_facts(cls, tx: Tx, tenant: str, ids: Iterable[str], now: datetime) -> Settled:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import _life, _segment
-from graph_memory.temporal import Segment, VersionLife
+from graph_memory.temporal import Segment, VersionLife, clock_after
 
 __all__ = ["PrelockRepository", "SlotState", "WriteState", "WriteStateRepository"]
 
@@ -66,15 +66,10 @@ class WriteState:
     slots: dict[SlotKey, SlotState]
 
     def clock_after(self, now: datetime) -> datetime:
-        """``now``, or just after the latest moment stamped in the batch's slots if that is
-        later: another service process whose clock runs ahead may have written them, and a
-        moment before theirs would end their segments before they began (a settle treats an
-        open segment from ``now`` on as this transaction's own)."""
-        stamps = [s.last_stamp for s in self.slots.values()]
-        latest = max((t for t in stamps if t is not None), default=None)
-        if latest is None or latest < now:
-            return now
-        return latest + timedelta(microseconds=1)
+        """The batch's clock (temporal/clock.py): ``now``, or just after the latest moment
+        stamped in its slots, which another service process whose clock runs ahead may have
+        written."""
+        return clock_after(now, (s.last_stamp for s in self.slots.values()))
 
 
 def _slot(r: Record) -> SlotState:

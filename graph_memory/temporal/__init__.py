@@ -8,6 +8,7 @@ bitemporal read is then a plain interval predicate on it.
 
 from __future__ import annotations
 
+from graph_memory.temporal.clock import clock_after
 from graph_memory.temporal.model import Claim, Span, Telling, VersionLife, View
 from graph_memory.temporal.rule import beats, winners_at
 from graph_memory.temporal.timeline import (
@@ -27,6 +28,7 @@ __all__ = [
     "View",
     "beats",
     "bitemporal",
+    "clock_after",
     "effective",
     "normalise",
     "settle_open",

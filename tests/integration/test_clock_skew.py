@@ -47,3 +47,43 @@ def test_a_write_after_a_process_whose_clock_runs_ahead_is_stamped_after_it(
     # Paris keeps its belief interval: from when it was written until Berlin.
     spans = [(datetime.fromisoformat(a), datetime.fromisoformat(b)) for a, b in rows["paris"]]
     assert spans and all(a == ahead and b == new_at for a, b in spans), spans
+
+
+def _stamp(settings: Settings, fact_id: str, prop: str) -> datetime:
+    rows = bolt(
+        settings, f"MATCH (f:Fact {{id: $id}}) RETURN toString(f.{prop}) AS at", {"id": fact_id}
+    )
+    return datetime.fromisoformat(rows[0]["at"])
+
+
+def test_a_retraction_after_a_process_whose_clock_runs_ahead_is_stamped_after_it(
+    client: GraphMemoryClient, settings: Settings
+) -> None:
+    e1 = client.record_episode(**episode("alice", "s1"))
+    first = client.assert_facts([fact("alice", "lives_in", "Paris", [e1])])["results"][0]
+    ahead = datetime.fromisoformat(bolt(settings, AHEAD, {"id": first["factId"]})[0]["at"])
+    client.retract_fact(first["factId"], "moved")
+    # Retracted after it was told, not an hour before: the version's life stays whole and
+    # its segment is closed at the retraction (the suite's timeline check recomputes it).
+    assert _stamp(settings, first["factId"], "retracted_at") > ahead
+
+
+def test_a_review_after_a_process_whose_clock_runs_ahead_is_stamped_after_it(
+    client: GraphMemoryClient, analyst: GraphMemoryClient, settings: Settings
+) -> None:
+    e1 = client.record_episode(**episode("alice", "s1", source="conversation"))
+    told = fact("alice", "likes", "tea", [e1], source="conversation", cardinality="MANY")
+    first = client.assert_facts([told])["results"][0]
+    assert first["status"] == "CANDIDATE", first
+    ahead = datetime.fromisoformat(
+        bolt(
+            settings,
+            "MATCH (f:Fact {id: $id}) SET f.recorded_at = f.recorded_at + duration('PT1H'), "
+            "f.changes_at = [t IN f.changes_at | t + duration('PT1H')] "
+            "WITH f MATCH (s:Segment)-[:WINS]->(f) SET s.sys_from = f.recorded_at "
+            "RETURN toString(f.recorded_at) AS at",
+            {"id": first["factId"]},
+        )[0]["at"]
+    )
+    analyst.approve_fact(first["factId"])
+    assert _stamp(settings, first["factId"], "activated_at") > ahead

@@ -308,8 +308,9 @@ class FactService:
 
         async def work(tx: Tx) -> Record | TierConflict:
             await WriteLocks.facts(tx, tenant, [fact_id])
-            # Read under the lock: retractedAt and event times follow commit order.
-            now = utcnow()
+            # Read under the lock, never before a moment already in the fact's slot: times
+            # follow commit order there whatever the clocks of other service processes.
+            now = await TimelineRepository.clock(tx, tenant, [fact_id], utcnow())
             found = await FactRepository.get_in_tx(tx, tenant, [fact_id], forgotten=False)
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")

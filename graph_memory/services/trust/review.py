@@ -89,8 +89,9 @@ class ReviewService:
         async def work(tx: Tx) -> Record:
             # Serialised with writers: a corroborating write cannot promote it mid-decision.
             await WriteLocks.facts(tx, tenant, [fact_id])
-            # Read under the lock: event times follow commit order.
-            now = utcnow()
+            # Read under the lock, never before a moment already in the fact's slot: times
+            # follow commit order there whatever the clocks of other service processes.
+            now = await TimelineRepository.clock(tx, tenant, [fact_id], utcnow())
             found = await FactRepository.get_in_tx(tx, tenant, [fact_id], forgotten=False)
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")
