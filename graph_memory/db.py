@@ -8,6 +8,7 @@ it cannot succeed. Callers name a query from the catalog; they never pass Cypher
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
@@ -76,6 +77,7 @@ class Tx:
 
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
+_BATCHED = re.compile(r"\bIN\s+TRANSACTIONS\b", re.IGNORECASE)
 
 # The driver's Record.data() walks every value through abstract-base-class isinstance checks:
 # on a 20-row fact page that was a fifth of the request's Python time. Our queries return maps,
@@ -255,7 +257,13 @@ class Database:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def run_raw(self, text: str, params: Mapping[str, Any] | None = None) -> list[Record]:
-        """DDL from migration files only (trusted, never user input)."""
+        """DDL from migration files only (trusted, never user input). A statement that
+        commits in batches of its own (``CALL { } IN TRANSACTIONS``) runs in an implicit
+        transaction, the only kind that may open others."""
+        if _BATCHED.search(text):
+            async with self.driver.session(database=self.database) as session:
+                result = await session.run(text, dict(params or {}))
+                return [r.data() async for r in result]
         records, _, _ = await self.driver.execute_query(
             text, dict(params or {}), database_=self.database, routing_=RoutingControl.WRITE
         )
