@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import chain
 
 from graph_memory.temporal.model import Claim
 
@@ -53,7 +54,11 @@ def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
     """Ids of the versions that answer at validity ``moment`` (None: before every instant).
 
     ``claims``: every version of one slot believed at the moment asked about."""
-    valid = [c for c in claims if c.valid_at(moment)]
+    # Latest start first: a version is beaten by any one rival, and the rival that beats it
+    # is almost always one that started later, so looking there first ends most scans at
+    # once (in version order, a slot told hundreds of times cost O(n^3) per settle: seconds
+    # to minutes under the scope lock). The order changes no answer: every test is "any".
+    valid = sorted((c for c in claims if c.valid_at(moment)), key=_started, reverse=True)
     if not valid:
         return set()
     # Who may beat a version then: the valid ones and, of its own object, those that ended by
@@ -63,15 +68,20 @@ def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
     for g in claims:
         if not g.valid_at(moment) and g.ended_by(moment) and g.started_by(moment):
             cutting.setdefault(g.object_key, []).append(g)
+    best: dict[str, bool] = {}
 
-    def best_of_kind(g: Claim, f: Claim) -> bool:
-        # No version of g's kind, competing with f's group and valid then, outranks g.
-        return not any(
-            _rivals(f, h) and h.id != g.id and h.stated == g.stated and beats(h, g) for h in valid
-        )
+    def best_of_kind(g: Claim) -> bool:
+        # No version of g's kind, competing with g's group and valid then, outranks g. (Asked
+        # only for a g of the other kind than the f it beats, so f itself is never among
+        # them, and for a many-valued slot f's group is g's: the answer is g's alone, kept.)
+        if g.id not in best:
+            best[g.id] = not any(
+                _rivals(g, h) and h.stated == g.stated and beats(h, g) for h in valid
+            )
+        return best[g.id]
 
     def beaten(f: Claim) -> bool:
-        for g in (*valid, *cutting.get(f.object_key, ())):
+        for g in chain(valid, cutting.get(f.object_key, ())):
             if not _rivals(f, g):
                 continue
             # An ended version still cuts a version of its own object.
@@ -80,7 +90,7 @@ def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
                 continue
             if not beats(g, f):
                 continue
-            if g.stated == f.stated or g.ended_by(moment) or best_of_kind(g, f):
+            if g.stated == f.stated or g.ended_by(moment) or best_of_kind(g):
                 return True
         return False
 
