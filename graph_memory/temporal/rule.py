@@ -24,7 +24,7 @@ from itertools import chain
 
 from graph_memory.temporal.model import Claim
 
-__all__ = ["beats", "winners_at"]
+__all__ = ["SlotRule", "beats", "winners_at"]
 
 
 def _said(c: Claim) -> tuple[datetime, datetime, int]:
@@ -50,48 +50,83 @@ def _rivals(f: Claim, g: Claim) -> bool:
     return not f.many or g.object_key == f.object_key
 
 
+class SlotRule:
+    """The rule over one set of claims (one slot's versions believed at one moment), asked
+    at many validity moments (timeline.effective asks once per stretch).
+
+    Two things make that cheap without changing an answer. The claims are kept latest start
+    first: a version is beaten by any one rival, and the rival that beats it is almost always
+    one that started later, so looking there first ends most scans at once (in version order,
+    a slot told hundreds of times cost O(n^3) per settle: seconds to minutes under the scope
+    lock). And whether one version outranks another does not depend on the moment, so a
+    version beaten by a rival of its own kind stays beaten wherever that rival is valid, and
+    one that is not the best of its kind stays so wherever its better is valid: both are
+    remembered across moments and settled by one lookup instead of a scan."""
+
+    def __init__(self, claims: Sequence[Claim]) -> None:
+        self.claims = sorted(claims, key=_started, reverse=True)
+        self._beaten_by: dict[str, Claim] = {}
+        self._outranked_by: dict[str, Claim] = {}
+
+    def winners(self, moment: datetime | None) -> set[str]:
+        """Ids of the versions that answer at validity ``moment`` (None: before every
+        instant)."""
+        valid = [c for c in self.claims if c.valid_at(moment)]
+        if not valid:
+            return set()
+        # Who may beat a version then: the valid ones and, of its own object, those that
+        # ended by then (they still cut it). Gathered once per moment: scanning every claim
+        # for every valid one made a slot of hundreds of overlapping versions cost seconds.
+        cutting: dict[str, list[Claim]] = {}
+        for g in self.claims:
+            if not g.valid_at(moment) and g.ended_by(moment) and g.started_by(moment):
+                cutting.setdefault(g.object_key, []).append(g)
+        best: dict[str, bool] = {}
+
+        def best_of_kind(g: Claim) -> bool:
+            # No version of g's kind, competing with g's group and valid then, outranks g.
+            # (Asked only for a g of the other kind than the f it beats, so f itself is never
+            # among them, and for a many-valued slot f's group is g's: g's answer alone.)
+            if g.id not in best:
+                known = self._outranked_by.get(g.id)
+                if known is not None and known.valid_at(moment):
+                    best[g.id] = False
+                    return False
+                better = next(
+                    (h for h in valid if _rivals(g, h) and h.stated == g.stated and beats(h, g)),
+                    None,
+                )
+                if better is not None:
+                    self._outranked_by[g.id] = better
+                best[g.id] = better is None
+            return best[g.id]
+
+        def beaten(f: Claim) -> bool:
+            known = self._beaten_by.get(f.id)
+            if known is not None and known.valid_at(moment):
+                return True
+            for g in chain(valid, cutting.get(f.object_key, ())):
+                if not _rivals(f, g):
+                    continue
+                # An ended version still cuts a version of its own object.
+                cuts = g.object_key == f.object_key and g.ended_by(moment)
+                if not g.valid_at(moment) and not (cuts and g.started_by(moment)):
+                    continue
+                if not beats(g, f):
+                    continue
+                if g.stated == f.stated:
+                    if g.valid_at(moment):
+                        self._beaten_by[f.id] = g
+                    return True
+                if g.ended_by(moment) or best_of_kind(g):
+                    return True
+            return False
+
+        return {f.id for f in valid if not beaten(f)}
+
+
 def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
     """Ids of the versions that answer at validity ``moment`` (None: before every instant).
 
     ``claims``: every version of one slot believed at the moment asked about."""
-    # Latest start first: a version is beaten by any one rival, and the rival that beats it
-    # is almost always one that started later, so looking there first ends most scans at
-    # once (in version order, a slot told hundreds of times cost O(n^3) per settle: seconds
-    # to minutes under the scope lock). The order changes no answer: every test is "any".
-    valid = sorted((c for c in claims if c.valid_at(moment)), key=_started, reverse=True)
-    if not valid:
-        return set()
-    # Who may beat a version then: the valid ones and, of its own object, those that ended by
-    # then (they still cut it). Gathered once per moment: scanning every claim for every
-    # valid one made a slot of hundreds of overlapping versions cost seconds.
-    cutting: dict[str, list[Claim]] = {}
-    for g in claims:
-        if not g.valid_at(moment) and g.ended_by(moment) and g.started_by(moment):
-            cutting.setdefault(g.object_key, []).append(g)
-    best: dict[str, bool] = {}
-
-    def best_of_kind(g: Claim) -> bool:
-        # No version of g's kind, competing with g's group and valid then, outranks g. (Asked
-        # only for a g of the other kind than the f it beats, so f itself is never among
-        # them, and for a many-valued slot f's group is g's: the answer is g's alone, kept.)
-        if g.id not in best:
-            best[g.id] = not any(
-                _rivals(g, h) and h.stated == g.stated and beats(h, g) for h in valid
-            )
-        return best[g.id]
-
-    def beaten(f: Claim) -> bool:
-        for g in chain(valid, cutting.get(f.object_key, ())):
-            if not _rivals(f, g):
-                continue
-            # An ended version still cuts a version of its own object.
-            cuts = g.object_key == f.object_key and g.ended_by(moment)
-            if not g.valid_at(moment) and not (cuts and g.started_by(moment)):
-                continue
-            if not beats(g, f):
-                continue
-            if g.stated == f.stated or g.ended_by(moment) or best_of_kind(g):
-                return True
-        return False
-
-    return {f.id for f in valid if not beaten(f)}
+    return SlotRule(claims).winners(moment)

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from graph_memory.temporal.model import Claim, Span, VersionLife, View
-from graph_memory.temporal.rule import winners_at
+from graph_memory.temporal.rule import SlotRule
 
 __all__ = ["OpenChange", "Segment", "bitemporal", "effective", "normalise", "settle_open"]
 
@@ -71,8 +71,9 @@ def _effective(claims: Sequence[Claim]) -> list[Span]:
     ends: list[datetime | None] = [*cuts, None]
     open_spans: dict[str, datetime | None] = {}
     out: list[Span] = []
+    rule = SlotRule(claims)
     for start, end in zip(starts, ends, strict=True):
-        won = winners_at(claims, start)
+        won = rule.winners(start)
         for fid in [f for f in open_spans if f not in won]:
             out.append(Span(fid, open_spans.pop(fid), start))
         for fid in won:
