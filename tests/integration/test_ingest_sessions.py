@@ -206,7 +206,14 @@ def test_a_malformed_answer_is_retried_and_tokens_of_every_attempt_count(
     fake.script(s["sessionId"], "Sure! Here is the JSON: {oops", '{"episode": 3}', good)
     j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "DONE" and j["counts"]["facts"] == 1
-    assert len(fake.requests_for(s["sessionId"])) == 3
+    asked = fake.requests_for(s["sessionId"])
+    assert len(asked) == 3
+    # Each retry shows the model its last answer and what was wrong with it.
+    assert len(asked[0]["messages"]) == 2
+    again = asked[2]["messages"]
+    assert again[:2] == asked[0]["messages"] and len(again) == 4
+    assert again[2] == {"role": "assistant", "content": '{"episode": 3}'}
+    assert again[3]["role"] == "user" and "JSON schema" in again[3]["content"]
     fake.script(s["sessionId"], good)  # the endpoint recovers: later workers finish the job
     assert j["tokens"]["total"] == 3 * 120
 

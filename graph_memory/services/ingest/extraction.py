@@ -102,6 +102,23 @@ def render_session(
     return "\n".join(lines)
 
 
+# How much of a malformed answer is sent back with the correction (a runaway answer would
+# otherwise grow every retry's prompt by its whole length).
+_ECHO_CHARS = 4_000
+
+
+def _correction(answer: str | None, problem: str) -> list[dict[str, str]]:
+    """The turn that asks the model to answer again: its answer, then what was wrong."""
+    return [
+        {"role": "assistant", "content": (answer or "")[:_ECHO_CHARS]},
+        {
+            "role": "user",
+            "content": "That answer does not match the required JSON schema "
+            f"({problem}). Answer again with only the JSON object, nothing else.",
+        },
+    ]
+
+
 class Extractor:
     """Calls the configured endpoint. Raises LlmNotConfigured when no model is set."""
 
@@ -195,6 +212,9 @@ class Extractor:
                         extraction = parse_answer(content)
                     except (ValueError, PydanticError) as e:
                         last_problem = str(e).splitlines()[0][:300]
+                        # The next attempt sees its answer and what was wrong with it: a
+                        # model asked the same question again tends to give the same answer.
+                        messages = [*messages[:2], *_correction(content, last_problem)]
                         raise _Malformed(last_problem) from e
                     return ExtractionResult(
                         extraction,
