@@ -97,6 +97,18 @@ def test_facts_may_cite_across_kinds_and_tenant_evidence_is_shared(
     assert (r["ok"], r["error"]["field"]) == (False, "episodes")
 
 
+def _bobs_episode(session: str) -> EpisodeInput:
+    return EpisodeInput(
+        user_id="bob",
+        session_id=session,
+        started_at=None,
+        ended_at=None,
+        summary="Bob told the agent his salary and his home address.",
+        outcome=Outcome.SUCCESS,
+        source="user",
+    )
+
+
 def test_an_episode_recorded_between_the_check_and_the_write_is_checked_under_the_lock(
     settings: Settings, embedder: Embedder, tenant: str
 ) -> None:
@@ -114,15 +126,7 @@ def test_an_episode_recorded_between_the_check_and_the_write_is_checked_under_th
                 FactInput("alice", "likes", "chess", (Citation(bobs),), scope="team:x"),
             ]
             batch = await services.facts.prepare(agent, items)
-            bob = EpisodeInput(
-                user_id="bob",
-                session_id="s1",
-                started_at=None,
-                ended_at=None,
-                summary="Bob told the agent his salary and his home address.",
-                outcome=Outcome.SUCCESS,
-                source="user",
-            )
+            bob = _bobs_episode("s1")
             got = await services.remember.remember(agent, bob, [], "bob-s1")
             assert got.episode_id == bobs
 
@@ -166,15 +170,7 @@ def test_a_token_citing_an_episode_recorded_since_its_check_stays_in_its_scopes(
                 FactInput("acme", "uses", "Linux", (Citation(bobs),), scope="tenant"),
             ]
             batch = await services.facts.prepare(token, items)
-            bob = EpisodeInput(
-                user_id="bob",
-                session_id="s2",
-                started_at=None,
-                ended_at=None,
-                summary="Bob told the agent his salary and his home address.",
-                outcome=Outcome.SUCCESS,
-                source="user",
-            )
+            bob = _bobs_episode("s2")
             await services.remember.remember(agent, bob, [], "bob-s2")
 
             async def write(tx: Tx) -> list[ItemResult]:
