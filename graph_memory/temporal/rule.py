@@ -18,7 +18,7 @@ For a many-valued predicate only versions of the same object compete.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from itertools import chain
 
@@ -93,7 +93,11 @@ class SlotRule:
                     best[g.id] = False
                     return False
                 better = next(
-                    (h for h in valid if _rivals(g, h) and h.stated == g.stated and beats(h, g)),
+                    (
+                        h
+                        for h in _rivals_before(valid, g)
+                        if _rivals(g, h) and h.stated == g.stated and beats(h, g)
+                    ),
                     None,
                 )
                 if better is not None:
@@ -105,7 +109,7 @@ class SlotRule:
             known = self._beaten_by.get(f.id)
             if known is not None and known.valid_at(moment):
                 return True
-            for g in chain(valid, cutting.get(f.object_key, ())):
+            for g in chain(_rivals_before(valid, f), cutting.get(f.object_key, ())):
                 if not _rivals(f, g):
                     continue
                 # An ended version still cuts a version of its own object.
@@ -123,6 +127,21 @@ class SlotRule:
             return False
 
         return {f.id for f in valid if not beaten(f)}
+
+
+def _rivals_before(valid: Sequence[Claim], f: Claim) -> Iterable[Claim]:
+    """The valid claims that may beat ``f``, from ``valid`` (latest start first). A dated
+    version is beaten only by a later start (``beats``: the said-time clauses either need
+    ``f`` undated or decide against ``g``), so for one the scan ends where starts stop being
+    later; an undated one may be beaten by any that was said later."""
+    if not f.stated:
+        yield from valid
+        return
+    mine = _started(f)
+    for g in valid:
+        if _started(g) <= mine:
+            return
+        yield g
 
 
 def winners_at(claims: Sequence[Claim], moment: datetime | None) -> set[str]:
