@@ -9,7 +9,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -168,6 +168,28 @@ def check_id(value: str, field: str) -> None:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+# Neo4j holds a zoned DateTime's offset within +-18:00 (ISO 8601 and Python allow +-23:59).
+MAX_OFFSET = timedelta(hours=18)
+
+
+def unstorable_time(value: datetime) -> str | None:
+    """Why the store cannot hold this aware ``value`` (None: it can): an offset beyond
+    +-18:00, which Neo4j refuses (error 22N15, so the whole transaction and every request
+    sharing it), or a UTC value outside the years 1..9999, which overflows on conversion.
+    The one rule every entry of a time goes through: the DateTime scalar, session input,
+    a model's extracted times."""
+    offset = value.utcoffset()
+    if offset is None:
+        return None
+    if abs(offset) > MAX_OFFSET:
+        return f"its UTC offset {value.isoformat()[-6:]} is beyond +-18:00"
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        return "it is outside the years 1..9999 once converted to UTC"
+    return None
 
 
 def require_aware(value: datetime | None, name: str) -> datetime | None:

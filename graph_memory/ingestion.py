@@ -13,7 +13,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from graph_memory.domain import MAX_ID_BYTES, as_datetime, id_too_long, parse_scope
+from graph_memory.domain import (
+    MAX_ID_BYTES,
+    as_datetime,
+    id_too_long,
+    parse_scope,
+    unstorable_time,
+)
 from graph_memory.errors import InvalidInput, ValidationError
 
 __all__ = [
@@ -129,8 +135,12 @@ class IngestJob:
 
 
 def _aware(value: datetime | None, name: str, problems: list[tuple[str, str]]) -> None:
-    if value is not None and (value.tzinfo is None or value.utcoffset() is None):
+    if value is None:
+        return
+    if value.tzinfo is None or value.utcoffset() is None:
         problems.append((name, f"must carry a timezone (UTC), got naive {value.isoformat()}"))
+    elif (problem := unstorable_time(value)) is not None:
+        problems.append((name, f"cannot be stored: {problem}"))
 
 
 def check_session(session: SessionInput, options: IngestOptions) -> str:

@@ -1,10 +1,11 @@
 """Scalars that refuse what the store cannot hold, where the value enters.
 
 Strawberry's DateTime accepts any ISO 8601 text, including moments whose UTC value falls
-outside the years 1..9999 (``9999-12-31T23:59:59-14:00``): Python parses them, and the first
-``astimezone(UTC)`` or driver encoding deep inside a service raises OverflowError, which the
-client saw as INTERNAL. Every DateTime argument and input field goes through this scalar, so
-the check lives once, here, and the answer is VALIDATION. Naive values are still let through
+outside the years 1..9999 (``9999-12-31T23:59:59-14:00``) and offsets Neo4j cannot hold
+(``+23:59``): Python parses them, and the first ``astimezone(UTC)`` deep inside a service, or
+Neo4j itself, fails, which the client saw as INTERNAL (domain.unstorable_time). Every
+DateTime argument and input field goes through this scalar, so the check is made here once
+and the answer is VALIDATION. Naive values are still let through
 on purpose: the services refuse them per item (a naive time in one batch item must not lose
 its siblings), which a scalar error could not do.
 """
@@ -17,6 +18,8 @@ import dateutil.parser  # type: ignore[import-untyped]
 from strawberry.exceptions import StrawberryInputCoercionError
 from strawberry.schema.types.base_scalars import DateTimeDefinition
 from strawberry.types.scalar import ScalarDefinition
+
+from graph_memory.domain import unstorable_time
 
 __all__ = ["DATETIME", "SCALAR_OVERRIDES", "parse_datetime"]
 
@@ -32,13 +35,9 @@ def parse_datetime(value: object) -> dt.datetime:
         raise StrawberryInputCoercionError(
             f"Value cannot represent a DateTime: {value!r}. {e}"
         ) from None
-    if parsed.tzinfo is not None and parsed.utcoffset() is not None:
-        try:
-            parsed.astimezone(dt.UTC)
-        except OverflowError:
-            raise StrawberryInputCoercionError(
-                f"DateTime {value!r} is outside the years 1..9999 once converted to UTC"
-            ) from None
+    problem = unstorable_time(parsed)
+    if problem is not None:
+        raise StrawberryInputCoercionError(f"DateTime {value!r} cannot be stored: {problem}")
     return parsed
 
 

@@ -263,7 +263,7 @@ def test_a_bad_item_is_reported_and_its_siblings_land(
     assert j["counts"]["facts"] == 1 and j["counts"]["refused"] == 3
 
 
-def test_a_model_time_outside_the_years_the_store_holds_is_refused_per_item(
+def test_a_model_time_the_store_cannot_hold_is_refused_per_item(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
     # Year 1 at +14:00 and year 9999 at -14:00 parse, but their UTC values leave 1..9999: the
@@ -290,6 +290,13 @@ def test_a_model_time_outside_the_years_the_store_holds_is_refused_per_item(
                     "turns": [0],
                     "valid_to": "9999-12-31T23:59:59-14:00",
                 },
+                {  # an offset beyond Neo4j's +-18:00 would fail the session's transaction
+                    "subject": "alice",
+                    "predicate": "likes",
+                    "object": "soul",
+                    "turns": [0],
+                    "valid_from": "2026-01-01T00:00:00+23:59",
+                },
             ],
             events=[
                 {"text": "Alice renews her passport", "turns": [2], "at": "0001-01-01T01:00+14:00"}
@@ -302,6 +309,7 @@ def test_a_model_time_outside_the_years_the_store_holds_is_refused_per_item(
     assert facts[0]["ok"] is True
     assert (facts[1]["error"]["code"], facts[1]["error"]["field"]) == ("VALIDATION", "validFrom")
     assert (facts[2]["error"]["code"], facts[2]["error"]["field"]) == ("VALIDATION", "validTo")
+    assert (facts[3]["error"]["code"], facts[3]["error"]["field"]) == ("VALIDATION", "validFrom")
     [event] = [i for i in j["items"] if i["kind"] == "event"]
     assert (event["error"]["code"], event["error"]["field"]) == ("VALIDATION", "at")
 

@@ -52,3 +52,24 @@ async def test_an_idle_submission_is_written_at_once() -> None:
     gc: GroupCommit[str, str] = GroupCommit(flush)
     assert await gc.submit("a") == "A"
     assert await gc.submit("b") == "B"
+
+
+async def test_a_bad_item_fails_only_its_caller_and_its_batch_mates_land() -> None:
+    batches: list[list[int]] = []
+
+    async def flush(items: list[int]) -> list[int]:
+        batches.append(list(items))
+        await asyncio.sleep(0.01)
+        if 3 in items:  # as the store refusing one row fails the whole transaction
+            raise ValueError("item 3 cannot be stored")
+        return [i * 10 for i in items]
+
+    gc: GroupCommit[int, int] = GroupCommit(flush)
+    first = asyncio.ensure_future(gc.submit(0))
+    await asyncio.sleep(0)  # item 0 is being written: the next ones gather into one batch
+    rest = await asyncio.gather(*(gc.submit(i) for i in range(1, 6)), return_exceptions=True)
+    assert await first == 0
+    assert rest[:2] == [10, 20] and rest[3:] == [40, 50]
+    assert isinstance(rest[2], ValueError)
+    assert [1, 2, 3, 4, 5] in batches  # tried together first, then one by one
+    assert [b for b in batches if len(b) == 1 and b != [0]] == [[1], [2], [3], [4], [5]]

@@ -3,7 +3,8 @@
 A write transaction costs the same few round trips whether it carries one row or a hundred,
 so the queue's acceptance rate is bounded by transactions, not rows. Callers submit one item
 and await its own result; while one batch is being written, newcomers gather into the next.
-An idle caller pays no extra latency (its batch of one is written at once).
+An idle caller pays no extra latency (its batch of one is written at once). A batch that
+fails is written again item by item, so a failure reaches only the caller whose item caused it.
 """
 
 from __future__ import annotations
@@ -44,13 +45,41 @@ class GroupCommit(Generic[ItemT, ResultT]):
             batch, self._pending = self._pending[: self._max], self._pending[self._max :]
             try:
                 results = await self._flush([item for item, _ in batch])
-            except BaseException as e:  # each caller gets the failure of its own batch
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(e)
-                if isinstance(e, asyncio.CancelledError):
-                    raise
+            except asyncio.CancelledError as e:
+                _fail(batch, e)
+                raise
+            except Exception as e:
+                if len(batch) == 1:
+                    _fail(batch, e)
+                    continue
+                # One caller's bad item must not fail the others (of any tenant) sharing its
+                # transaction: each is written again on its own, and only its own fails.
+                for n, one in enumerate(batch):
+                    try:
+                        await self._alone(one)
+                    except asyncio.CancelledError as cancelled:
+                        _fail(batch[n:], cancelled)
+                        raise
                 continue
             for (_, future), result in zip(batch, results, strict=True):
                 if not future.done():
                     future.set_result(result)
+
+    async def _alone(self, entry: tuple[ItemT, asyncio.Future[ResultT]]) -> None:
+        item, future = entry
+        try:
+            [result] = await self._flush([item])
+        except asyncio.CancelledError as e:
+            _fail([entry], e)
+            raise
+        except Exception as e:
+            _fail([entry], e)
+        else:
+            if not future.done():
+                future.set_result(result)
+
+
+def _fail(batch: list[tuple[ItemT, asyncio.Future[ResultT]]], error: BaseException) -> None:
+    for _, future in batch:
+        if not future.done():
+            future.set_exception(error)

@@ -12,7 +12,7 @@ before the commit leaves nothing of the session written.
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError as PydanticError
@@ -25,6 +25,7 @@ from graph_memory.domain import (
     Outcome,
     entity_id,
     normalise_predicate,
+    unstorable_time,
 )
 from graph_memory.errors import ValidationError
 from graph_memory.ingestion import SessionInput, Turn
@@ -58,14 +59,11 @@ def _when(value: str | None, name: str) -> datetime | None:
         raise ValidationError(f"{name} {value!r} is not an ISO 8601 time", field=name) from e
     if parsed.tzinfo is None:
         raise ValidationError(f"{name} {value!r} carries no timezone", field=name)
-    try:
-        # What the DateTime scalar refuses at the API (graphql/scalars.py): a model's time is
-        # input too, and an OverflowError deep in the write would fail the whole session.
-        parsed.astimezone(UTC)
-    except OverflowError:
-        raise ValidationError(
-            f"{name} {value!r} is outside the years 1..9999 once converted to UTC", field=name
-        ) from None
+    # What the DateTime scalar refuses at the API (graphql/scalars.py): a model's time is
+    # input too, and the store refusing it deep in the write would fail the whole session.
+    problem = unstorable_time(parsed)
+    if problem is not None:
+        raise ValidationError(f"{name} {value!r} cannot be stored: {problem}", field=name)
     return parsed
 
 
