@@ -232,6 +232,26 @@ def test_an_answer_that_stays_malformed_fails_the_job_with_the_reason(
     assert j["tokens"]["total"] == 3 * 120 and j["episodeId"] is None
 
 
+def test_an_answer_that_is_not_valid_unicode_or_nests_without_end_is_malformed(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    # What a buggy or prompt-injected model may send: a lone surrogate, NaN, or arrays nested
+    # 5,000 deep. Each is a malformed answer (retried, then MODEL_OUTPUT_INVALID), never an
+    # error deep in the write that fails the job as INTERNAL and pays for the model again.
+    c = make(tenant)
+    surrogate = extraction(
+        summary="Alice said she loves jazz.",
+        facts=[{"subject": "mia", "predicate": "likes", "object": "jazz", "turns": [0]}],
+    ).replace('"mia"', '"mia\\ud800"')
+    for answer in (surrogate, '{"episode": NaN}', "[" * 5000 + "]" * 5000):
+        s = session()
+        fake.script(s["sessionId"], answer)
+        j = run(c, llm, embedder, s, tenant)
+        assert j["status"] == "FAILED", answer[:40]
+        assert j["error"]["code"] == "MODEL_OUTPUT_INVALID", (answer[:40], j["error"])
+        assert len(fake.requests_for(s["sessionId"])) == 3
+
+
 def test_a_bad_item_is_reported_and_its_siblings_land(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

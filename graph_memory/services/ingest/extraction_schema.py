@@ -9,7 +9,6 @@ item is reported and its siblings land).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
@@ -21,6 +20,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from graph_memory.http_guard import Refusal, check_value, decode_json
+from graph_memory.limits import Limits
 
 __all__ = [
     "EXTRACTOR_ID",
@@ -210,6 +212,7 @@ class Extraction(BaseModel):
         return self
 
 
+_LIMITS = Limits()
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
 
 
@@ -222,7 +225,14 @@ def parse_answer(content: str | None) -> Extraction:
     fenced = _FENCE.match(text)
     if fenced:
         text = fenced.group(1)
-    return Extraction.model_validate(json.loads(text))
+    try:
+        # The client's body rules (http_guard): a lone surrogate, NaN or nesting past the
+        # limit is malformed here too, not an error deep in the write or its checkpoint.
+        value = decode_json(text, _LIMITS)
+        check_value(value, _LIMITS)
+    except Refusal as e:
+        raise ValueError(e.message.replace("the request", "the answer")) from None
+    return Extraction.model_validate(value)
 
 
 def item_error(e: ValidationError) -> tuple[str, str]:
