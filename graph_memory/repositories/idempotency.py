@@ -17,8 +17,16 @@ __all__ = ["IdempotencyRepository", "IdempotentOperation", "idempotency_record_k
 IdempotentOperation = Literal["facts", "remember"]
 
 
-def idempotency_record_key(operation: IdempotentOperation, key: str) -> str:
-    return f"{operation}:{key}"
+def idempotency_record_key(
+    operation: IdempotentOperation, key: str, owner: str | None = None
+) -> str:
+    """The record of ``key``. ``owner``: the user a session token serves (None for an API
+    key): a token's keys are its user's own, so a token serving alice cannot claim a key
+    bob's writes will use, nor learn from a CONFLICT which keys they used. The owner's length
+    goes first, so no user id and key pair spells another's (ids may hold ':')."""
+    if owner is None:
+        return f"{operation}:{key}"
+    return f"{operation}@{len(owner)}:{owner}:{key}"
 
 
 class IdempotencyRepository:

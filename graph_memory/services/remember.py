@@ -36,10 +36,16 @@ class Remembered:
     facts: list[ItemResult]
 
 
-def episode_id_for(tenant: str, key: str) -> str:
+def episode_id_for(tenant: str, key: str, owner: str | None = None) -> str:
     """The id of the episode ``remember`` records under ``key`` (anyone who knows the key
-    knows it before the call)."""
-    return "ep_" + hashlib.sha256(f"{tenant}\x00remember\x00{key}".encode()).hexdigest()[:32]
+    knows it before the call). ``owner``: the user a session token serves, whose keys are
+    its own (repositories/idempotency.py); user ids hold no NUL, so the parts stay apart."""
+    name = (
+        f"{tenant}\x00remember\x00{key}"
+        if owner is None
+        else f"{tenant}\x00remember\x00{owner}\x00{key}"
+    )
+    return "ep_" + hashlib.sha256(name.encode()).hexdigest()[:32]
 
 
 # What a replay must match of the episode stored under its key; the times only when the
@@ -122,7 +128,7 @@ class RememberService:
                 return error
             assert episode_id is not None
             return episode_id
-        derived = episode_id_for(principal.tenant, key)
+        derived = episode_id_for(principal.tenant, key, principal.user_id)
         if await self._recorded(principal, episode, derived):
             return derived
         try:

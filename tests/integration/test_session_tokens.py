@@ -292,3 +292,40 @@ def test_a_token_remembers_for_its_user_only(server: str, client: GraphMemoryCli
     assert "FORBIDDEN" in codes(raw(server, secret, call, {"e": bobs, "f": [fact_in]}).json())
     shared = {**fact_in, "scope": "team:other"}
     assert "FORBIDDEN" in codes(raw(server, secret, call, {"e": mine, "f": [shared]}).json())
+
+
+def test_a_tokens_idempotency_keys_are_its_users_own(
+    server: str, client: GraphMemoryClient
+) -> None:
+    # Alice's token claims the keys bob's writes will use: bob's later writes under them are
+    # fresh, not CONFLICT (nor a replay of hers), and nothing tells her which keys he used.
+    alice, bob = mint(client, user="alice")["token"], mint(client, user="bob")["token"]
+    call = """mutation($e: EpisodeInput!, $f: [FactInput!], $k: String) {
+      remember(episode: $e, facts: $f, idempotencyKey: $k) {
+        episodeId facts { accepted results { factId } } } }"""
+    told = """mutation($f: [FactInput!]!, $k: String) {
+      assertFacts(facts: $f, idempotencyKey: $k) { accepted results { factId } } }"""
+
+    def ep(user: str, summary: str) -> dict[str, str]:
+        return {"userId": user, "sessionId": "s77", "summary": summary, "outcome": "SUCCESS"}
+
+    def lives(user: str, city: str) -> dict[str, str]:
+        return {"subject": user, "predicate": "lives_in", "object": city, "source": "user"}
+
+    squat = raw(server, alice, call, {"e": ep("alice", "Alice squats."), "f": [], "k": "b-s77"})
+    assert squat.json()["data"]["remember"]["episodeId"], squat.text
+    real = raw(server, bob, call, {"e": ep("bob", "Bob is here."), "f": [lives("bob", "Oslo")],
+                                   "k": "b-s77"}).json()  # fmt: skip
+    assert real.get("errors") is None, real
+    got = real["data"]["remember"]
+    assert got["episodeId"] != squat.json()["data"]["remember"]["episodeId"]
+    assert got["facts"]["accepted"] == 1
+    bob_ep = got["episodeId"]
+    cited = {**lives("bob", "Rome"), "episodes": [{"episodeId": bob_ep}]}
+    mine = raw(server, alice, told, {"f": [lives("alice", "Paris")], "k": "import-b"}).json()
+    assert mine.get("errors") is None, mine
+    his = raw(server, bob, told, {"f": [cited], "k": "import-b"}).json()
+    assert his.get("errors") is None and his["data"]["assertFacts"]["accepted"] == 1, his
+    # Each user's replay still answers as their first call did.
+    again = raw(server, bob, told, {"f": [cited], "k": "import-b"}).json()
+    assert again["data"]["assertFacts"] == his["data"]["assertFacts"]

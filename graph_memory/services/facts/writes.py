@@ -77,7 +77,11 @@ class FactService:
             raise ValidationError(f"batch of {len(items)} exceeds the limit of {MAX_BATCH}")
         if idempotency_key:
             check_id(idempotency_key, "idempotencyKey")
-        record_key = idempotency_record_key(operation, idempotency_key) if idempotency_key else None
+        record_key = (
+            idempotency_record_key(operation, idempotency_key, principal.user_id)
+            if idempotency_key
+            else None
+        )
         tenant = principal.tenant
         # Hashing a 1,000-item batch is not free: only a keyed batch needs it.
         request_hash = fact_rules.hash_items(items) if idempotency_key else ""
