@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
-from tests.integration.conftest import T0, episode
+from graph_memory.settings import Settings
+from tests.integration.conftest import T0, bolt, episode
 
 REMEMBER = """
 mutation($episode: EpisodeInput!, $facts: [FactInput!], $key: String) {
@@ -177,3 +178,19 @@ def test_remember_keys_and_assert_facts_keys_never_answer_for_each_other(
     assert retold["ok"] and retold["factId"] != moved["factId"]
     assert retold["factId"] == first["facts"]["results"][0]["factId"]
     assert _remember(client, key="k-1", episode=episode("alice", "s1"), facts=[berlin]) == first
+
+
+def test_a_key_leaves_no_lock_named_after_it(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    # Keyed writes lock a hash bucket: no lock node keeps the client's key (which outlived a
+    # forgotten contributor), and the tenant's lock nodes stay bounded however many keys.
+    for n in range(5):
+        _remember(client, key=f"canary-key-{n}", episode=episode("alice", f"s{n}"), facts=[])
+    locks = bolt(
+        settings,
+        "MATCH (l:ScopeLock {tenant: $t}) WHERE l.scope STARTS WITH 'idempotency:' "
+        "RETURN collect(l.scope) AS names",
+        {"t": tenant},
+    )[0]["names"]
+    assert locks and not [n for n in locks if "canary" in n], locks

@@ -14,6 +14,7 @@ stay right; an episode recorded after this read is locked by the write when it s
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -115,5 +116,17 @@ def lock_plan(
             if ep is not None and ep.get("scope"):
                 scopes.add(str(ep["scope"]))
     if idempotency_key:
-        scopes.add(f"idempotency:{idempotency_key}")
+        scopes.add(idempotency_lock(idempotency_key))
     return frozenset(scopes), frozenset(slots)
+
+
+# Keyed batches lock one of a fixed number of buckets by the key's hash: a lock node per key
+# kept every key ever used in the graph, verbatim (a forgotten user's keys outlived them),
+# and the tenant-wide lock (WriteLocks.everything) took one more node for each. Two keys in
+# one bucket only wait for each other.
+IDEMPOTENCY_LOCK_BUCKETS = 256
+
+
+def idempotency_lock(record_key: str) -> str:
+    digest = hashlib.sha256(record_key.encode("utf-8", "surrogatepass")).digest()
+    return f"idempotency:#{int.from_bytes(digest[:4], 'big') % IDEMPOTENCY_LOCK_BUCKETS}"
