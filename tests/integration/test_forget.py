@@ -325,6 +325,9 @@ def test_forgetting_is_idempotent_and_needs_a_user(
     with pytest.raises(GraphMemoryClientError) as err:
         admin.forget_contributor("  ")
     assert err.value.code == "VALIDATION"
+    with pytest.raises(GraphMemoryClientError) as err:
+        admin.forget_contributor("u" * 600)  # longer than any id a write accepts
+    assert err.value.code == "VALIDATION" and err.value.errors[0]["extensions"]["field"] == "userId"
     # Alice is untouched.
     assert admin.forget_contributor("nobody")["episodesDeleted"] == 0
     assert (

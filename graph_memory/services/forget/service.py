@@ -46,7 +46,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from graph_memory.db import Database, Tx
-from graph_memory.domain import Principal, Role, utcnow
+from graph_memory.domain import Principal, Role, check_id, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Forbidden, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
@@ -377,6 +377,8 @@ def _checked(principal: Principal, user_id: str) -> str:
     user_id = (user_id or "").strip()
     if not user_id:
         raise ValidationError("userId is empty", field="userId")
+    # No longer id was ever stored (every write checks it), so there is nothing to forget.
+    check_id(user_id, "userId")
     return user_id
 
 
