@@ -115,7 +115,7 @@ def build_services(
     auth = AuthService(ApiKeyRepository(db), settings.auth_cache_seconds, token_repo)
     session_tokens = SessionTokenService(token_repo, auth, settings.session_token_max_seconds)
     entity_repo = EntityRepository(db)
-    facts = FactService(db, embedder, policies.policy_for)
+    facts = FactService(db, embedder, policies.policy_for, settings.limits.max_slot_versions)
     episodes = EpisodeService(db, embedder, policies.policy_for)
     return Services(
         settings=settings,

@@ -48,6 +48,13 @@ class Limits:
     max_query_seconds: int = 30
     # Authentication: failed keys per client address per minute before 429 RATE_LIMITED.
     max_failed_auth: int = 20
+    # Versions that compete in one slot (one object's, for a many-valued predicate): every
+    # write there resolves the rule over all of them under the slot's lock, at a cost that
+    # grows with their square (about a second at 1,000 dated versions on one core), so a
+    # client retelling one slot without end would stall it and burn every tenant's CPU. A
+    # write that would add one more is VALIDATION (limit max_slot_versions); a re-telling of
+    # a version already there still lands.
+    max_slot_versions: int = 1_000
 
     @classmethod
     def from_env(cls) -> Limits:

@@ -29,6 +29,7 @@ from graph_memory.errors import (
     ContributorForgotten,
     Forbidden,
     GraphMemoryError,
+    LimitExceeded,
     NotFound,
     ValidationError,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "check_citation_scopes",
     "check_citations",
     "check_premises",
+    "check_slot_capacity",
     "check_token_scopes",
     "corroborates",
     "hash_items",
@@ -136,6 +138,49 @@ def check_token_scopes(
         except Forbidden as e:
             failed[i] = e
             del checked[i]
+    return failed
+
+
+def check_slot_capacity(
+    checked: dict[int, CheckedFact],
+    scopes: Mapping[int, str],
+    cards: Mapping[str, Cardinality],
+    states: Mapping[SlotKey, SlotState],
+    maximum: int,
+) -> dict[int, GraphMemoryError]:
+    """Items that would add a version to a slot already holding ``maximum`` competing ones
+    (graph_memory.limits, max_slot_versions); an item retelling a current version adds none
+    and passes (retelling an older one is a new version). The batch's own new versions count
+    too."""
+    failed: dict[int, GraphMemoryError] = {}
+    added: dict[tuple[SlotKey, str | None], int] = {}
+    for i, cf in list(checked.items()):
+        key = (scopes[i], cf.subject_key, cf.predicate)
+        many = cards.get(cf.predicate) is Cardinality.MANY
+        state = states.get(key)
+        lives = state.lives if state is not None else []
+        # Those still believed: a retracted or rejected version no longer competes now.
+        group = [
+            v
+            for v in lives
+            if v.ended_at is None and (not many or v.object_key == cf.object_key)
+        ]
+        current = state.current if state is not None else []
+        if any(v["object_key"] == cf.object_key for v in current):
+            continue  # a re-telling of what the slot holds now: no new version
+        slot_group = (key, cf.object_key if many else None)
+        if len(group) + added.get(slot_group, 0) >= maximum:
+            failed[i] = LimitExceeded(
+                f"slot ({cf.item.subject!r}, {cf.predicate!r}) in {scopes[i]} already holds "
+                f"{len(group) + added.get(slot_group, 0)} versions, the limit: retract or "
+                "consolidate some, or make the predicate many-valued",
+                field="object",
+                limit="max_slot_versions",
+                maximum=maximum,
+            )
+            del checked[i]
+            continue
+        added[slot_group] = added.get(slot_group, 0) + 1
     return failed
 
 

@@ -15,6 +15,7 @@ from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, check_id, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
+from graph_memory.limits import Limits
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
@@ -46,8 +47,15 @@ MAX_BATCH = 1_000
 
 
 class FactService:
-    def __init__(self, db: Database, embedder: Embedder | None, policy_for: Any) -> None:
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder | None,
+        policy_for: Any,
+        max_slot_versions: int = Limits.max_slot_versions,
+    ) -> None:
         self.db = db
+        self.max_slot_versions = max_slot_versions
         self.facts = FactRepository(db)
         self.audit = AuditRepository(db)
         self.idem = IdempotencyRepository(db)
@@ -254,6 +262,12 @@ class FactService:
         # A registered cardinality is final and decides every later write: who set it is audited.
         events += predicates.registered_events(principal, registered, now)
         scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
+        _fail(
+            results,
+            fact_rules.check_slot_capacity(
+                checked, scopes, cards, state.slots, self.max_slot_versions
+            ),
+        )
         slot_keys = {(scopes[i], cf.subject_key, cf.predicate) for i, cf in checked.items()}
         slots = fact_rules.slots_of({k: state.slots[k] for k in slot_keys})
 
