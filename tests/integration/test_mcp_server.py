@@ -23,6 +23,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
+from graph_memory.client import GraphMemoryClient
+
 KeyFactory = Callable[..., str]
 TOOLS = {"remember", "recall", "context", "history", "forget", "ingest", "ingest_status"}
 
@@ -211,6 +213,27 @@ async def test_stdio_a_bad_fact_is_reported_and_its_siblings_land(
         assert (out["accepted"], out["rejected"]) == (1, 1)
         bad = out["facts"][1]
         assert not bad["ok"] and bad["error"]["code"] == "VALIDATION"
+
+
+async def test_stdio_remember_is_one_call_refused_whole_and_idempotent_under_a_key(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    key = make_key(tenant, "agent")
+    many = [{"subject": "dora", "predicate": "likes", "object": f"tea {i}"} for i in range(1001)]
+    dora = {"user_id": "dora", "summary": "Dora listed every tea she likes, one by one."}
+    async with stdio_session(server, key) as s:
+        refused = error_text(await s.call_tool("remember", {**dora, "facts": many}))
+        assert "VALIDATION" in refused
+        first = data(
+            await s.call_tool("remember", {**dora, "facts": many[:2], "idempotency_key": "dora-s1"})
+        )
+        again = data(
+            await s.call_tool("remember", {**dora, "facts": many[:2], "idempotency_key": "dora-s1"})
+        )
+    assert first["accepted"] == 2 and again == first
+    with GraphMemoryClient(server, key) as c:
+        eps = c.execute('{ episodes(scopes: ["user:dora"]) { id } }')["episodes"]
+    assert [e["id"] for e in eps] == [first["episodeId"]]
 
 
 async def test_stdio_forget_is_refused_for_an_agent_key(
