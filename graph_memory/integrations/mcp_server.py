@@ -388,9 +388,12 @@ def run(config: McpConfig, transport: Literal["stdio", "http"]) -> None:
     import anyio
     import uvicorn
 
+    from graph_memory.integrations.mcp_http_guard import McpBodyGuard
+    from graph_memory.limits import Limits
+
     http = uvicorn.Server(
         uvicorn.Config(
-            server.streamable_http_app(),
+            McpBodyGuard(server.streamable_http_app(), Limits.from_env()),
             host=server.settings.host,
             port=server.settings.port,
             log_config=None,

@@ -273,6 +273,35 @@ async def test_http_agent_remembers_and_recalls(mcp_http: str) -> None:
         assert any("Acme" in i["text"] for i in found["items"])
 
 
+def _tools_call(arguments: bytes) -> bytes:
+    return (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
+        b'"params": {"name": "recall", "arguments": ' + arguments + b"}}"
+    )
+
+
+async def test_http_a_malformed_body_is_a_json_rpc_400_and_the_server_serves_on(
+    mcp_http: str,
+) -> None:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    bodies = {
+        "not UTF-8": _tools_call(b'{"query": "\xff\xfe"}'),
+        "3,000 deep": _tools_call(b'{"query": "q", "scopes": ' + b"[" * 3000 + b"]" * 3000 + b"}"),
+        "a lone surrogate": _tools_call(b'{"query": "\\ud800"}'),
+        "not JSON": b'{"jsonrpc": "2.0", "id": 7, "method": ',
+    }
+    async with httpx.AsyncClient(timeout=30) as http:
+        for what, body in bodies.items():
+            r = await http.post(mcp_http, content=body, headers=headers)
+            assert r.status_code == 400, (what, r.status_code, r.text)
+            out = r.json()
+            assert out["jsonrpc"] == "2.0" and out["error"]["code"] == -32700, (what, out)
+            assert out["error"]["data"]["code"] == "VALIDATION", (what, out)
+    async with http_session(mcp_http) as s:
+        out = data(await s.call_tool("remember", MOVE))
+        assert out["accepted"] == 2
+
+
 async def test_http_a_request_key_replaces_the_bound_one(
     mcp_http: str, make_key: KeyFactory, tenant: str
 ) -> None:
