@@ -241,7 +241,8 @@ def _keep(
         return _own_scope_allowed(principal, item) and not hidden.intersection(_links(item))
 
     if isinstance(result, list):
-        return [i for i in result if allowed(i)]
+        kept = [i for i in result if allowed(i)]
+        return result if len(kept) == len(result) else kept
     if allowed(result):
         return result
     if isinstance(info.return_type, GraphQLNonNull):
