@@ -24,6 +24,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
 from graph_memory.client import GraphMemoryClient
+from tests.integration.conftest import episode, fact
+from tests.integration.test_session_tokens import mint
 
 KeyFactory = Callable[..., str]
 TOOLS = {"remember", "recall", "context", "history", "forget", "ingest", "ingest_status"}
@@ -324,6 +326,25 @@ async def test_http_a_request_key_replaces_the_bound_one(
         )
         assert gone["items"] == []
         assert "FORBIDDEN" in error_text(await s.call_tool("forget", {"user_id": "alice"}))
+
+
+async def test_http_a_session_tokens_recall_serves_past_a_link_it_may_not_read(
+    mcp_http: str, server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    with GraphMemoryClient(server, make_key(tenant, "agent")) as key:
+        lunch = "Bob says the cafeteria serves lunch at noon daily."
+        bob = key.record_episode(**episode("bob", summary=lunch))
+        said = fact("cafeteria", "lunch_time", "noon", [bob], scope="tenant", cardinality="ONE")
+        assert key.assert_facts([said])["accepted"] == 1
+        token = mint(key)["token"]
+    async with http_session(mcp_http, token) as s:
+        out = data(
+            await s.call_tool(
+                "recall", {"query": "when is lunch served in the cafeteria", "user_id": "alice"}
+            )
+        )
+    assert [i["text"] for i in out["items"] if "noon" in i["text"]], out
+    assert all(bob not in i["episodes"] for i in out["items"]), out
 
 
 def test_tools_describe_their_arguments() -> None:
