@@ -146,7 +146,7 @@ def build_services(
         denials=DenialAudit(AuditRepository(db)),
         ingest=ingest,
         memos=MemoService(db, embedder),
-        outcomes=OutcomeService(db),
+        outcomes=OutcomeService(db, policies.policy_for),
         consolidation=ConsolidationService(
             db,
             policies.policy_for,

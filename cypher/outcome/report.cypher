@@ -1,10 +1,14 @@
-// params: tenant, ids, outcome, episode_id, now, actor
-// returns: id, kind, recorded, helpful, harmful
+// params: tenant, ids, outcome, episode_id, now, actor, outranking
+// returns: id, kind, recorded, counted, helpful, harmful
 // What retrieved memories (facts or episodes) led to in an episode: one verdict per
-// (episode, memory), a second report replacing the first. The counts are recounted from the
-// verdicts after the memory is write-locked (the first SET), so concurrent reports never lose
-// one. Usage, not belief: confidence is left alone; recall's salience reads the counts. No
-// row at all when the episode is not the tenant's.
+// (episode, memory), a second report replacing the first. A verdict counts only when the
+// memory's tier is not above the reporter's role cap (``outranking``: the tiers above it), so
+// a user-tier credential cannot demote (or restore) system or admin memory; it is still
+// recorded. The counts are per contributor, each user's latest counted verdict (an episode's
+// user; an episode without one counts alone), so many episodes of one user weigh as one. They
+// are recounted after the memory is write-locked (the first SET), so concurrent reports never
+// lose one. Usage, not belief: confidence is left alone; recall's salience reads the counts.
+// No row at all when the episode is not the tenant's.
 MATCH (ep:Episode {id: $episode_id})
 WHERE ep.tenant = $tenant
 UNWIND $ids AS id
@@ -18,13 +22,22 @@ CALL (ep, m) {
   WITH ep, m WHERE m IS NOT NULL
   SET m.last_outcome_at = $now, m.last_outcome = $outcome
   MERGE (ep)-[v:LED_TO]->(m)
-  SET v.outcome = $outcome, v.at = $now, v.actor = $actor
-  WITH m
-  SET m.helpful_count = COUNT { (:Episode)-[:LED_TO {outcome: 'helpful'}]->(m) },
-      m.harmful_count = COUNT { (:Episode)-[:LED_TO {outcome: 'harmful'}]->(m) }
-  RETURN m.helpful_count AS helpful, m.harmful_count AS harmful
+  SET v.outcome = $outcome, v.at = $now, v.actor = $actor,
+      v.counted = NOT coalesce(m.tier, '') IN $outranking
+  WITH m, v.counted AS counted
+  CALL (m) {
+    MATCH (r:Episode)-[l:LED_TO]->(m)
+    WHERE coalesce(l.counted, true)
+    WITH coalesce(r.user_id, r.id) AS who, l
+    ORDER BY l.at DESC
+    WITH who, collect(l.outcome)[0] AS verdict
+    RETURN count(CASE WHEN verdict = 'helpful' THEN 1 END) AS helpful,
+           count(CASE WHEN verdict = 'harmful' THEN 1 END) AS harmful
+  }
+  SET m.helpful_count = helpful, m.harmful_count = harmful
+  RETURN counted, helpful, harmful
   UNION
   WITH m WHERE m IS NULL
-  RETURN null AS helpful, null AS harmful
+  RETURN null AS counted, null AS helpful, null AS harmful
 }
-RETURN id, kind, m IS NOT NULL AS recorded, helpful, harmful
+RETURN id, kind, m IS NOT NULL AS recorded, counted, helpful, harmful

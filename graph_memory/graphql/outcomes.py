@@ -25,9 +25,18 @@ class MemoryOutcome(Enum):
 class OutcomeResult:
     memory_id: strawberry.ID
     recorded: bool
+    counted: bool = strawberry.field(
+        description="False when the memory's trust tier is above the reporter's role cap: "
+        "the verdict is recorded and audited but does not change its salience."
+    )
     kind: str | None = strawberry.field(description="fact | episode; null for no such memory.")
-    helpful: int = strawberry.field(description="Episodes that reported it helpful, in all.")
-    harmful: int = strawberry.field(description="Episodes that reported it harmful, in all.")
+    helpful: int = strawberry.field(
+        description="Contributors (reporting episodes' users) whose latest counted verdict "
+        "is helpful."
+    )
+    harmful: int = strawberry.field(
+        description="Contributors whose latest counted verdict is harmful."
+    )
     error: str | None
 
 
@@ -36,8 +45,10 @@ class OutcomeMutation:
     @strawberry.mutation(
         description="Record what retrieved memories (facts, episodes) led to in an episode "
         "(agent, admin): one verdict per episode and memory (a second report replaces it). "
-        "Kept apart from confidence: recall demotes a memory reported harmful more often "
-        "than helpful (score.salience). Unknown memories are reported per item."
+        "Kept apart from confidence: recall demotes a memory more contributors report "
+        "harmful than helpful (score.salience), each user counted once; a verdict on a "
+        "memory above the reporter's tier cap is recorded, not counted. Unknown memories "
+        "are reported per item."
     )
     async def report_outcome(
         self,
@@ -59,6 +70,7 @@ class OutcomeMutation:
             OutcomeResult(
                 memory_id=strawberry.ID(r.memory_id),
                 recorded=r.recorded,
+                counted=r.counted,
                 kind=r.kind,
                 helpful=r.helpful,
                 harmful=r.harmful,

@@ -7,8 +7,11 @@ principal bound to scopes (services/access/session_scope.py) each field resoluti
 1. checks every ``scope``/``scopes`` value in its arguments, at any depth of input objects;
 2. at the root, runs the field's rule (ids it names, defaulted scopes, the recorded user), or
    refuses a field not listed (admin and analyst fields, minting);
-3. checks what it returns: an object (or list item) with a ``scope`` outside the token's is
-   refused, so a link from an allowed memory (provenance, dependents) cannot reach bob's.
+3. checks what it returns: at the root, an object (or list item) with a ``scope`` outside the
+   token's, or naming a memory outside them, is refused; below the root a field is a link from
+   an allowed memory (provenance, dependsOn, dependents), and a linked memory outside the
+   scopes is left out of the list (null for a single link), so a link cannot reach bob's
+   memory nor let bob's link fail alice's whole answer.
 
 Keys (``scopes`` None) take the first line of ``resolve`` and nothing else.
 """
@@ -19,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from inspect import isawaitable
 from typing import Any
 
-from graphql import GraphQLResolveInfo
+from graphql import GraphQLNonNull, GraphQLResolveInfo
 from strawberry.extensions import SchemaExtension
 
 from graph_memory.domain import Principal
@@ -149,18 +152,19 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
 _LINKS = ("episode_id", "fact_id")
 
 
-def _check_returned(p: Principal, value: object, field: str) -> list[str]:
-    """Checks the scopes ``value`` carries; returns the ids of memories it names without
-    their scope, for the caller to look up."""
-    items = value if isinstance(value, list) else [value]
-    ScopeGuard.within(p, (getattr(i, "scope", None) for i in items), field)
+def _links(item: object) -> list[str]:
+    if getattr(item, "scope", None) is not None:
+        return []
     return [
         link
-        for i in items
-        if getattr(i, "scope", None) is None
-        for link in (getattr(i, name, None) for name in _LINKS)
+        for link in (getattr(item, name, None) for name in _LINKS)
         if isinstance(link, str) and link
     ]
+
+
+def _own_scope_allowed(p: Principal, item: object) -> bool:
+    scope = getattr(item, "scope", None)
+    return p.scopes is None or scope is None or scope in p.scopes
 
 
 class SessionScope(SchemaExtension):
@@ -181,9 +185,11 @@ class SessionScope(SchemaExtension):
             return self._root(principal, _next, root, info, args, kwargs)
         result = _next(root, info, *args, **kwargs)
         if isawaitable(result):
-            return self._checked(principal, result, info)
-        linked = _check_returned(principal, result, field)
-        return self._linked(principal, result, info, linked) if linked else result
+            return self._kept_later(principal, result, info)
+        items = result if isinstance(result, list) else [result]
+        if any(_links(i) for i in items):
+            return self._kept(principal, result, info)
+        return _keep(principal, result, info, set())
 
     @staticmethod
     async def _root(
@@ -194,27 +200,53 @@ class SessionScope(SchemaExtension):
         args: tuple[object, ...],
         kwargs: dict[str, object],
     ) -> object:
+        """A root field names what it reads (by id or by scopes): anything of it outside the
+        token's scopes refuses the field."""
         field = info.field_name
         rule = ROOT_FIELDS.get((info.parent_type.name, field))
         if rule is None:
             raise Forbidden(f"a session token may not call {field}")
         guard: ScopeGuard = info.context.services.scope_guard
         await rule(guard, principal, kwargs)
-        return await SessionScope._checked(principal, _next(root, info, *args, **kwargs), info)
-
-    @staticmethod
-    async def _checked(
-        principal: Principal, pending: object, info: GraphQLResolveInfo[Any]
-    ) -> object:
+        pending = _next(root, info, *args, **kwargs)
         result = await pending if isawaitable(pending) else pending
-        linked = _check_returned(principal, result, info.field_name)
-        if linked:
-            await info.context.services.scope_guard.ids_within(principal, linked, info.field_name)
+        items = result if isinstance(result, list) else [result]
+        ScopeGuard.within(principal, (getattr(i, "scope", None) for i in items), field)
+        await guard.ids_within(principal, [k for i in items for k in _links(i)], field)
         return result
 
     @staticmethod
-    async def _linked(
-        principal: Principal, result: object, info: GraphQLResolveInfo[Any], linked: list[str]
+    async def _kept_later(
+        principal: Principal, pending: Awaitable[object], info: GraphQLResolveInfo[Any]
     ) -> object:
-        await info.context.services.scope_guard.ids_within(principal, linked, info.field_name)
+        return await SessionScope._kept(principal, await pending, info)
+
+    @staticmethod
+    async def _kept(principal: Principal, result: object, info: GraphQLResolveInfo[Any]) -> object:
+        items = result if isinstance(result, list) else [result]
+        guard: ScopeGuard = info.context.services.scope_guard
+        hidden = await guard.outside(principal, [k for i in items for k in _links(i)])
+        return _keep(principal, result, info, hidden)
+
+
+def _keep(
+    principal: Principal, result: object, info: GraphQLResolveInfo[Any], hidden: set[str]
+) -> object:
+    """A nested field is a link from a memory the token may read: a linked memory outside its
+    scopes (by its own scope or the memory it names, ``hidden``) is left out of a list, or
+    null for a single link, so one user's link cannot fail another user's whole answer. Only
+    a link that may not be null is refused."""
+
+    def allowed(item: object) -> bool:
+        return _own_scope_allowed(principal, item) and not hidden.intersection(_links(item))
+
+    if isinstance(result, list):
+        kept = [i for i in result if allowed(i)]
+        return result if len(kept) == len(result) else kept
+    if allowed(result):
         return result
+    if isinstance(info.return_type, GraphQLNonNull):
+        raise Forbidden(
+            "this session token may not read what this link leads to", field=info.field_name
+        )
+    return None

@@ -1,7 +1,7 @@
 """`graph-memory mcp`: the memory as MCP tools (official `mcp` SDK), over stdio or streamable
 HTTP.
 
-The tools are thin: each one is one or two GraphQL calls to a running graph_memory service,
+The tools are thin: each one is one GraphQL call to a running graph_memory service,
 made with the credential the server is bound to (``--api-key`` / ``GRAPH_MEMORY_API_KEY``).
 The service stays the only place that knows tenants and roles, so an MCP client can do exactly
 what its key may do, no more (``forget`` with an agent key is refused by the service and
@@ -124,12 +124,12 @@ def _default_scopes(user_id: str | None, scopes: list[str] | None) -> list[str]:
     return [f"user:{user_id}", "tenant"] if user_id else ["tenant"]
 
 
-def _fact_payload(f: FactIn, episode_id: str, source: str) -> dict[str, Any]:
+def _fact_payload(f: FactIn, source: str) -> dict[str, Any]:
+    # No `episodes`: the remember mutation makes each fact cite the episode it records.
     out: dict[str, Any] = {
         "subject": f.subject,
         "predicate": f.predicate,
         "object": f.object,
-        "episodes": [{"episodeId": episode_id}],
         "source": f.source or source,
     }
     for key, value in (
@@ -197,13 +197,17 @@ def build_server(config: McpConfig) -> FastMCP:
         started_at: datetime | None = None,
         ended_at: datetime | None = None,
         scope: str | None = None,
+        idempotency_key: str | None = None,
         ctx: Context[Any, Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Remember what happened in a session: records the episode (summary of ~3 sentences,
-        scope default user:<user_id>) and the facts it established, each citing it. A fact
-        with a new object for a single-valued predicate supersedes the old one (history keeps
-        it); confidence is derived from the evidence. Each fact reports its own result: a bad
-        one is refused with its error code and the others land."""
+        scope default user:<user_id>) and the facts it established, each citing it, in one
+        call: a refused episode or batch writes nothing. A fact with a new object for a
+        single-valued predicate supersedes the old one (history keeps it); confidence is
+        derived from the evidence. Each fact reports its own result: a bad one is refused
+        with its error code and the others land. Give an idempotency_key (unique per
+        session's remember) to make a retry answer as the first call instead of writing
+        again."""
         episode: dict[str, Any] = {
             "userId": user_id,
             "sessionId": session_id or default_session,
@@ -215,19 +219,20 @@ def build_server(config: McpConfig) -> FastMCP:
         for key, value in (("startedAt", started_at), ("endedAt", ended_at), ("scope", scope)):
             if value is not None:
                 episode[key] = value
+        payload = [_fact_payload(f, source) for f in facts or []]
         async with client_for(ctx) as c:
             try:
-                episode_id = await c.record_episode(**episode)
-                if not facts:
-                    return {"episodeId": episode_id, "accepted": 0, "rejected": 0, "facts": []}
-                out = await c.assert_facts([_fact_payload(f, episode_id, source) for f in facts])
+                out = await c.remember(episode, payload, idempotency_key)
             except GraphMemoryClientError as e:
                 raise _tool_error(e, "remember") from e
+        refused = out["episodeError"]
+        if refused is not None:
+            raise ToolError(f"remember failed: {refused['code']}: {refused['message']}")
         return {
-            "episodeId": episode_id,
-            "accepted": out["accepted"],
-            "rejected": out["rejected"],
-            "facts": out["results"],
+            "episodeId": out["episodeId"],
+            "accepted": out["facts"]["accepted"],
+            "rejected": out["facts"]["rejected"],
+            "facts": out["facts"]["results"],
         }
 
     @mcp.tool()
@@ -383,9 +388,12 @@ def run(config: McpConfig, transport: Literal["stdio", "http"]) -> None:
     import anyio
     import uvicorn
 
+    from graph_memory.integrations.mcp_http_guard import McpBodyGuard
+    from graph_memory.limits import Limits
+
     http = uvicorn.Server(
         uvicorn.Config(
-            server.streamable_http_app(),
+            McpBodyGuard(server.streamable_http_app(), Limits.from_env()),
             host=server.settings.host,
             port=server.settings.port,
             log_config=None,

@@ -21,9 +21,10 @@ class OutcomeRepository:
         episode_id: str,
         now: datetime,
         actor: str,
+        outranking: list[str],
     ) -> list[Record]:
-        """One row per id (``recorded`` false for an unknown one); none for an unknown
-        episode."""
+        """One row per id (``recorded`` false for an unknown one; ``counted`` false for a
+        memory whose tier is among ``outranking``); none for an unknown episode."""
         return await tx.run(
             "outcome.report",
             {
@@ -33,5 +34,6 @@ class OutcomeRepository:
                 "episode_id": episode_id,
                 "now": now,
                 "actor": actor,
+                "outranking": outranking,
             },
         )

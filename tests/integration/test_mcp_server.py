@@ -23,6 +23,10 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
+from graph_memory.client import GraphMemoryClient
+from tests.integration.conftest import episode, fact
+from tests.integration.test_session_tokens import mint
+
 KeyFactory = Callable[..., str]
 TOOLS = {"remember", "recall", "context", "history", "forget", "ingest", "ingest_status"}
 
@@ -213,6 +217,27 @@ async def test_stdio_a_bad_fact_is_reported_and_its_siblings_land(
         assert not bad["ok"] and bad["error"]["code"] == "VALIDATION"
 
 
+async def test_stdio_remember_is_one_call_refused_whole_and_idempotent_under_a_key(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    key = make_key(tenant, "agent")
+    many = [{"subject": "dora", "predicate": "likes", "object": f"tea {i}"} for i in range(1001)]
+    dora = {"user_id": "dora", "summary": "Dora listed every tea she likes, one by one."}
+    async with stdio_session(server, key) as s:
+        refused = error_text(await s.call_tool("remember", {**dora, "facts": many}))
+        assert "VALIDATION" in refused
+        first = data(
+            await s.call_tool("remember", {**dora, "facts": many[:2], "idempotency_key": "dora-s1"})
+        )
+        again = data(
+            await s.call_tool("remember", {**dora, "facts": many[:2], "idempotency_key": "dora-s1"})
+        )
+    assert first["accepted"] == 2 and again == first
+    with GraphMemoryClient(server, key) as c:
+        eps = c.execute('{ episodes(scopes: ["user:dora"]) { id } }')["episodes"]
+    assert [e["id"] for e in eps] == [first["episodeId"]]
+
+
 async def test_stdio_forget_is_refused_for_an_agent_key(
     server: str, make_key: KeyFactory, tenant: str
 ) -> None:
@@ -250,6 +275,35 @@ async def test_http_agent_remembers_and_recalls(mcp_http: str) -> None:
         assert any("Acme" in i["text"] for i in found["items"])
 
 
+def _tools_call(arguments: bytes) -> bytes:
+    return (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
+        b'"params": {"name": "recall", "arguments": ' + arguments + b"}}"
+    )
+
+
+async def test_http_a_malformed_body_is_a_json_rpc_400_and_the_server_serves_on(
+    mcp_http: str,
+) -> None:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    bodies = {
+        "not UTF-8": _tools_call(b'{"query": "\xff\xfe"}'),
+        "3,000 deep": _tools_call(b'{"query": "q", "scopes": ' + b"[" * 3000 + b"]" * 3000 + b"}"),
+        "a lone surrogate": _tools_call(b'{"query": "\\ud800"}'),
+        "not JSON": b'{"jsonrpc": "2.0", "id": 7, "method": ',
+    }
+    async with httpx.AsyncClient(timeout=30) as http:
+        for what, body in bodies.items():
+            r = await http.post(mcp_http, content=body, headers=headers)
+            assert r.status_code == 400, (what, r.status_code, r.text)
+            out = r.json()
+            assert out["jsonrpc"] == "2.0" and out["error"]["code"] == -32700, (what, out)
+            assert out["error"]["data"]["code"] == "VALIDATION", (what, out)
+    async with http_session(mcp_http) as s:
+        out = data(await s.call_tool("remember", MOVE))
+        assert out["accepted"] == 2
+
+
 async def test_http_a_request_key_replaces_the_bound_one(
     mcp_http: str, make_key: KeyFactory, tenant: str
 ) -> None:
@@ -272,6 +326,25 @@ async def test_http_a_request_key_replaces_the_bound_one(
         )
         assert gone["items"] == []
         assert "FORBIDDEN" in error_text(await s.call_tool("forget", {"user_id": "alice"}))
+
+
+async def test_http_a_session_tokens_recall_serves_past_a_link_it_may_not_read(
+    mcp_http: str, server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    with GraphMemoryClient(server, make_key(tenant, "agent")) as key:
+        lunch = "Bob says the cafeteria serves lunch at noon daily."
+        bob = key.record_episode(**episode("bob", summary=lunch))
+        said = fact("cafeteria", "lunch_time", "noon", [bob], scope="tenant", cardinality="ONE")
+        assert key.assert_facts([said])["accepted"] == 1
+        token = mint(key)["token"]
+    async with http_session(mcp_http, token) as s:
+        out = data(
+            await s.call_tool(
+                "recall", {"query": "when is lunch served in the cafeteria", "user_id": "alice"}
+            )
+        )
+    assert [i["text"] for i in out["items"] if "noon" in i["text"]], out
+    assert all(bob not in i["episodes"] for i in out["items"]), out
 
 
 def test_tools_describe_their_arguments() -> None:

@@ -14,6 +14,7 @@ from graph_memory.db import Database
 from graph_memory.settings import Settings
 from tests.integration.conftest import fact
 from tests.integration.recall_helpers import SCOPES, new_ep, one
+from tests.integration.test_session_tokens import mint
 
 M_OUTCOME = (
     "mutation($ids: [ID!]!, $o: MemoryOutcome!, $ep: ID!) {"
@@ -114,3 +115,71 @@ def test_bad_reports_are_refused_with_clear_errors(
     with pytest.raises(GraphMemoryClientError) as err:
         _report(analyst, [a], "HELPFUL", new_ep(client))
     assert err.value.code == "FORBIDDEN"
+
+
+M_COUNTED = (
+    "mutation($ids: [ID!]!, $o: MemoryOutcome!, $ep: ID!) {"
+    " reportOutcome(memoryIds: $ids, outcome: $o, episodeId: $ep) { counted helpful harmful } }"
+)
+
+
+def _salience(client: GraphMemoryClient, query: str, scopes: list[str], fact_id: str) -> float:
+    items = client.execute(Q_RECALL, {"q": query, "s": scopes})["recall"]["items"]
+    found = [i["score"]["salience"] for i in items if i["id"] == fact_id]
+    assert found, items
+    return float(found[0])
+
+
+def test_reports_count_once_per_contributor_however_many_episodes(
+    client: GraphMemoryClient,
+) -> None:
+    a, _ = _two_alike(client)
+    for _ in range(4):
+        out = client.execute(M_COUNTED, {"ids": [a], "o": "HARMFUL", "ep": new_ep(client)})
+        assert out["reportOutcome"] == [{"counted": True, "helpful": 0, "harmful": 1}]
+    assert _salience(client, "what tea does Alice like", SCOPES, a) == 0.5
+    bobs = client.execute(M_COUNTED, {"ids": [a], "o": "HARMFUL", "ep": new_ep(client, "bob")})
+    assert bobs["reportOutcome"][0]["harmful"] == 2
+    assert _salience(client, "what tea does Alice like", SCOPES, a) == 0.25
+    # alice's latest verdict is hers: changing her mind turns her one harmful into helpful.
+    mind = client.execute(M_COUNTED, {"ids": [a], "o": "HELPFUL", "ep": new_ep(client)})
+    assert mind["reportOutcome"][0] == {"counted": True, "helpful": 1, "harmful": 1}
+    assert _salience(client, "what tea does Alice like", SCOPES, a) == 1.0
+
+
+def test_a_report_cannot_demote_memory_above_the_reporters_tier(
+    server: str, client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    ep = new_ep(admin)
+    policy = one(
+        admin,
+        fact(
+            "refund",
+            "policy_limit",
+            "one times the order value",
+            [ep],
+            scope="tenant",
+            source="system",
+            cardinality="ONE",
+            text="The refund policy limit is one times the order value",
+        ),
+    )
+    assert admin.fact(policy)["tier"] == "SYSTEM"  # type: ignore[index]
+    query, scopes = "what is the refund policy limit", ["user:bob", "tenant"]
+    assert _salience(client, query, scopes, policy) == 1.0
+    token = GraphMemoryClient(server, mint(client)["token"])
+    try:
+        for reporter, user in ((token, "alice"), (client, "bob"), (client, "carol")):
+            ep_id = new_ep(reporter, user)
+            out = reporter.execute(M_COUNTED, {"ids": [policy], "o": "HARMFUL", "ep": ep_id})
+            assert out["reportOutcome"] == [{"counted": False, "helpful": 0, "harmful": 0}]
+    finally:
+        token.close()
+    assert _salience(client, query, scopes, policy) == 1.0
+    # Still recorded and audited, for someone who may decide to look.
+    events = analyst.audit_log(action="report_outcome", first=10)["edges"]
+    assert len([e for e in events if e["node"]["targetId"] == policy]) == 3
+    # An admin writes at system tier, so its verdict counts.
+    out = admin.execute(M_COUNTED, {"ids": [policy], "o": "HARMFUL", "ep": new_ep(admin)})
+    assert out["reportOutcome"] == [{"counted": True, "helpful": 0, "harmful": 1}]
+    assert _salience(client, query, scopes, policy) == 0.5

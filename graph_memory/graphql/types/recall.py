@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Any
 
 import strawberry
+from strawberry.types import Info
 
 from graph_memory.graphql.convert import dt
 from graph_memory.graphql.types.episode import Episode, episode_from_record
@@ -129,8 +130,22 @@ class MemoryTimes:
 @strawberry.type
 class RecallProvenance:
     episodes: list[ProvenanceEpisode]
-    contributors: list[str]
     times: MemoryTimes
+    evidence: strawberry.Private[list[dict[str, Any]]]
+
+    @strawberry.field(
+        description="Distinct contributors of the supporting episodes, first seen first; "
+        "for a session token, only of the episodes it may read."
+    )
+    async def contributors(self, info: Info[Any, None]) -> list[str]:
+        # The episodes a token may not read are left out of ``episodes`` (graphql/session_scope.py),
+        # so their users are not named here either.
+        ctx = info.context
+        ids = [str(e["episode_id"]) for e in self.evidence]
+        hidden = await ctx.services.scope_guard.outside(ctx.principal, ids) if ids else set()
+        return evidence_contributors(
+            [e for e in self.evidence if str(e["episode_id"]) not in hidden]
+        )
 
 
 @strawberry.type(description="A versioned way of doing something, keyed by (scope, intent, role).")
@@ -326,7 +341,6 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
             )
         },
     )
-    contributors = evidence_contributors(s.evidence)
     text = str(rec.get("text") or rec.get("summary") or rec.get("caption") or "")
     return RecallItem(
         id=strawberry.ID(s.id),
@@ -344,7 +358,7 @@ def recall_item(s: Scored, as_of: datetime | None = None) -> RecallItem:
             decay=s.decay,
             total=s.total,
         ),
-        provenance=RecallProvenance(episodes=ev, contributors=contributors, times=times),
+        provenance=RecallProvenance(episodes=ev, times=times, evidence=s.evidence),
         fact=fact_from_version(s.fact, as_of) if s.fact is not None else None,
         episode=episode_from_record(rec) if s.kind == "episode" else None,
         procedure=procedure_from_record(rec) if s.kind == "procedure" else None,

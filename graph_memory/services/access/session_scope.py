@@ -11,8 +11,9 @@
 
 A scope left to its default is checked as the default it will take (an episode's
 ``user:<userId>``, a fact's first cited episode's scope). What a read returns is checked too
-(graphql/session_scope.py), so a memory reached through a link (provenance, dependents) from
-an allowed one is refused rather than served.
+(graphql/session_scope.py): a memory asked for by name outside the scopes is refused, and one
+reached through a link (provenance, dependents) from an allowed one is left out of the link,
+never served and never failing the rest of the answer.
 """
 
 from __future__ import annotations
@@ -54,6 +55,16 @@ class ScopeGuard:
                 f"this session token serves user {principal.user_id!r}, not {user_id!r}",
                 field=field,
             )
+
+    async def outside(self, principal: Principal, ids: Iterable[str]) -> set[str]:
+        """Those of ``ids`` naming a memory outside the token's scopes (none for a key;
+        unknown ids are not outside: there is nothing of anyone's to serve)."""
+        allowed = principal.scopes
+        if allowed is None:
+            return set()
+        wanted = list(dict.fromkeys(i for i in ids if i))
+        found = await self.repo.scopes_of(principal.tenant, wanted)
+        return {i for i, scope in found.items() if scope not in allowed}
 
     async def ids_within(
         self, principal: Principal, ids: Iterable[object], field: str

@@ -2,8 +2,9 @@
 
 Kept apart from confidence (what the evidence says, which only evidence changes): a memory
 nobody has retrieved for UNUSED_DAYS ranks lower, and one reported harmful more often than
-helpful (reportOutcome) is demoted further for each net harmful report. Recall multiplies a
-memory's score by it (services/recall/ranking.py) and reports it beside the other parts. Pure.
+helpful (reportOutcome: counted per contributor, services/trust/outcomes.py) is demoted further
+for each net harmful contributor. Recall multiplies a memory's score by it
+(services/recall/ranking.py) and reports it beside the other parts. Pure.
 """
 
 from __future__ import annotations

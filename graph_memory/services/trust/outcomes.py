@@ -2,19 +2,30 @@
 
 Recorded per (episode, memory) and counted on the memory; kept apart from confidence, which
 stays what the evidence says. Recall ranks by it through salience (services/recall/salience.py): a
-memory reported harmful more often than helpful is demoted. Unknown memories are reported
-per item and the others recorded; an unknown episode refuses the whole report.
+memory reported harmful by more contributors than helpful is demoted. Two rules keep one
+credential from burying memory for everyone:
+
+* the counts are per contributor (the reporting episode's user, their latest verdict), so a
+  user recording many episodes to vote with still counts once;
+* a verdict on a memory whose trust tier is above the reporter's role cap (the tier it may
+  write at, TenantPolicy.role_caps: an agent key or session token writes at most user tier)
+  is recorded and audited but not counted, so it cannot demote system or admin memory, as it
+  could not supersede it.
+
+Unknown memories are reported per item and the others recorded; an unknown episode refuses
+the whole report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from graph_memory.db import Database, Tx
-from graph_memory.domain import Principal, Role, utcnow
+from graph_memory.domain import TIER_RANK, Principal, Role, Tier, utcnow
 from graph_memory.errors import Forbidden, NotFound, ValidationError
+from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.outcomes import OutcomeRepository
 from graph_memory.services.audit import events as audit
@@ -33,6 +44,7 @@ class Outcome(Enum):
 class OutcomeReport:
     memory_id: str
     recorded: bool
+    counted: bool  # False: the memory's tier is above the reporter's cap, the verdict only kept
     kind: str | None  # fact | episode; None when no such memory
     helpful: int
     harmful: int
@@ -40,8 +52,9 @@ class OutcomeReport:
 
 
 class OutcomeService:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, policy_for: Callable[[str], Awaitable[TenantPolicy]]) -> None:
         self.db = db
+        self._policy_for = policy_for
 
     async def report(
         self, principal: Principal, memory_ids: Sequence[str], outcome: Outcome, episode_id: str
@@ -56,11 +69,13 @@ class OutcomeService:
         if not episode_id.strip():
             raise ValidationError("episodeId must not be blank", field="episodeId")
         tenant = principal.tenant
+        cap = (await self._policy_for(tenant)).role_caps[principal.role]
+        outranking = [t.value for t in Tier if TIER_RANK[t] > TIER_RANK[cap]]
 
         async def work(tx: Tx) -> list[OutcomeReport]:
             now = utcnow()
             rows = await OutcomeRepository.report(
-                tx, tenant, ids, outcome.value, episode_id, now, principal.actor
+                tx, tenant, ids, outcome.value, episode_id, now, principal.actor, outranking
             )
             if not rows:
                 raise NotFound(f"no episode {episode_id}", field="episodeId")
@@ -68,6 +83,7 @@ class OutcomeService:
                 OutcomeReport(
                     memory_id=r["id"],
                     recorded=bool(r["recorded"]),
+                    counted=bool(r["counted"]),
                     kind=r["kind"],
                     helpful=int(r["helpful"] or 0),
                     harmful=int(r["harmful"] or 0),
@@ -82,7 +98,11 @@ class OutcomeService:
                     o.kind or "memory",
                     o.memory_id,
                     now,
-                    after={"outcome": outcome.value, "episode_id": episode_id},
+                    after={
+                        "outcome": outcome.value,
+                        "episode_id": episode_id,
+                        "counted": o.counted,
+                    },
                     reason=f"{outcome.value} in episode {episode_id}",
                 )
                 for o in out

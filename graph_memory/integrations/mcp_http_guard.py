@@ -1,0 +1,60 @@
+"""The MCP HTTP transport's boundary: a POST body is checked before the MCP SDK parses it.
+
+The SDK answers a body that is not UTF-8, or JSON nested past Python's recursion limit, with
+HTTP 500 and a logged traceback, and passes a lone surrogate (``\\ud800``) on to a tool, where
+it surfaces as a codec message. The GraphQL app's own body rules (graph_memory/http_guard.py:
+size, UTF-8, JSON, nesting, surrogates) are applied here too, and a refused body gets HTTP 400
+(413/431 for size) with a JSON-RPC error whose ``data.code`` is the service's code
+(``VALIDATION``, ``PAYLOAD_TOO_LARGE``). Other methods (GET's event stream, DELETE) pass.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from graph_memory.http_guard import Refusal, check_headers, check_value, decode_json, read_body
+from graph_memory.limits import Limits
+
+__all__ = ["McpBodyGuard"]
+
+_PARSE_ERROR = -32700  # JSON-RPC: the body is not a JSON text the server can parse
+_INVALID_REQUEST = -32600
+
+
+class McpBodyGuard:
+    def __init__(self, app: ASGIApp, limits: Limits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        try:
+            check_headers(request, self.limits)
+            await read_body(request, self.limits)
+            body = await request.body()
+            check_value(decode_json(body, self.limits), self.limits)
+        except Refusal as r:
+            code = _PARSE_ERROR if r.code == "VALIDATION" else _INVALID_REQUEST
+            error = {"code": code, "message": r.message, "data": {"code": r.code}}
+            response = JSONResponse(
+                {"jsonrpc": "2.0", "id": None, "error": error}, status_code=r.status
+            )
+            await response(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            # The body was read here: hand it to the SDK once, then the client's own events
+            # (a disconnect) as they come.
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
