@@ -42,7 +42,6 @@ from graph_memory.db import Database
 from graph_memory.domain import Cardinality, Citation, FactInput, Principal, Role, ft_token
 from graph_memory.embeddings import LocalEmbedder
 from graph_memory.migrations import migrate
-from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.facts.reads import FactFilter, ReadService
 from graph_memory.services.facts.writes import FactService
@@ -463,9 +462,9 @@ async def main() -> None:
         embedder = LocalEmbedder()
         embedder.load()
         service = ForgetService(db, PolicyStore(TrustRepository(db)).policy_for, embedder)
-        reads = ReadService(FactRepository(db))
-        # The whole service, for another user's writes while the purge runs.
-        facts = build_services(settings, db=db, embedder=embedder).facts
+        # The whole service: another user's reads and writes while the purge runs.
+        services = build_services(settings, db=db, embedder=embedder)
+        reads, facts = services.reads, services.facts
         sizes = [int(x) for x in args.sizes.split(",")]
         for i, n in enumerate(sizes):
             await one_size(
