@@ -16,7 +16,8 @@ facts (those survive with recomputed confidence) plus 1,000 facts of their own. 
   another user's fact listing runs in a loop: its p95 during the purge against its idle p95;
 * the floor: a bare batched DETACH DELETE of the same nodes (versions, their timeline
   segments, episodes) on a fresh copy, and the same with the bare redaction of the audit
-  events about them; the purge's ratio to each.
+  events about them; the purge's ratio to each. With --loaded-floor, that floor also beside
+  the other user's reads and writes, as the purge runs (on 2 cores they slow it several times).
 
 The tenant is deleted afterwards unless --keep.
 """
@@ -42,7 +43,6 @@ from graph_memory.db import Database
 from graph_memory.domain import Cardinality, Citation, FactInput, Principal, Role, ft_token
 from graph_memory.embeddings import LocalEmbedder
 from graph_memory.migrations import migrate
-from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.facts.reads import FactFilter, ReadService
 from graph_memory.services.facts.writes import FactService
@@ -326,6 +326,7 @@ async def one_size(
     keep: bool,
     with_floor: bool,
     phase1_only: bool = False,
+    loaded_floor: bool = False,
 ) -> None:
     phase1: list[float] = []
     rates: list[float] = []
@@ -347,6 +348,9 @@ async def one_size(
             {"t": tenant},
         )
         episode = str(rows[0]["id"])
+        # Warm first (the embedder's first call, plans of a fresh tenant's statistics): the
+        # idle figures are the steady state the purge's are compared with.
+        await _reads_for(reads, facts, other, episode, 1.0)
         idle, idle_writes = await _reads_for(reads, facts, other, episode, 3.0)
         t = time.perf_counter()
         job_id = await service.mark(admin, "victim")
@@ -419,6 +423,33 @@ async def one_size(
                     f"{(ratios_redact if redact else ratios)[-1]:.2f}x it (target <= 1.5x)"
                 )
                 await clean(db, tenant)
+        if with_floor and loaded_floor:
+            # The purge above runs beside another user's reads and writes (on 2 cores they
+            # take much of the machine); the bare floor alone does not. The same floor, with
+            # its audit redaction, beside the same reads and writes: like for like.
+            tenant = f"forgetbench-{uuid.uuid4().hex[:8]}"
+            await load(db, tenant, n_facts, max(1, n_facts // 10), rng)
+            await rebuild_tenant(db, tenant)
+            ep = await db.run_raw(
+                "MATCH (e:Episode {tenant: $t, user_id: 'other'}) RETURN e.id AS id LIMIT 1",
+                {"t": tenant},
+            )
+            busy = Principal(tenant=tenant, role=Role.AGENT, key_id="bench", name="reader")
+            stop, _reads, _writes = asyncio.Event(), [], []  # type: ignore[var-annotated]
+            beside = [
+                asyncio.create_task(_reader(reads, busy, stop, _reads)),
+                asyncio.create_task(_writer(facts, busy, str(ep[0]["id"]), stop, _writes)),
+            ]
+            ms, versions = await floor(db, tenant, batch=10_000, redact=True)
+            stop.set()
+            await asyncio.gather(*beside)
+            floor_rate = versions / (ms / 1000)
+            print(
+                f"        floor beside the same reads and writes (+ bare audit redaction) "
+                f"{ms / 1000:6.2f}s = {floor_rate:7.0f} fact versions/s; the purge takes "
+                f"{floor_rate / rate:.2f}x it"
+            )
+            await clean(db, tenant)
     if phase1_only:
         print(
             f"== {n_facts:,} facts: phase 1 p50 {_pct(phase1, 50):.1f} / p95 "
@@ -451,6 +482,11 @@ async def main() -> None:
     ap.add_argument(
         "--phase1-only", action="store_true", help="time phase 1 only (no purge, no floor)"
     )
+    ap.add_argument(
+        "--loaded-floor",
+        action="store_true",
+        help="also time the floor beside the other user's reads and writes, as the purge is",
+    )
     args = ap.parse_args()
     EMBED = not args.no_embeddings
     settings = Settings.from_env()
@@ -463,9 +499,9 @@ async def main() -> None:
         embedder = LocalEmbedder()
         embedder.load()
         service = ForgetService(db, PolicyStore(TrustRepository(db)).policy_for, embedder)
-        reads = ReadService(FactRepository(db))
-        # The whole service, for another user's writes while the purge runs.
-        facts = build_services(settings, db=db, embedder=embedder).facts
+        # The whole service: another user's reads and writes while the purge runs.
+        services = build_services(settings, db=db, embedder=embedder)
+        reads, facts = services.reads, services.facts
         sizes = [int(x) for x in args.sizes.split(",")]
         for i, n in enumerate(sizes):
             await one_size(
@@ -479,6 +515,7 @@ async def main() -> None:
                 args.keep,
                 not args.no_floor,
                 args.phase1_only,
+                args.loaded_floor,
             )
     finally:
         await db.close()

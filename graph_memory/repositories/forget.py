@@ -27,10 +27,21 @@ class ForgetRepository:
 
     @staticmethod
     async def batch_scopes(tx: Tx, tenant: str, contributors: list[str], limit: int) -> list[str]:
-        """Every scope the next batch can write in (forget.batch_scopes), to lock first."""
+        """Every scope the next batch can write in through its facts (forget.batch_scopes),
+        to lock first."""
         rows = await tx.run(
             "forget.batch_scopes",
             {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},
+        )
+        return [str(s) for s in rows[0]["scopes"]] if rows else []
+
+    @staticmethod
+    async def episode_scopes(tx: Tx, tenant: str, contributors: list[str]) -> list[str]:
+        """Every scope the contributors' episodes and their procedures are in
+        (forget.episode_scopes): what any batch can write in through them."""
+        rows = await tx.run(
+            "forget.episode_scopes",
+            {"tenant": require_tenant(tenant), "contributors": contributors},
         )
         return [str(s) for s in rows[0]["scopes"]] if rows else []
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -232,27 +233,48 @@ class TimelineRepository:
         return await cls.settle(tx, tenant, (), now, ids)
 
     @staticmethod
-    async def rebuild(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> int:
+    async def rebuild(
+        tx: Tx, tenant: str, slots: Iterable[SlotKey], without: Collection[str] = ()
+    ) -> int:
         """Recompute these slots' whole timeline from their versions (a backfill, or an
-        excision that rewrites the past on purpose); returns the segments written."""
+        excision that rewrites the past on purpose), as if the versions ``without`` were
+        already gone; returns the segments the slots hold. Only slots whose stored segments
+        differ are rewritten (an excision retells thousands of versions whose timeline stays
+        the same: a clear and an apply each would cost their index updates for nothing). An
+        excision rebuilds before it deletes: a seek after a delete of thousands of nodes
+        pays for merging it in."""
         tenant = require_tenant(tenant)
         keys = sorted(set(slots))
         if not keys:
             return 0
         params = [k.param() for k in keys]
         rows = await tx.run("timeline.slot_state", {"tenant": tenant, "slots": params, "ids": []})
-        create = [
-            segment_row(s)
-            for r in rows
-            for s in merged_views(bitemporal([_life(v) for v in r["versions"]]))
-        ]
-        await tx.run("timeline.clear", {"tenant": tenant, "slots": params})
+        stored = {
+            (r["scope"], r["subject"], r["predicate"]): Counter(map(_segment, r["segments"]))
+            for r in await tx.run("timeline.segments", {"tenant": tenant, "slots": params})
+        }
+        gone = set(without)
+        changed: list[dict[str, str]] = []
+        create: list[dict[str, Any]] = []
+        held = 0
+        for r in rows:
+            segments = merged_views(
+                bitemporal([_life(v) for v in r["versions"] if v["id"] not in gone])
+            )
+            held += len(segments)
+            key = (r["scope"], r["subject"], r["predicate"])
+            if Counter(segments) == stored.get(key, Counter()):
+                continue
+            changed.append(SlotKey(*key).param())
+            create += [segment_row(s) for s in segments]
+        if changed:
+            await tx.run("timeline.clear", {"tenant": tenant, "slots": changed})
         if create:
             await tx.run(
                 "timeline.apply",
                 {"tenant": tenant, "close": [], "delete": [], "create": create, "now": None},
             )
-        return len(create)
+        return held
 
     @staticmethod
     async def stored(tx: Tx, tenant: str, slots: Iterable[SlotKey]) -> list[SlotTimeline]:

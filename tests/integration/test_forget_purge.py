@@ -500,3 +500,27 @@ def test_a_shared_version_is_said_when_the_others_said_it_once_a_reteller_is_for
     assert now_and_before(control, None) == ["summer"]
     assert now_and_before(client, None) == ["summer"]
     assert now_and_before(client, told) == ["summer"]
+
+
+def test_every_purge_batch_holds_the_lock_of_the_scopes_the_contributors_episodes_are_in(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """bob's session in team:ops backs nothing, so it goes in the last batch: every batch
+    before takes that scope's lock too (a runner reads those scopes once, not per batch), so
+    no writer of team:ops interleaves with any of them."""
+    client.record_episode(
+        **episode("bob", "s-ops", scope="team:ops", summary="Bob was on call for ops.")
+    )
+    b1 = client.record_episode(
+        **episode("bob", "s-b1", scope="team:core", summary="Bob planned the core work.")
+    )
+    out = client.assert_facts([fact("core", f"p{i}", f"v{i}", [b1]) for i in range(3)])
+    assert out["accepted"] == 3, out
+    seq = "MATCH (l:ScopeLock {tenant: $t, scope: 'team:ops'}) RETURN l.seq AS n"
+    job_id = _held(settings, tenant, "bob")
+    marked = _bolt(settings, seq, t=tenant)[0]["n"]
+    ran = _run(settings, tenant, job_id, batch=1, max_batches=2, owner=STALLED)
+    assert ran is not None and ran.batches == 2 and ran.counts.fact_versions_deleted == 2
+    assert _bolt(settings, seq, t=tenant)[0]["n"] == marked + 2
+    done = _run(settings, tenant, job_id, batch=1, owner=STALLED)
+    assert done is not None and done.done and done.counts.episodes_deleted == 2

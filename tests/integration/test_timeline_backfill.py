@@ -115,3 +115,31 @@ def test_rebuilding_a_tenant_timeline_keeps_every_past_answer(
     assert _run(settings, wipe_and_rebuild) == 3  # lives_in, likes, prefers
     assert _answers(client, moments) == before
     assert asyncio.run(timeline_mismatches(settings, tenant)) == []
+
+
+def test_a_rebuild_rewrites_only_the_slots_whose_stored_timeline_differs(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """A slot whose stored segments already equal the recomputed ones keeps them as they are
+    (a purge retells thousands of versions whose timeline does not move); a slot whose stored
+    timeline lost a segment is written again. The autouse check then finds both right."""
+    e1 = client.record_episode(**episode("alice", "s1"))
+    client.assert_facts(
+        [fact("Alice", "lives_in", "Paris", [e1]), fact("Alice", "likes", "tea", [e1])]
+    )
+    stored = "MATCH (s:Segment {tenant: $t}) RETURN s.predicate AS p, collect(s.id) AS ids"
+
+    async def damage_and_rebuild(db: Database) -> tuple[dict[str, Any], dict[str, Any], int]:
+        before = {r["p"]: sorted(r["ids"]) for r in await db.run_raw(stored, {"t": tenant})}
+        await db.run_raw(
+            "MATCH (s:Segment {tenant: $t, predicate: 'likes'}) DETACH DELETE s", {"t": tenant}
+        )
+        report = await rebuild_tenant(db, tenant)
+        after = {r["p"]: sorted(r["ids"]) for r in await db.run_raw(stored, {"t": tenant})}
+        return before, after, report.segments
+
+    before, after, held = _run(settings, damage_and_rebuild)
+    assert set(before) == {"lives_in", "likes"}
+    assert after["lives_in"] == before["lives_in"]  # equal to the recomputed one: untouched
+    assert after["likes"] and after["likes"] != before["likes"]  # lost a segment: rewritten
+    assert held == len(after["lives_in"]) + len(after["likes"])

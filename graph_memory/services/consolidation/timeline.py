@@ -1,7 +1,7 @@
 """Timelines of slots whose versions a consolidation batch moved between slots (an entity
 merge, or its rollback), rebuilt from the versions by writing only the difference.
 
-``TimelineRepository.rebuild`` clears the slots and writes every segment again; for a merge
+``TimelineRepository.rebuild`` writes every segment of each slot whose timeline changed; for a merge
 of a few thousand facts into a survivor that already has thousands, nearly all of that is
 rewriting segments that end up identical (the survivor's own) or identical but in the other
 slot (the moved facts'). Here the recomputed segments are matched against the stored ones:

@@ -237,12 +237,15 @@ class ForgetService:
         job. Safe to call again at any time: the job resumes from what is left."""
         policy = await self._policy_for(tenant)
         batches = 0
+        # The scopes of the contributors' episodes and procedures, per set of contributors (a
+        # joining forget adds some): read by the first batch, only shrinking after it.
+        episode_scopes: dict[tuple[str, ...], list[str]] = {}
         while max_batches is None or batches < max_batches:
             claimed = await self._claim(tenant, job_id)
             if claimed is None:
                 return None
             more = await self.db.write_tx(
-                lambda tx, c=claimed: self._batch(tx, policy, c)  # type: ignore[misc]
+                lambda tx, c=claimed: self._batch(tx, policy, c, episode_scopes)  # type: ignore[misc]
             )
             batches += 1
             if not more and await self._finish(claimed):
@@ -277,16 +280,25 @@ class ForgetService:
         result: _Claimed | None = await self.db.write_tx(work)
         return result
 
-    async def _batch(self, tx: Tx, policy: TenantPolicy, c: _Claimed) -> bool:
-        """One purge batch and its progress, atomically; False when nothing was left."""
+    async def _batch(
+        self,
+        tx: Tx,
+        policy: TenantPolicy,
+        c: _Claimed,
+        episode_scopes: dict[tuple[str, ...], list[str]],
+    ) -> bool:
+        """One purge batch and its progress, atomically; False when nothing was left.
+        ``episode_scopes``: the run's cache of ``ForgetRepository.episode_scopes``."""
         tenant = c.tenant
         # The locks of the scopes this batch can write in (its facts and their chains, the
         # conclusions drawn from them, the contributors' episodes and procedures): no writer of
         # those interleaves with it, while the tenant's other scopes keep writing. A batch
         # touches no registry (predicates go at the finish, under every lock).
-        await WriteLocks.scopes(
-            tx, tenant, await Repo.batch_scopes(tx, tenant, c.contributors, self.batch_size)
-        )
+        key = tuple(sorted(c.contributors))
+        if key not in episode_scopes:
+            episode_scopes[key] = await Repo.episode_scopes(tx, tenant, c.contributors)
+        facts = await Repo.batch_scopes(tx, tenant, c.contributors, self.batch_size)
+        await WriteLocks.scopes(tx, tenant, [*facts, *episode_scopes[key]])
         now = utcnow()
         counts = ForgetCounts.from_dict(c.counts.as_dict())
         batch = Batch(c.principal, policy, c.contributors, now, self.embedder)
