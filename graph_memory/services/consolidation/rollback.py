@@ -12,7 +12,8 @@ restored.
 Then one transaction per run batch that changed something, newest first, under the same
 locks: one set-based query restores the memories that batch snapshotted first (properties,
 evidence, the entity a fact is about; only what differs is written) and spends their
-snapshots, and every restored memory is audited as a 'rollback' by actor ``consolidation``.
+snapshots, and audits every memory it restores as a 'rollback' by actor ``consolidation`` (one
+event each, written by that statement: sending them from here was a tenth of the rollback).
 The timeline, which must read at every asOf as before the run:
 - quiet: the batch's journaled timeline writes (an entity merge's relabelled, created and
   deleted segments, consolidation_timeline.SlotWrites) are inverted exactly, ids and all,
@@ -38,12 +39,12 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from typing import Any
 
 from graph_memory import metrics
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import Principal, utcnow
 from graph_memory.errors import Conflict, NotFound
-from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
@@ -142,13 +143,11 @@ async def _batch(
         stale = await _stale(tx, tenant, await Repo.snapshot_prints(tx, tenant, run_id, batch))
         if stale:
             raise _refuse(run_id, stale)
-    now = utcnow()
-    restored = await Repo.restore(tx, tenant, run_id, batch, _PAGE)
+    restored = await Repo.restore(tx, tenant, run_id, batch, _PAGE, _audit(run_id, actor))
     if quiet:  # a journal is spent at its batch's first page
         await Repo.undo_journal(tx, tenant, run_id, batch)
     else:
         await reslot(tx, tenant, _slots(restored))
-    await _audit(tx, tenant, run_id, actor, now, restored)
     done = int(run.get("restored") or 0) + len(restored)
     await Repo.set_status(
         tx, tenant, run_id, "rolling_back", ["rolling_back"], {"seqs": seqs, "restored": done}
@@ -162,26 +161,21 @@ def _slots(rows: list[Record]) -> set[SlotKey]:
     return back | {SlotKey(r["left_scope"], r["left_subject"], r["left_predicate"]) for r in rows}
 
 
-async def _audit(
-    tx: Tx, tenant: str, run_id: str, actor: str, now: datetime, restored: list[Record]
-) -> None:
-    reason = f"rollback of consolidation run {run_id} by {actor}"
-    events = [
-        audit.event(
-            None,
-            "rollback",
-            "fact",
-            r["id"],
-            now,
-            before={"status": r["status_before"]},
-            after={"status": r["status"]},
-            reason=reason,
-            actor=ACTOR,
-            actor_type="consolidation",
-        )
-        for r in restored
-    ]
-    await AuditRepository.record_in_tx(tx, tenant, events)
+def _audit(run_id: str, actor: str) -> dict[str, Any]:
+    """The fields every 'rollback' event of one transaction shares; the restore statement
+    writes one event per memory it restores with them (the memory and its status before and
+    after are its own)."""
+    shared = audit.event(
+        None,
+        "rollback",
+        "fact",
+        "",
+        utcnow(),
+        reason=f"rollback of consolidation run {run_id} by {actor}",
+        actor=ACTOR,
+        actor_type="consolidation",
+    )
+    return {k: shared[k] for k in ("at", "actor", "actor_type", "reason")}
 
 
 async def _resettle(tx: Tx, tenant: str, run_id: str) -> int:
