@@ -148,15 +148,18 @@ async def _pages(
     todo: list[int],
     actor: str,
     page: int,
-) -> tuple[list[int], bool, list[int]]:
+    written: bool,
+) -> tuple[list[int], bool, list[int], bool]:
     """Undo run batches from the head of ``todo`` (newest first), in order, until a page of
     memories is restored; returns the lock counters, whether it is still quiet and the
-    batches left (the last one begun stays at the head when its page was full)."""
+    batches left (the last one begun stays at the head when its page was full) and whether
+    someone else wrote since the rollback began (``written``: from then on every batch is
+    checked before it is undone, since that write may have changed any memory not restored
+    yet, not only those of the transaction that first saw it)."""
     run, seqs = await _locked(tx, tenant, run_id)
     if run["status"] != "rolling_back":
         raise Conflict(f"run {run_id} is {run['status']}; its rollback was stopped")
-    # A write since our previous transaction: every batch undone in this one is checked.
-    written = seqs != [s + 1 for s in before]
+    written = written or seqs != [s + 1 for s in before]
     quiet = quiet and not written
     left, done = list(todo), 0
     while left and done < page:
@@ -180,7 +183,7 @@ async def _pages(
     await Repo.set_status(
         tx, tenant, run_id, "rolling_back", ["rolling_back"], {"seqs": seqs, "restored": total}
     )
-    return seqs, quiet, left
+    return seqs, quiet, left, written
 
 
 def _slots(rows: list[Record]) -> set[SlotKey]:
@@ -238,11 +241,12 @@ async def roll_back(db: Database, principal: Principal, run_id: str, page: int) 
         seqs, quiet, batches, journaled = await db.write_tx(
             lambda tx: _begin(tx, tenant, run_id, actor)
         )
+        written = False
         while batches:
-            prev, was_quiet, todo = seqs, quiet, batches
-            seqs, quiet, batches = await db.write_tx(
-                lambda tx, prev=prev, q=was_quiet, todo=todo: _pages(  # type: ignore[misc]
-                    tx, tenant, run_id, prev, q, todo, actor, page
+            prev, was_quiet, todo, seen = seqs, quiet, batches, written
+            seqs, quiet, batches, written = await db.write_tx(
+                lambda tx, prev=prev, q=was_quiet, todo=todo, seen=seen: _pages(  # type: ignore[misc]
+                    tx, tenant, run_id, prev, q, todo, actor, page, seen
                 )
             )
             commits += 1
