@@ -179,7 +179,7 @@ def test_a_rollback_that_died_part_way_is_finished_by_a_second_call(
         finally:
             await db.close()
         assert done.batches >= 3
-        dying = DiesAfter(settings, 3)  # the checks, then two transactions of run batches undone
+        dying = DiesAfter(settings, 3)  # the checks, then two of the run's batches undone
         try:
             with pytest.raises(Crash):
                 await _service(dying, settings).rollback(who, done.id)

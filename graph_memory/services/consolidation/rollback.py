@@ -1,5 +1,5 @@
-"""Rollback of a consolidation run: the run's batches undone newest first, whole batches
-to a transaction, then the slots the rule settled recomputed.
+"""Rollback of a consolidation run: the run's batches undone newest first, each in one
+transaction, then the slots the rule settled recomputed.
 
 First, under the tenant lock and the run's scope locks, the run is checked for memories
 changed since it left them. The lock counters make that cheap in the usual case: every writer
@@ -9,9 +9,8 @@ bump prove nothing else changed its scopes (quiet); only otherwise is each memor
 fingerprint compared. A stale memory refuses the whole rollback (Conflict) before anything is
 restored.
 
-Then the run batches that changed something are undone newest first, several in one
-transaction (about a page of memories each), under the same locks: for each batch one
-set-based query restores the memories that batch snapshotted first (properties,
+Then one transaction per run batch that changed something, newest first, under the same
+locks: one set-based query restores the memories that batch snapshotted first (properties,
 evidence, the entity a fact is about; only what differs is written) and spends their
 snapshots, and audits every memory it restores as a 'rollback' by actor ``consolidation`` (one
 event each, written by that statement: sending them from here was a tenth of the rollback).
@@ -57,24 +56,19 @@ from graph_memory.services.consolidation.context import ACTOR, fingerprint
 from graph_memory.services.consolidation.report import RunReport, report_of
 from graph_memory.services.consolidation.timeline import reslot
 
-__all__ = ["ROLLS_BACK", "page_of", "roll_back"]
+__all__ = ["ROLLS_BACK", "roll_back"]
 
 # A run that committed batches rolls back whether it finished or stopped part way.
 ROLLS_BACK = ("applied", "interrupted", "failed", "rolling_back")
 _ALL = 10_000_000
 _LEGACY = -1  # the batch of snapshots made before runs numbered them (migration 040)
-# Memories restored (or whose slots the last pass recomputes) per transaction, as run batches
-# of ``batch_size``: two of them a transaction (each commit has a fixed cost: its locks and run
-# bookkeeping, the log flush; a 100k-fact run has ~25 batches of ~1,000), and the snapshots of
-# a run from before batches were numbered (all batch -1) in pages of that many, since a
-# transaction holding all of them would run out of memory.
-_BATCHES_A_TRANSACTION = 2
-
-
-def page_of(batch_size: int) -> int:
-    """Memories a rollback transaction restores for a service of run batches of
-    ``batch_size``."""
-    return max(1, _BATCHES_A_TRANSACTION * batch_size)
+# Memories restored (or whose slots the last pass recomputes) per transaction: a run batch
+# snapshots about BATCH, so one page each; the snapshots of a run from before batches were
+# numbered are all batch -1, and a transaction holding all of them would run out of memory.
+# (Two run batches a transaction, half the commits, measured no faster at 100k facts: the
+# fixed cost of a commit is small beside its index updates, and a larger transaction's reads
+# and heap cost more.)
+_PAGE = 2_500
 
 
 async def _locked(tx: Tx, tenant: str, run_id: str) -> tuple[Record, list[int]]:
@@ -139,7 +133,7 @@ async def _begin(
     return seqs, quiet, batches, bool(run.get("settles_journaled"))
 
 
-async def _pages(
+async def _page(
     tx: Tx,
     tenant: str,
     run_id: str,
@@ -147,37 +141,34 @@ async def _pages(
     quiet: bool,
     todo: list[int],
     actor: str,
-    page: int,
     written: bool,
 ) -> tuple[list[int], bool, list[int], bool]:
-    """Undo run batches from the head of ``todo`` (newest first), in order, until a page of
-    memories is restored; returns the lock counters, whether it is still quiet and the
-    batches left (the last one begun stays at the head when its page was full) and whether
-    someone else wrote since the rollback began (``written``: from then on every batch is
-    checked before it is undone, since that write may have changed any memory not restored
-    yet, not only those of the transaction that first saw it)."""
+    """Undo a page of the run batch at the head of ``todo`` (newest first; batches with
+    nothing left to restore are passed over in the same transaction); returns the lock
+    counters, whether it is still quiet, the batches left (the head stays when its page was
+    full) and whether someone else wrote since the rollback began (``written``: from then on
+    every batch is checked before it is undone, since that write may have changed any memory
+    not restored yet, not only those of the transaction that first saw it)."""
     run, seqs = await _locked(tx, tenant, run_id)
     if run["status"] != "rolling_back":
         raise Conflict(f"run {run_id} is {run['status']}; its rollback was stopped")
     written = written or seqs != [s + 1 for s in before]
     quiet = quiet and not written
     left, done = list(todo), 0
-    while left and done < page:
+    while left and not done:
         batch = left[0]
         if written:
             prints = await Repo.snapshot_prints(tx, tenant, run_id, batch)
             stale = await _stale(tx, tenant, prints)
             if stale:
                 raise _refuse(run_id, stale)
-        # A page a call, not what is left of this transaction's: a batch is not split
-        # between transactions unless it has more than a page (so up to two a transaction).
-        restored = await Repo.restore(tx, tenant, run_id, batch, page, _audit(run_id, actor))
+        restored = await Repo.restore(tx, tenant, run_id, batch, _PAGE, _audit(run_id, actor))
         if quiet:  # a journal is spent at its batch's first page
             await Repo.undo_journal(tx, tenant, run_id, batch)
         else:
             await reslot(tx, tenant, _slots(restored))
-        done += len(restored)
-        if len(restored) < page:  # the batch is undone
+        done = len(restored)
+        if done < _PAGE:  # the batch is undone
             left.pop(0)
     total = int(run.get("restored") or 0) + done
     await Repo.set_status(
@@ -209,10 +200,10 @@ def _audit(run_id: str, actor: str) -> dict[str, Any]:
     return {k: shared[k] for k in ("at", "actor", "actor_type", "reason")}
 
 
-async def _resettle(tx: Tx, tenant: str, run_id: str, page: int) -> int:
+async def _resettle(tx: Tx, tenant: str, run_id: str) -> int:
     """One page of the last pass: slots the rule settled, recomputed from restored versions."""
     await _locked(tx, tenant, run_id)
-    rows = await Repo.resettle(tx, tenant, run_id, page)
+    rows = await Repo.resettle(tx, tenant, run_id, _PAGE)
     await reslot(tx, tenant, _slots(rows))
     return len(rows)
 
@@ -230,10 +221,9 @@ async def _end(tx: Tx, tenant: str, run_id: str, actor: str, spent_ms: float) ->
     return report_of(rows[0]["run"], rows[0]["changes"])
 
 
-async def roll_back(db: Database, principal: Principal, run_id: str, page: int) -> RunReport:
+async def roll_back(db: Database, principal: Principal, run_id: str) -> RunReport:
     """Undo a run (applied, or stopped part way) so every read at every asOf answers as if it
-    never happened, restoring up to ``page`` memories a transaction (``page_of``). Raises
-    NotFound, Conflict (not rollbackable, or changed again since)."""
+    never happened. Raises NotFound, Conflict (not rollbackable, or changed again since)."""
     tenant, actor = principal.tenant, principal.actor
     t0 = time.perf_counter()
     commits = 0
@@ -245,8 +235,8 @@ async def roll_back(db: Database, principal: Principal, run_id: str, page: int) 
         while batches:
             prev, was_quiet, todo, seen = seqs, quiet, batches, written
             seqs, quiet, batches, written = await db.write_tx(
-                lambda tx, prev=prev, q=was_quiet, todo=todo, seen=seen: _pages(  # type: ignore[misc]
-                    tx, tenant, run_id, prev, q, todo, actor, page, seen
+                lambda tx, prev=prev, q=was_quiet, todo=todo, seen=seen: _page(  # type: ignore[misc]
+                    tx, tenant, run_id, prev, q, todo, actor, seen
                 )
             )
             commits += 1
@@ -254,7 +244,7 @@ async def roll_back(db: Database, principal: Principal, run_id: str, page: int) 
         # put back the stored timeline as it was (the snapshots left go with the run's end).
         # Otherwise the slots the rule settled are recomputed from the restored versions.
         if not (quiet and journaled):
-            while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id, page)):
+            while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
                 commits += 1
         spent = (time.perf_counter() - t0) * 1000.0
         result: RunReport = await db.write_tx(lambda tx: _end(tx, tenant, run_id, actor, spent))

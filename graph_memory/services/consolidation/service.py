@@ -36,7 +36,7 @@ from graph_memory.services.consolidation.compaction import Compactor
 from graph_memory.services.consolidation.context import BATCH, RunContext
 from graph_memory.services.consolidation.entities import EntityResolver, MergeProposal
 from graph_memory.services.consolidation.report import RunReport, StepReport, report_of
-from graph_memory.services.consolidation.rollback import page_of, roll_back
+from graph_memory.services.consolidation.rollback import roll_back
 from graph_memory.services.consolidation.steps import ACTOR, STEPS, Step
 
 __all__ = ["ConsolidationService", "RunReport", "StepReport"]
@@ -340,7 +340,7 @@ class ConsolidationService:
     async def rollback(self, principal: Principal, run_id: str) -> RunReport:
         """Undo a run in one call (consolidation_rollback.roll_back). Admin only."""
         _require_admin(principal)
-        return await roll_back(self.db, principal, run_id, page_of(self.batch_size))
+        return await roll_back(self.db, principal, run_id)
 
 
 def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:
