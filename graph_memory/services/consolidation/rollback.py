@@ -13,7 +13,8 @@ Then one transaction per run batch that changed something, newest first, under t
 locks: one set-based query restores the memories that batch snapshotted first (properties,
 evidence, the entity a fact is about; only what differs is written) and spends their
 snapshots, and audits every memory it restores as a 'rollback' by actor ``consolidation`` (one
-event each, written by that statement: sending them from here was a tenth of the rollback).
+event each, written by that statement rather than built here and sent back as ~24,000 maps
+for a 100k-fact run).
 The timeline, which must read at every asOf as before the run:
 - quiet: the batch's journaled timeline writes (an entity merge's relabelled, created and
   deleted segments, consolidation_timeline.SlotWrites) are inverted exactly, ids and all,
