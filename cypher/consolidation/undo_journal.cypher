@@ -22,32 +22,38 @@ CALL (j) {
   RETURN count(*) AS reopened
 }
 CALL (j) {
-  UNWIND range(0, size(j.moved_ids) - 1) AS i
-  MATCH (s:Segment {id: j.moved_ids[i]})
+  // The lists are read from the node once: `j.moved_ids[i]` per row decoded the whole
+  // stored array again for every segment (quadratic in the batch).
+  WITH j.moved_ids AS ids, j.moved_scopes AS scopes, j.moved_subjects AS subjects,
+       j.moved_predicates AS predicates
+  UNWIND range(0, size(ids) - 1) AS i
+  MATCH (s:Segment {id: ids[i]})
   WHERE s.tenant = $tenant
   // Only what differs (a merge changes the subject): a property set to the value it has
   // still updates every index on it, and scope is in all four of Segment's.
-  FOREACH (_ IN CASE WHEN s.scope <> j.moved_scopes[i] THEN [1] ELSE [] END |
-    SET s.scope = j.moved_scopes[i])
-  FOREACH (_ IN CASE WHEN s.subject <> j.moved_subjects[i] THEN [1] ELSE [] END |
-    SET s.subject = j.moved_subjects[i])
-  FOREACH (_ IN CASE WHEN s.predicate <> j.moved_predicates[i] THEN [1] ELSE [] END |
-    SET s.predicate = j.moved_predicates[i])
+  FOREACH (_ IN CASE WHEN s.scope <> scopes[i] THEN [1] ELSE [] END |
+    SET s.scope = scopes[i])
+  FOREACH (_ IN CASE WHEN s.subject <> subjects[i] THEN [1] ELSE [] END |
+    SET s.subject = subjects[i])
+  FOREACH (_ IN CASE WHEN s.predicate <> predicates[i] THEN [1] ELSE [] END |
+    SET s.predicate = predicates[i])
   RETURN count(*) AS relabelled
 }
 CALL (j) {
-  UNWIND range(0, size(j.deleted_ids) - 1) AS i
-  MATCH (f:Fact {id: j.deleted_facts[i]})
+  WITH j.deleted_ids AS ids, j.deleted_facts AS facts, j.deleted_scopes AS scopes,
+       j.deleted_subjects AS subjects, j.deleted_predicates AS predicates,
+       j.deleted_views AS views, j.deleted_sys_from AS sys_from, j.deleted_sys_to AS sys_to,
+       j.deleted_valid_from AS valid_from, j.deleted_valid_to AS valid_to
+  UNWIND range(0, size(ids) - 1) AS i
+  MATCH (f:Fact {id: facts[i]})
   WHERE f.tenant = $tenant
-  CREATE (s:Segment {id: j.deleted_ids[i], tenant: $tenant, scope: j.deleted_scopes[i],
-                     subject: j.deleted_subjects[i], predicate: j.deleted_predicates[i],
-                     fact_id: f.id, recorded_at: f.recorded_at, view: j.deleted_views[i]})
-  SET s.sys_from = datetime(j.deleted_sys_from[i]),
-      s.sys_to = CASE j.deleted_sys_to[i] WHEN '' THEN null ELSE datetime(j.deleted_sys_to[i]) END,
-      s.valid_from = CASE j.deleted_valid_from[i] WHEN '' THEN null
-                     ELSE datetime(j.deleted_valid_from[i]) END,
-      s.valid_to = CASE j.deleted_valid_to[i] WHEN '' THEN null
-                   ELSE datetime(j.deleted_valid_to[i]) END
+  CREATE (s:Segment {id: ids[i], tenant: $tenant, scope: scopes[i], subject: subjects[i],
+                     predicate: predicates[i], fact_id: f.id, recorded_at: f.recorded_at,
+                     view: views[i]})
+  SET s.sys_from = datetime(sys_from[i]),
+      s.sys_to = CASE sys_to[i] WHEN '' THEN null ELSE datetime(sys_to[i]) END,
+      s.valid_from = CASE valid_from[i] WHEN '' THEN null ELSE datetime(valid_from[i]) END,
+      s.valid_to = CASE valid_to[i] WHEN '' THEN null ELSE datetime(valid_to[i]) END
   CREATE (s)-[:WINS]->(f)
   RETURN count(*) AS recreated
 }

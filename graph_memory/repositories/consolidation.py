@@ -241,11 +241,21 @@ class ConsolidationRepository:
         )
 
     @staticmethod
-    async def restore(tx: Tx, tenant: str, run_id: str, batch: int, limit: int) -> list[Record]:
-        """Restore up to ``limit`` of the memories run batch ``batch`` snapshotted."""
+    async def restore(
+        tx: Tx, tenant: str, run_id: str, batch: int, limit: int, audit: dict[str, Any]
+    ) -> list[Record]:
+        """Restore up to ``limit`` of the memories run batch ``batch`` snapshotted, each
+        audited with the shared event fields ``audit`` (at as ISO text, actor, actor_type,
+        reason)."""
         return await tx.run(
             "consolidation.restore",
-            {"tenant": require_tenant(tenant), "run_id": run_id, "batch": batch, "limit": limit},
+            {
+                "tenant": require_tenant(tenant),
+                "run_id": run_id,
+                "batch": batch,
+                "limit": limit,
+                "audit": audit,
+            },
         )
 
     @staticmethod

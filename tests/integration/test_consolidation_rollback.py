@@ -4,6 +4,7 @@ were built on since."""
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -83,6 +84,30 @@ def test_rollback_restores_every_answer_at_every_as_of(
     # The same cleanup can be run again after the rollback.
     again = run(admin)
     assert {c["targetId"] for c in again["changes"]} == {c["targetId"] for c in done["changes"]}
+
+
+def test_rollback_audits_each_restored_memory_with_its_status_before_and_after(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+    analyst: GraphMemoryClient,
+) -> None:
+    s = build_store(settings, tenant, client, admin)
+    done = run(admin)
+    admin.execute(M_ROLLBACK, {"id": done["id"]})
+    facts_changed = {c["targetId"] for c in done["changes"] if c["targetId"].startswith("fact_")}
+    events = analyst.audit_log(actor="consolidation", action="rollback", first=100)["edges"]
+    # One event per restored memory, found by the memory's id like any other change of it.
+    assert sorted(e["node"]["targetId"] for e in events) == sorted(facts_changed)
+    (expired,) = analyst.audit_log(target=s.expiring, action="rollback")["edges"]
+    node = expired["node"]
+    assert node["actor"] == "consolidation" and node["actorType"] == "consolidation"
+    assert node["targetType"] == "fact" and node["confidenceDelta"] is None
+    assert json.loads(node["before"]) == {"status": "expired"}
+    assert json.loads(node["after"]) == {"status": "active"}
+    assert node["reason"].startswith(f"rollback of consolidation run {done['id']} by ")
+    assert len({e["node"]["id"] for e in events}) == len(events)
 
 
 def test_rollback_is_refused_once_a_changed_memory_changed_again(

@@ -16,6 +16,7 @@ from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database, Tx
 from graph_memory.domain import Principal, Role
 from graph_memory.embeddings import LocalEmbedder
+from graph_memory.errors import Conflict
 from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.similarity import SimilarityRepository
 from graph_memory.repositories.trust import TrustRepository
@@ -196,3 +197,53 @@ def test_a_rollback_that_died_part_way_is_finished_by_a_second_call(
     assert asyncio.run(go()) == "rolled_back"
     assert _segments(settings, tenant)[1] == content
     assert _facts(settings, tenant) == facts
+
+
+class WrittenAfter(Database):
+    """The real database, and someone else's write right after its first ``commits`` write
+    transactions (between two transactions of a rollback)."""
+
+    def __init__(self, settings: Settings, commits: int, write: Callable[[], object]) -> None:
+        real = Database.connect(settings.neo4j())
+        super().__init__(real.driver, real.database)
+        self.left, self.foreign = commits, write
+
+    async def write_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
+        result = await super().write_tx(fn)
+        self.left -= 1
+        if self.left == 0:
+            self.foreign()
+        return result
+
+
+def test_a_write_during_a_rollback_to_a_memory_not_restored_yet_stops_it(
+    settings: Settings, tenant: str, client: GraphMemoryClient
+) -> None:
+    _build(client)
+    who = Principal(tenant=tenant, role=Role.ADMIN, key_id="k", name="ops")
+
+    async def go() -> tuple[str, str]:
+        db = Database.connect(settings.neo4j())
+        try:
+            done = await _service(db, settings).run(who, [CORE], ["entities", "dedupe"])
+        finally:
+            await db.close()
+        # A fact the run's first batch moved (not deduped after): that batch is undone last,
+        # transactions after the one that first sees the write.
+        oldest = next(
+            c.target_id
+            for c in done.changes
+            if c.action == "merge_entity" and client.fact(c.target_id)["status"] == "ACTIVE"  # type: ignore[index]
+        )
+        assert done.batches >= 3
+        racing = WrittenAfter(settings, 1, lambda: client.retract_fact(oldest, "wrong"))
+        try:
+            with pytest.raises(Conflict) as err:
+                await _service(racing, settings).rollback(who, done.id)
+        finally:
+            await racing.close()
+        return oldest, err.value.message
+
+    oldest, refused = asyncio.run(go())
+    assert oldest in refused
+    assert client.fact(oldest)["status"] == "RETRACTED"  # type: ignore[index]
