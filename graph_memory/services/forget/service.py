@@ -55,6 +55,7 @@ from graph_memory.repositories.forget import ForgetRepository as Repo
 from graph_memory.repositories.forget_jobs import ForgetJobRepository as Jobs
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.audit import events as audit
+from graph_memory.services.forget.acted_for import scrub_acted_for
 from graph_memory.services.forget.purge import Batch, ForgetCounts, purge_batch
 
 __all__ = ["ForgetJob", "ForgetService", "receipt_for"]
@@ -332,6 +333,12 @@ class ForgetService:
                 counts.audit_events_redacted += await Repo.redact_audit(
                     tx, tenant, [c.user_id], now
                 )
+                procedures, redacted = await scrub_acted_for(
+                    tx, tenant, c.user_id, c.marked_at, now
+                )
+                counts.procedures_deleted += procedures
+                counts.audit_events_redacted += redacted
+            counts.entities_deleted += await Repo.delete_merged_entities(tx, tenant)
             counts.predicates_deleted += await Repo.delete_predicates(
                 tx, tenant, list(job["predicates"] or []) if job else [], now
             )
