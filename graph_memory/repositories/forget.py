@@ -292,3 +292,15 @@ class ForgetRepository:
         """Merged entities no fact of their group names any more (forget.merged_entities)."""
         rows = await tx.run("forget.merged_entities", {"tenant": require_tenant(tenant)})
         return int(rows[0]["deleted"]) if rows else 0
+
+    @staticmethod
+    async def scrub_consolidations(
+        tx: Tx, tenant: str, scope: str, stand_in: str, now: datetime
+    ) -> int:
+        """Consolidation history of what was excised (forget.consolidation_trail): how many
+        changes were redacted."""
+        rows = await tx.run(
+            "forget.consolidation_trail",
+            {"tenant": require_tenant(tenant), "scope": scope, "stand_in": stand_in, "now": now},
+        )
+        return int(rows[0]["changes"] or 0) if rows else 0

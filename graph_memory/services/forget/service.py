@@ -339,6 +339,11 @@ class ForgetService:
                 counts.procedures_deleted += procedures
                 counts.audit_events_redacted += redacted
             counts.entities_deleted += await Repo.delete_merged_entities(tx, tenant)
+            if c.user_id:
+                # Last: what the history may keep depends on what the steps above deleted.
+                counts.audit_events_redacted += await Repo.scrub_consolidations(
+                    tx, tenant, f"user:{c.user_id}", "user:[forgotten]", now
+                )
             counts.predicates_deleted += await Repo.delete_predicates(
                 tx, tenant, list(job["predicates"] or []) if job else [], now
             )
