@@ -8,13 +8,19 @@ canary strings."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
+from graph_memory.embeddings import Embedder
 from graph_memory.settings import Settings
-from tests.integration.conftest import bolt, episode, fact
+from tests.integration.conftest import _create_key, bolt, episode, fact
+from tests.integration.consolidation_helpers import M_RUN
+from tests.integration.fake_llm import FakeLLM, extraction
+from tests.integration.ingest_helpers import INGEST, drain, llm_settings, serve, session
 
 USER = "quokkazed"  # the user id is itself a canary
 CANARY = "quokkazed"
@@ -198,3 +204,95 @@ def test_the_finished_job_keeps_no_predicate_of_theirs(
     )
     assert [(j["s"], j["p"] or []) for j in jobs] == [("done", [])]
     assert residue(settings, tenant, CANARY) == []
+
+
+def test_a_compaction_digest_quoting_their_episodes_leaves_no_history(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+    analyst: GraphMemoryClient,
+) -> None:
+    scope, old = "team:support", datetime.now(UTC) - timedelta(days=45)
+    texts = [
+        (USER, "Quokkazed asked for a refund of a damaged blender; refund approved to card."),
+        (USER, "Quokkazed wanted a refund for a broken blender that arrived damaged; refunded."),
+        ("alice", "Customer wanted their money back for a damaged blender; card refund issued."),
+    ]
+    for user, text in texts:
+        client.record_episode(
+            **episode(user, scope=scope, summary=text, startedAt=old, endedAt=old)
+        )
+    run = admin.execute(M_RUN, {"s": [scope], "steps": ["COMPACTION"], "dry": False})
+    assert CANARY in json.dumps(run).lower()  # the digest quotes them
+
+    _forget(admin)
+
+    runs = analyst.execute(Q_RUNS)["consolidationRuns"]
+    assert runs and CANARY not in json.dumps(runs).lower()
+    assert residue(settings, tenant, CANARY) == []
+
+
+@pytest.fixture(scope="module")
+def llm(settings: Settings, fake: FakeLLM) -> Settings:
+    return llm_settings(settings, fake.url, ingest_worker=False)
+
+
+@pytest.fixture(scope="module")
+def ingest_url(llm: Settings) -> Iterator[str]:
+    yield from serve(llm)
+
+
+M_CLOSE = "mutation($id: ID!, $r: String) { closeTodo(id: $id, reason: $r) { status } }"
+
+
+def test_an_ingested_session_of_theirs_leaves_no_memo_procedure_or_trail(
+    ingest_url: str,
+    settings: Settings,
+    tenant: str,
+    fake: FakeLLM,
+    llm: Settings,
+    embedder: Embedder,
+) -> None:
+    agent = GraphMemoryClient(ingest_url, _create_key(settings, tenant, "agent"))
+    admin = GraphMemoryClient(ingest_url, _create_key(settings, tenant, "admin"))
+    tok = _token(agent, ingest_url, USER)
+    try:
+        s = session(
+            user=USER,
+            turns=[
+                ("user", "Quokkazed here: please plan my trip and renew my passport."),
+                ("assistant", "Booking it and filing the renewal."),
+                ("user", "Thanks, that worked."),
+            ],
+        )
+        s["turns"][1]["toolCalls"] = [
+            {"name": f"{CANARY}_book", "arguments": f'{{"who": "{CANARY}"}}', "ok": True},
+        ]
+        fake.script(
+            s["sessionId"],
+            extraction(
+                summary=f"{CANARY} wants a trip planned and a passport renewed.",
+                events=[{"text": f"Trip of {CANARY}", "turns": [0]}],
+                todos=[{"text": f"Renew the passport of {CANARY}", "turns": [0]}],
+                intent=f"{CANARY}_travel",
+            ),
+        )
+        tok.execute(INGEST, {"s": s, "o": None})
+        drain(llm, embedder, tenants=[tenant])
+        memos = bolt(
+            settings,
+            "MATCH (m:Memo {tenant: $t}) RETURN m.id AS id, m.kind AS kind",
+            {"t": tenant},
+        )
+        (todo,) = [m["id"] for m in memos if m["kind"] == "todo"]
+        tok.execute(M_CLOSE, {"id": todo, "r": f"{CANARY} closed it"})
+        procs = bolt(settings, "MATCH (p:Procedure {tenant: $t}) RETURN p.id AS id", {"t": tenant})
+        assert procs  # the practice of their session made one
+
+        _forget(admin)
+
+        assert residue(settings, tenant, CANARY) == []
+    finally:
+        for c in (tok, agent, admin):
+            c.close()
