@@ -18,9 +18,11 @@ each its own transaction with its progress, under a lease held in the graph so t
 works on it at a time across processes; a runner that dies leaves its lease to expire and the
 next one resumes from what is left (the graph is the cursor). When nothing is left: the User
 node goes, other capabilities' copies of the user's words (``residue``: ingest jobs and memos,
-keyed by user id), then the markers, and ONE audit event with counts per tier and no content,
-keyed by a pseudonymous receipt (not the user id). A second forget of the same user joins the
-running job. ``forgetJob(id)`` reports progress.
+keyed by user id), what was done for them without citing an episode (``acted_for``: their
+procedures, their tokens' audit events), merged entities no fact names, the consolidation
+history of what was excised (``forget.consolidation_trail``), then the markers, and ONE audit
+event with counts per tier and no content, keyed by a pseudonymous receipt (not the user id).
+A second forget of the same user joins the running job. ``forgetJob(id)`` reports progress.
 
 What the purge keeps, changed, and why: see ``forget_purge``. While it runs, facts others also
 support still show the contributor's evidence removed only from their provenance (their
