@@ -19,11 +19,19 @@ CALL (r) {
 CALL (r) {
   MATCH (r)-[:CHANGED]->(x:ConsolidationChange)
   WHERE x.redacted_at IS NULL
-    AND NOT EXISTS { MATCH (f:Fact {id: x.target_id}) WHERE f.tenant = $tenant }
-    AND NOT EXISTS { MATCH (e:Episode {id: x.target_id}) WHERE e.tenant = $tenant }
-    AND NOT EXISTS { MATCH (en:Entity {id: x.target_id}) WHERE en.tenant = $tenant }
-    AND NOT EXISTS { MATCH (en:Entity {tenant: $tenant, key: x.target_id}) }
-    AND NOT EXISTS { MATCH (p:Procedure {id: x.target_id}) WHERE p.tenant = $tenant }
+  // One lookup per change, by the kind its id names (fact_, ep_ incl. digests, proc_; an
+  // entity by id or key otherwise): every forget reads every change of the tenant's runs.
+  WITH x, x.target_id AS t
+  WHERE CASE
+    WHEN t STARTS WITH 'fact_'
+      THEN NOT EXISTS { MATCH (f:Fact {id: t}) WHERE f.tenant = $tenant }
+    WHEN t STARTS WITH 'ep_'
+      THEN NOT EXISTS { MATCH (e:Episode {id: t}) WHERE e.tenant = $tenant }
+    WHEN t STARTS WITH 'proc_'
+      THEN NOT EXISTS { MATCH (p:Procedure {id: t}) WHERE p.tenant = $tenant }
+    ELSE NOT EXISTS { MATCH (en:Entity {id: t}) WHERE en.tenant = $tenant }
+         AND NOT EXISTS { MATCH (en:Entity {tenant: $tenant, key: t}) }
+  END
   SET x.before = null, x.after = null, x.reason = null, x.redacted_at = $now
   RETURN count(x) AS changes
 }
