@@ -304,3 +304,13 @@ class ForgetRepository:
             {"tenant": require_tenant(tenant), "scope": scope, "stand_in": stand_in, "now": now},
         )
         return int(rows[0]["changes"] or 0) if rows else 0
+
+    @staticmethod
+    async def scrub_acted_for_marks(tx: Tx, tenant: str, label: str, stand_in: str) -> int:
+        """Marks a token serving the user left on others' facts and todos
+        (forget.acted_for_marks)."""
+        rows = await tx.run(
+            "forget.acted_for_marks",
+            {"tenant": require_tenant(tenant), "label": label, "stand_in": stand_in},
+        )
+        return int(rows[0]["marks"]) if rows else 0

@@ -71,6 +71,12 @@ def _token(client: GraphMemoryClient, server: str, user: str) -> GraphMemoryClie
     return GraphMemoryClient(server, tok["token"])
 
 
+def _ids(client: GraphMemoryClient, *facts: dict[str, Any]) -> list[str]:
+    out = client.assert_facts([{"cardinality": "MANY", **f} for f in facts])
+    assert out["accepted"] == len(facts), out
+    return [str(r["factId"]) for r in out["results"]]
+
+
 def _forget(admin: GraphMemoryClient, user: str = USER) -> dict[str, Any]:
     r = admin.forget_contributor(user, wait_seconds=60)
     assert r["state"] == "DONE", r
@@ -85,11 +91,18 @@ def test_a_token_serving_the_user_leaves_no_procedure_nor_audit_words(
     admin: GraphMemoryClient,
     analyst: GraphMemoryClient,
 ) -> None:
+    alice_ep = client.record_episode(**episode("alice", "s-alice", scope="tenant"))
+    (alice_fact,) = _ids(client, fact("Lobby", "color", "red", [alice_ep], scope="tenant"))
     tok = _token(client, server, USER)
     try:
         ep = tok.record_episode(
             **episode(USER, f"{CANARY}-s1", summary=f"{CANARY} said something of theirs.")
         )
+        # A fact their token wrote that alice also supports survives; one of alice's it
+        # retracted, with their reason, stays retracted.
+        (shared_fact,) = _ids(tok, fact("Lobby", "floor", "stone", [ep], scope="tenant"))
+        _ids(client, fact("Lobby", "floor", "stone", [alice_ep], scope="tenant"))
+        tok.retract_fact(alice_fact, f"{CANARY} retract reason")
         # A denied request: its reason names the token's scopes (the user id among them).
         with pytest.raises(GraphMemoryClientError):
             tok.facts([f"user:{CANARY}other"])
@@ -103,8 +116,7 @@ def test_a_token_serving_the_user_leaves_no_procedure_nor_audit_words(
     finally:
         tok.close()
     assert own["procedure"]["id"] and shared["procedure"]["id"]
-    # Someone else's procedure, which the forgotten user only reported on, stays.
-    alice_ep = client.record_episode(**episode("alice", "s-alice"))
+    # Someone else's procedure stays.
     other = client.upsert_procedure("reset_password", "agent", ["open the form"], "tenant")
     client.record_procedure_outcome(other["procedure"]["id"], True, alice_ep)
 
@@ -114,6 +126,7 @@ def test_a_token_serving_the_user_leaves_no_procedure_nor_audit_words(
     assert admin.procedures(f"{CANARY}tenantproc", ["tenant"], include_candidates=True) == []
     kept = admin.procedures("reset_password", ["tenant"], include_candidates=True)
     assert [p["id"] for p in kept] == [other["procedure"]["id"]]
+    assert client.fact(shared_fact) is not None
     events = [e["node"] for e in analyst.audit_log(first=200)["edges"]]
     assert any(e["actor"].endswith(" for [forgotten]") for e in events)
     assert CANARY not in json.dumps(events).lower()

@@ -9,7 +9,9 @@ request naming their scopes, a todo's close reason, a memo's caption). When the 
 * the user's own procedures go (their scope's, and those the token wrote that no one else's
   episode evidences), with their audit content;
 * the token's audit events keep who (the key, the user a stand-in), when and which action,
-  no content: the same redaction as events about what was deleted (audit.redact).
+  no content: the same redaction as events about what was deleted (audit.redact);
+* what it did to others' memories that survive (a fact it wrote that others support, a fact
+  or todo it retracted or closed) names the stand-in and keeps no reason of theirs.
 """
 
 from __future__ import annotations
@@ -33,4 +35,5 @@ async def scrub_acted_for(
     procedures = await Repo.user_procedures(tx, tenant, user_id, label, before)
     redacted = await Repo.redact_audit(tx, tenant, procedures, now)
     redacted += await Repo.redact_acted_for(tx, tenant, label, STAND_IN, before, now)
+    await Repo.scrub_acted_for_marks(tx, tenant, label, STAND_IN)
     return len(procedures), redacted
