@@ -256,7 +256,7 @@ class ForgetRepository:
 
     @staticmethod
     async def user_procedures(
-        tx: Tx, tenant: str, user_id: str, label: str, before: datetime
+        tx: Tx, tenant: str, user_id: str, label: str, before: datetime, reason: str
     ) -> list[str]:
         """Deletes the procedures that are the user's own (forget.user_procedures); their ids."""
         rows = await tx.run(
@@ -266,6 +266,7 @@ class ForgetRepository:
                 "scope": f"user:{user_id}",
                 "label": label,
                 "before": before,
+                "reason": reason,
             },
         )
         return [str(i) for i in rows[0]["ids"]] if rows else []

@@ -259,7 +259,9 @@ def ingest_url(llm: Settings) -> Iterator[str]:
 M_CLOSE = "mutation($id: ID!, $r: String) { closeTodo(id: $id, reason: $r) { status } }"
 
 
+@pytest.mark.parametrize("via", ["token", "key"])
 def test_an_ingested_session_of_theirs_leaves_no_memo_procedure_or_trail(
+    via: str,
     ingest_url: str,
     settings: Settings,
     tenant: str,
@@ -269,7 +271,9 @@ def test_an_ingested_session_of_theirs_leaves_no_memo_procedure_or_trail(
 ) -> None:
     agent = GraphMemoryClient(ingest_url, _create_key(settings, tenant, "agent"))
     admin = GraphMemoryClient(ingest_url, _create_key(settings, tenant, "admin"))
-    tok = _token(agent, ingest_url, USER)
+    # Through a token serving them, or an agent key naming them (the procedure learned from
+    # the practice of their session is then the key's writing, of their tool calls).
+    tok = _token(agent, ingest_url, USER) if via == "token" else agent
     try:
         s = session(
             user=USER,

@@ -6,8 +6,9 @@ is theirs without citing an episode: procedures it wrote (an upsert in their own
 practice of their sessions), and audit events whose reasons and snapshots quote them (a denied
 request naming their scopes, a todo's close reason, a memo's caption). When the purge finishes:
 
-* the user's own procedures go (their scope's, and those the token wrote that no one else's
-  episode evidences), with their audit content;
+* the user's own procedures go (their scope's, those the token wrote that no one else's
+  episode evidences, and those learned from practice that the purge left with no evidence:
+  their steps are tool calls of forgotten sessions), with their audit content;
 * the token's audit events keep who (the key, the user a stand-in), when and which action,
   no content: the same redaction as events about what was deleted (audit.redact);
 * what it did to others' memories that survive (a fact it wrote that others support, a fact
@@ -20,6 +21,7 @@ from datetime import datetime
 
 from graph_memory.db import Tx
 from graph_memory.repositories.forget import ForgetRepository as Repo
+from graph_memory.services.forget.purge import REASON
 
 __all__ = ["STAND_IN", "scrub_acted_for"]
 
@@ -32,7 +34,7 @@ async def scrub_acted_for(
 ) -> tuple[int, int]:
     """Returns (procedures deleted, audit events redacted)."""
     label = f" for {user_id}"
-    procedures = await Repo.user_procedures(tx, tenant, user_id, label, before)
+    procedures = await Repo.user_procedures(tx, tenant, user_id, label, before, REASON)
     redacted = await Repo.redact_audit(tx, tenant, procedures, now)
     redacted += await Repo.redact_acted_for(tx, tenant, label, STAND_IN, before, now)
     await Repo.scrub_acted_for_marks(tx, tenant, label, STAND_IN)
