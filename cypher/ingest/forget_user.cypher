@@ -7,6 +7,11 @@ CALL () {
   MATCH (m:Memo)
   WHERE m.tenant = $tenant AND m.user_id = $user_id
     AND ($before IS NULL OR m.recorded_at < $before)
+  // Their audit events keep who/when/which action, not the caption (audit.redact's rule).
+  CALL (m) {
+    MATCH (a:AuditEvent {tenant: $tenant, target_id: m.id})
+    SET a.before = null, a.after = null, a.reason = null, a.redacted_at = datetime()
+  }
   DETACH DELETE m
   RETURN count(*) AS memos
 }

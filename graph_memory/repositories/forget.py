@@ -253,3 +253,76 @@ class ForgetRepository:
         if vectors:
             await tx.run("fact.set_embeddings", {"tenant": tenant, "rows": vectors})
         return len(done)
+
+    # -- what the purge's batches do not reach: the user's reports, procedures and trail --
+    @staticmethod
+    async def drop_outcomes(tx: Tx, tenant: str, episode_ids: list[str]) -> int:
+        """The outcome reports of these episodes go; the memories they judged are recounted."""
+        if not episode_ids:
+            return 0
+        rows = await tx.run(
+            "forget.drop_outcomes", {"tenant": require_tenant(tenant), "ids": episode_ids}
+        )
+        return int(rows[0]["recounted"]) if rows else 0
+
+    @staticmethod
+    async def user_procedures(
+        tx: Tx, tenant: str, user_id: str, label: str, before: datetime, reason: str
+    ) -> list[str]:
+        """Deletes the procedures that are the user's own (forget.user_procedures); their ids."""
+        rows = await tx.run(
+            "forget.user_procedures",
+            {
+                "tenant": require_tenant(tenant),
+                "scope": f"user:{user_id}",
+                "label": label,
+                "before": before,
+                "reason": reason,
+            },
+        )
+        return [str(i) for i in rows[0]["ids"]] if rows else []
+
+    @staticmethod
+    async def redact_acted_for(
+        tx: Tx, tenant: str, label: str, stand_in: str, before: datetime, now: datetime
+    ) -> int:
+        """Audit events of the session tokens that served the user (forget.redact_acted_for)."""
+        rows = await tx.run(
+            "forget.redact_acted_for",
+            {
+                "tenant": require_tenant(tenant),
+                "label": label,
+                "stand_in": stand_in,
+                "before": before,
+                "now": now,
+            },
+        )
+        return int(rows[0]["redacted"]) if rows else 0
+
+    @staticmethod
+    async def delete_merged_entities(tx: Tx, tenant: str) -> int:
+        """Merged entities no fact of their group names any more (forget.merged_entities)."""
+        rows = await tx.run("forget.merged_entities", {"tenant": require_tenant(tenant)})
+        return int(rows[0]["deleted"]) if rows else 0
+
+    @staticmethod
+    async def scrub_consolidations(
+        tx: Tx, tenant: str, scope: str, stand_in: str, now: datetime
+    ) -> int:
+        """Consolidation history of what was excised (forget.consolidation_trail): how many
+        changes were redacted."""
+        rows = await tx.run(
+            "forget.consolidation_trail",
+            {"tenant": require_tenant(tenant), "scope": scope, "stand_in": stand_in, "now": now},
+        )
+        return int(rows[0]["changes"] or 0) if rows else 0
+
+    @staticmethod
+    async def scrub_acted_for_marks(tx: Tx, tenant: str, label: str, stand_in: str) -> int:
+        """Marks a token serving the user left on others' facts and todos
+        (forget.acted_for_marks)."""
+        rows = await tx.run(
+            "forget.acted_for_marks",
+            {"tenant": require_tenant(tenant), "label": label, "stand_in": stand_in},
+        )
+        return int(rows[0]["marks"]) if rows else 0

@@ -38,6 +38,10 @@ class ProcedureRepository:
         return procedure
 
     @staticmethod
+    async def mark_learned(tx: Tx, tenant: str, procedure_id: str) -> None:
+        await tx.run("procedure.mark_learned", {"tenant": tenant, "id": procedure_id})
+
+    @staticmethod
     async def get_in_tx(tx: Tx, tenant: str, ids: list[str]) -> dict[str, Record]:
         rows = await tx.run("procedure.get", {"tenant": require_tenant(tenant), "ids": ids})
         return {r["procedure"]["id"]: r["procedure"] for r in rows}

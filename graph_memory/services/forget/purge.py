@@ -64,6 +64,7 @@ class ForgetCounts:
     facts_reinstated: int = 0
     dependents_flagged: int = 0
     procedures_demoted: int = 0
+    procedures_deleted: int = 0
     entities_deleted: int = 0
     audit_events_redacted: int = 0
     predicates_deleted: int = 0
@@ -154,6 +155,8 @@ async def purge_batch(tx: Tx, b: Batch, counts: ForgetCounts, limit: int) -> Bat
         if not episode_ids:
             return None
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, episode_ids, b.now)
+    # Their outcome reports go with them: the memories they judged are recounted.
+    await Repo.drop_outcomes(tx, tenant, episode_ids)
     counts.episodes_deleted += await Repo.delete_episodes(tx, tenant, episode_ids)
     events += await _procedures(tx, b, counts, procedures)
     return BatchDone(events, sorted(p for p in facts.get("predicates") or [] if p))

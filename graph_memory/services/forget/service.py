@@ -18,9 +18,11 @@ each its own transaction with its progress, under a lease held in the graph so t
 works on it at a time across processes; a runner that dies leaves its lease to expire and the
 next one resumes from what is left (the graph is the cursor). When nothing is left: the User
 node goes, other capabilities' copies of the user's words (``residue``: ingest jobs and memos,
-keyed by user id), then the markers, and ONE audit event with counts per tier and no content,
-keyed by a pseudonymous receipt (not the user id). A second forget of the same user joins the
-running job. ``forgetJob(id)`` reports progress.
+keyed by user id), what was done for them without citing an episode (``acted_for``: their
+procedures, their tokens' audit events), merged entities no fact names, the consolidation
+history of what was excised (``forget.consolidation_trail``), then the markers, and ONE audit
+event with counts per tier and no content, keyed by a pseudonymous receipt (not the user id).
+A second forget of the same user joins the running job. ``forgetJob(id)`` reports progress.
 
 What the purge keeps, changed, and why: see ``forget_purge``. While it runs, facts others also
 support still show the contributor's evidence removed only from their provenance (their
@@ -55,6 +57,7 @@ from graph_memory.repositories.forget import ForgetRepository as Repo
 from graph_memory.repositories.forget_jobs import ForgetJobRepository as Jobs
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.audit import events as audit
+from graph_memory.services.forget.acted_for import scrub_acted_for
 from graph_memory.services.forget.purge import Batch, ForgetCounts, purge_batch
 
 __all__ = ["ForgetJob", "ForgetService", "receipt_for"]
@@ -343,6 +346,17 @@ class ForgetService:
             if c.user_id:
                 counts.audit_events_redacted += await Repo.redact_audit(
                     tx, tenant, [c.user_id], now
+                )
+                procedures, redacted = await scrub_acted_for(
+                    tx, tenant, c.user_id, c.marked_at, now
+                )
+                counts.procedures_deleted += procedures
+                counts.audit_events_redacted += redacted
+            counts.entities_deleted += await Repo.delete_merged_entities(tx, tenant)
+            if c.user_id:
+                # Last: what the history may keep depends on what the steps above deleted.
+                counts.audit_events_redacted += await Repo.scrub_consolidations(
+                    tx, tenant, f"user:{c.user_id}", "user:[forgotten]", now
                 )
             counts.predicates_deleted += await Repo.delete_predicates(
                 tx, tenant, list(job["predicates"] or []) if job else [], now

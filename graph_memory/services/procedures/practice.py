@@ -18,6 +18,7 @@ from graph_memory.db import Tx
 from graph_memory.domain import Principal, utcnow
 from graph_memory.errors import GraphMemoryError
 from graph_memory.ingestion import Turn
+from graph_memory.repositories.procedures import ProcedureRepository
 from graph_memory.services.procedures.service import (
     ProcedureService,
     intent_text,
@@ -137,6 +138,8 @@ async def practice_in_tx(
                 vector=vector,
             )
             proc_id = str(up.procedure["id"])
+            if up.action != "unchanged":  # a version these tool calls wrote
+                await ProcedureRepository.mark_learned(tx, principal.tenant, proc_id)
         assert proc_id is not None  # a failure's plan names its procedure
         out = await ProcedureService.record_outcome_in_tx(
             tx, principal, proc_id, plan.success, episode_id
