@@ -20,21 +20,12 @@ WITH ep, id, coalesce(f, e) AS m,
      CASE WHEN f IS NOT NULL THEN 'fact' WHEN e IS NOT NULL THEN 'episode' END AS kind
 CALL (ep, m) {
   WITH ep, m WHERE m IS NOT NULL
-  SET m.last_outcome_at = $now, m.last_outcome = $outcome
+  SET m.last_outcome_at = $now
   MERGE (ep)-[v:LED_TO]->(m)
   SET v.outcome = $outcome, v.at = $now, v.actor = $actor,
       v.counted = NOT coalesce(m.tier, '') IN $outranking
   WITH m, v.counted AS counted
-  CALL (m) {
-    MATCH (r:Episode)-[l:LED_TO]->(m)
-    WHERE coalesce(l.counted, true)
-    WITH coalesce(r.user_id, r.id) AS who, l
-    ORDER BY l.at DESC
-    WITH who, collect(l.outcome)[0] AS verdict
-    RETURN count(CASE WHEN verdict = 'helpful' THEN 1 END) AS helpful,
-           count(CASE WHEN verdict = 'harmful' THEN 1 END) AS harmful
-  }
-  SET m.helpful_count = helpful, m.harmful_count = harmful
+#include outcome/_recount(m)
   RETURN counted, helpful, harmful
   UNION
   WITH m WHERE m IS NULL

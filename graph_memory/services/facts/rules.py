@@ -161,9 +161,7 @@ def check_slot_capacity(
         lives = state.lives if state is not None else []
         # Those still believed: a retracted or rejected version no longer competes now.
         group = [
-            v
-            for v in lives
-            if v.ended_at is None and (not many or v.object_key == cf.object_key)
+            v for v in lives if v.ended_at is None and (not many or v.object_key == cf.object_key)
         ]
         current = state.current if state is not None else []
         if any(v["object_key"] == cf.object_key for v in current):
