@@ -67,15 +67,24 @@ def own_store(
         **os.environ,
         "GRAPH_MEMORY_HOME": str(home),
         "GRAPH_MEMORY_JAR_CACHE": jars,
-        "GRAPH_MEMORY_NEO4J_BOLT_PORT": str(_free_port()),
-        "GRAPH_MEMORY_NEO4J_HTTP_PORT": str(_free_port()),
         "GRAPH_MEMORY_NEO4J_HEAP": "512m",
         "GRAPH_MEMORY_NEO4J_PAGECACHE": "128m",
     }
     for name in ("NEO4J_URI", "NEO4J_PASSWORD", "GRAPH_MEMORY_EMBEDDER"):
         env.pop(name, None)
     cli = [sys.executable, "-m", "graph_memory.cli"]
-    subprocess.run([*cli, "neo4j", "start"], env=env, check=True, capture_output=True)
+    # A free port may be taken again before Neo4j binds it (the suite starts servers on free
+    # ports too): a start that fails is tried once more on other ports, and a second failure
+    # shows why.
+    for attempt in range(2):
+        env["GRAPH_MEMORY_NEO4J_BOLT_PORT"] = str(_free_port())
+        env["GRAPH_MEMORY_NEO4J_HTTP_PORT"] = str(_free_port())
+        started = subprocess.run([*cli, "neo4j", "start"], env=env, capture_output=True, text=True)
+        if started.returncode == 0:
+            break
+        subprocess.run([*cli, "neo4j", "stop"], env=env, check=False, capture_output=True)
+        if attempt == 1:
+            pytest.fail(f"the module's Neo4j did not start:\n{started.stdout}\n{started.stderr}")
     try:
         # `migrate` records the store's embedder (the local one), as for a user.
         subprocess.run([*cli, "migrate"], env=env, check=True, capture_output=True)
