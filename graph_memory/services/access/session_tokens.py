@@ -30,6 +30,7 @@ __all__ = [
     "MAX_TEAMS",
     "MintedToken",
     "SessionTokenService",
+    "acting_for",
     "token_scopes",
 ]
 
@@ -44,6 +45,12 @@ class MintedToken:
     user_id: str
     scopes: tuple[str, ...]
     expires_at: datetime
+
+
+def acting_for(user_id: str) -> str:
+    """What a token's principal name carries after its key's (its audit actor is
+    ``<role>:<key> for <user>``): forget finds the user's events by it."""
+    return f" for {user_id}"
 
 
 def token_scopes(user_id: str, teams: Sequence[str], include_tenant: bool) -> tuple[str, ...]:
@@ -106,7 +113,7 @@ class SessionTokenService:
             parent_id=principal.key_id,
             user_id=user,
             scopes=list(scopes),
-            name=f"{principal.name or principal.key_id} for {user}",
+            name=f"{principal.name or principal.key_id}{acting_for(user)}",
             now=now,
             expires_at=now + timedelta(seconds=ttl_seconds),
         )

@@ -21,6 +21,7 @@ from datetime import datetime
 
 from graph_memory.db import Tx
 from graph_memory.repositories.forget import ForgetRepository as Repo
+from graph_memory.services.access.session_tokens import acting_for
 from graph_memory.services.forget.purge import REASON
 
 __all__ = ["STAND_IN", "scrub_acted_for"]
@@ -33,7 +34,7 @@ async def scrub_acted_for(
     tx: Tx, tenant: str, user_id: str, before: datetime, now: datetime
 ) -> tuple[int, int]:
     """Returns (procedures deleted, audit events redacted)."""
-    label = f" for {user_id}"
+    label = acting_for(user_id)
     procedures = await Repo.user_procedures(tx, tenant, user_id, label, before, REASON)
     redacted = await Repo.redact_audit(tx, tenant, procedures, now)
     redacted += await Repo.redact_acted_for(tx, tenant, label, STAND_IN, before, now)
