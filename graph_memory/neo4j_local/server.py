@@ -133,11 +133,14 @@ def _server_command(home: Home, java: JavaRuntime) -> list[str]:
 
 def _set_initial_password(home: Home, java: JavaRuntime, password: str) -> None:
     # Handed over in a 0600 @-file (picocli argument file), not on the command line,
-    # where any local user could read it from the process list.
+    # where any local user could read it from the process list. The password is quoted
+    # and follows `--`: a generated one may begin with "-" (picocli would read it as an
+    # option) and picocli's argument files strip quotes and treat "#" lines as comments.
     arg_file = home.run / ".initial-password"
+    quoted = '"' + password.replace("\\", "\\\\").replace('"', '\\"') + '"'
     fd = os.open(arg_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(password + "\n")
+        f.write("--\n" + quoted + "\n")
     try:
         _run_tool(home, java, _ADMIN, "dbms", "set-initial-password", f"@{arg_file}")
     finally:

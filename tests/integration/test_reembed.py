@@ -72,6 +72,12 @@ def own_store(
     }
     for name in ("NEO4J_URI", "NEO4J_PASSWORD", "GRAPH_MEMORY_EMBEDDER"):
         env.pop(name, None)
+    # A password picocli would misread unless handed over as `--` and a quoted argument
+    # (a leading "-" is an option, "#" a comment, quotes and backslashes are stripped):
+    # generated ones can begin with "-", users may choose any of these.
+    pw_file = home / "neo4j-password"
+    pw_file.write_text('-#pw "q\\ z\n', encoding="utf-8")
+    pw_file.chmod(0o600)
     cli = [sys.executable, "-m", "graph_memory.cli"]
     # A free port may be taken again before Neo4j binds it (the suite starts servers on free
     # ports too): a start that fails is tried once more on other ports, and a second failure
