@@ -13,6 +13,10 @@ single-valued predicate (each supersedes the last). As-of reads page the user's 
 believed at a random moment since seeding. Every request answers 200 without errors or
 counts as an error (by kind and code). The bench tenant is deleted at the end.
 
+With ``--victim`` a second tenant runs one closed-loop client of a small read (a page of
+five facts) beside every level and prints its latencies: how much one tenant's load slows
+another (the in-flight cap serves waiting tenants in turns, admission.py).
+
 Beside each level it prints where the time went (bench/load_split.py). To measure a change on
 a shared machine, compare in one run: `--baseline DIR` (a checkout from before the change)
 and/or `--baseline-env K=V` / `--env K=V` (one setting off and on) run a second service
@@ -75,6 +79,8 @@ RECALL = """query($q: String!, $s: [String!]!) {
   recall(query: $q, scopes: $s, k: 5) { items { id kind text score { total } } } }"""
 AS_OF = """query($s: [String!]!, $at: DateTime!) {
   facts(filter: {scopes: $s}, asOf: $at, first: 20) { edges { node { id object } } } }"""
+VICTIM = """query($s: [String!]!) {
+  facts(filter: {scopes: $s}, first: 5) { edges { node { id object } } } }"""
 EPISODE = "mutation($e: EpisodeInput!) { recordEpisode(episode: $e) }"
 ASSERT = """mutation($f: [FactInput!]!) {
   assertFacts(facts: $f) { accepted results { ok error { code message } } } }"""
@@ -161,6 +167,17 @@ class Load:
         await self.call(c, AS_OF, {"s": scopes, "at": at.isoformat()})
         return "as-of read"
 
+    async def victim(self, seconds: float) -> list[float]:
+        """One client of another tenant reading a page of its facts, over and over."""
+        out: list[float] = []
+        deadline = time.monotonic() + seconds
+        async with httpx.AsyncClient(headers=self.headers, timeout=120) as c:
+            while time.monotonic() < deadline:
+                started = time.perf_counter()
+                await self.call(c, VICTIM, {"s": ["user:u0"]})
+                out.append(time.perf_counter() - started)
+        return out
+
     async def run(
         self, clients: int, seconds: float
     ) -> tuple[dict[str, list[float]], Counter[str]]:
@@ -198,6 +215,11 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--port", type=int, default=18741)
     ap.add_argument("--keep", action="store_true", help="keep the bench tenant")
+    ap.add_argument(
+        "--victim",
+        action="store_true",
+        help="a second tenant's single client of small reads beside every level",
+    )
     ap.add_argument("--profile", help="run the server under cProfile, stats to this file")
     ap.add_argument(
         "--floor",
@@ -249,8 +271,17 @@ def main() -> None:
     loads = {
         name: Load(f"http://127.0.0.1:{ports[name]}/graphql", key, args.users) for name in procs
     }
+    other = f"{tenant}-victim"
+    victims = (
+        {
+            name: Load(f"http://127.0.0.1:{ports[name]}/graphql", make_key(settings, other), 1)
+            for name in procs
+        }
+        if args.victim
+        else {}
+    )
     try:
-        asyncio.run(_levels(loads, procs, ports, args, settings, tenant))
+        asyncio.run(_levels(loads, victims, procs, ports, args, settings, tenant))
     finally:
         for proc in procs.values():
             # uvicorn re-raises the signal it stopped on: SIGINT ends as KeyboardInterrupt,
@@ -259,10 +290,13 @@ def main() -> None:
             proc.wait(timeout=60)
         if not args.keep:
             delete_tenant(settings, tenant)
+            if victims:
+                delete_tenant(settings, other)
 
 
 async def _levels(
     loads: dict[str, Load],
+    victims: dict[str, Load],
     procs: dict[str, subprocess.Popen[bytes]],
     ports: dict[str, int],
     args: argparse.Namespace,
@@ -274,6 +308,10 @@ async def _levels(
     seeder = loads["this"]
     async with httpx.AsyncClient(headers=seeder.headers, timeout=300) as c:
         await seeder.seed(c)
+    if victims:
+        first = next(iter(victims.values()))
+        async with httpx.AsyncClient(headers=first.headers, timeout=300) as c:
+            await first.seed(c)
     for load in loads.values():
         # One tenant for both services: the same users and episodes to cite.
         load.episodes, load.seeded_at = seeder.episodes, seeder.seeded_at
@@ -289,7 +327,16 @@ async def _levels(
         for n in args.clients:
             for name in order:
                 if name in loads:
-                    await _level(name, loads[name], procs[name].pid, ports[name], neo4j, n, args)
+                    await _level(
+                        name,
+                        loads[name],
+                        victims.get(name),
+                        procs[name].pid,
+                        ports[name],
+                        neo4j,
+                        n,
+                        args,
+                    )
             if args.floor:
                 await _floor(settings, tenant, seeder.users, n, args.seconds / 2)
 
@@ -306,12 +353,25 @@ async def _floor(
 
 
 async def _level(
-    name: str, load: Load, pid: int, port: int, neo4j: int | None, n: int, args: argparse.Namespace
+    name: str,
+    load: Load,
+    victim: Load | None,
+    pid: int,
+    port: int,
+    neo4j: int | None,
+    n: int,
+    args: argparse.Namespace,
 ) -> None:
     metrics_url = f"http://127.0.0.1:{port}/metrics"
     load_before = load_average()
     before = take(metrics_url, pid, neo4j)
-    lat, errors = await load.run(n, args.seconds)
+    if victim is None:
+        lat, errors = await load.run(n, args.seconds)
+        other: list[float] = []
+    else:
+        (lat, errors), other = await asyncio.gather(
+            load.run(n, args.seconds), victim.victim(args.seconds)
+        )
     after = take(metrics_url, pid, neo4j)
     total = sum(len(v) for v in lat.values())
     label = f" [{name} code]" if args.baseline else ""
@@ -328,6 +388,13 @@ async def _level(
         print(
             f"  {kind:<11} n {len(ms):5d}  p50 {statistics.median(ms):8.1f} ms  "
             f"p95 {_pct(ms, 0.95):8.1f} ms  p99 {_pct(ms, 0.99):8.1f} ms"
+        )
+    if other:
+        ms = [x * 1000 for x in other]
+        print(
+            f"  other tenant's page of facts, 1 client: n {len(ms)}  p50 "
+            f"{statistics.median(ms):.1f} ms  p95 {_pct(ms, 0.95):.1f} ms  p99 "
+            f"{_pct(ms, 0.99):.1f} ms"
         )
     for what, count in errors.most_common(5):
         print(f"  error x{count}: {what}")

@@ -240,7 +240,7 @@ def create_app(
     gql = _GraphQL(holder)
     # Per process, like the key cache: a client guessing keys meets 429s, not Neo4j lookups.
     throttle = FailureThrottle(settings.limits.max_failed_auth)
-    admission = Admission(settings.max_inflight)
+    admission = Admission(settings.max_inflight, settings.max_inflight_per_tenant)
 
     async def graphql_endpoint(request: Request) -> Response:
         # GraphiQL itself (a browser GET for HTML) loads without a key; every operation needs one.
@@ -294,10 +294,13 @@ def create_app(
                     _PARSED_BODY.set((body, payload))
                     _name_operation(payload.get("query"), payload.get("operationName"), limits)
                     read_only = is_read_only(payload, limits)
+            tenant = request.state.principal.tenant or ""
             if not read_only:
-                return await admission.run(lambda: gql.run(request))
+                return await admission.run(lambda: gql.run(request), tenant)
             return await bounded(
-                admission.run(lambda: gql.run(request)), request.receive, limits.max_query_seconds
+                admission.run(lambda: gql.run(request), tenant),
+                request.receive,
+                limits.max_query_seconds,
             )
         except ClientGone:
             # Nobody reads the answer; 499 (nginx's "client closed request") is for the log.

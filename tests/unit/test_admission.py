@@ -12,7 +12,7 @@ from graph_memory.admission import Admission
 
 def test_at_most_limit_run_at_once_and_waiters_go_in_arrival_order() -> None:
     async def go() -> tuple[int, list[int]]:
-        gate = Admission(2)
+        gate = Admission(2, per_tenant=2)
         running = peak = 0
         started: list[int] = []
         release = asyncio.Event()
@@ -85,3 +85,101 @@ def test_a_cancelled_waiter_gives_up_its_turn() -> None:
 def test_a_negative_limit_is_refused() -> None:
     with pytest.raises(ValueError, match=">= 0"):
         Admission(-1)
+
+
+def test_a_flooding_tenant_leaves_a_slot_and_waiting_tenants_take_turns() -> None:
+    async def go() -> list[str]:
+        gate = Admission(3)  # a tenant's share: 2
+        started: list[str] = []
+        release: dict[str, asyncio.Event] = {}
+
+        async def work(name: str) -> None:
+            started.append(name)
+            release[name] = asyncio.Event()
+            await release[name].wait()
+
+        tasks = {}
+        for name in ["a1", "a2", "a3", "a4", "b1", "b2", "c1"]:
+            job = functools.partial(work, name)
+            tasks[name] = asyncio.create_task(gate.run(job, tenant=name[0]))
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.01)
+        # a holds its share (2) however much it sends; b's first takes the slot left over.
+        assert started == ["a1", "a2", "b1"]
+        # The freed slot goes to the next tenant in turn with a waiter that may take it:
+        # b (it queued before c), not a, which holds its share.
+        release["b1"].set()
+        await asyncio.sleep(0.01)
+        assert started[-1] == "b2"
+        release["b2"].set()
+        await asyncio.sleep(0.01)
+        assert started[-1] == "c1"
+        release["a1"].set()
+        await asyncio.sleep(0.01)
+        assert started[-1] == "a3"
+        release["c1"].set()  # a slot free, but a holds its share (a2, a3) and nobody else waits
+        await asyncio.sleep(0.01)
+        assert started[-1] == "a3"
+        release["a2"].set()
+        await asyncio.sleep(0.01)
+        assert started[-1] == "a4"
+        for event in release.values():
+            event.set()
+        await asyncio.gather(*tasks.values())
+        return started
+
+    started = asyncio.run(go())
+    assert sorted(started) == sorted(["a1", "a2", "a3", "a4", "b1", "b2", "c1"])
+
+
+def test_a_tenant_alone_uses_its_share_and_a_share_above_the_cap_is_the_cap() -> None:
+    async def peak_of(gate: Admission) -> int:
+        running = peak = 0
+
+        async def work() -> None:
+            nonlocal running, peak
+            running += 1
+            peak = max(peak, running)
+            await asyncio.sleep(0.01)
+            running -= 1
+
+        await asyncio.gather(*(gate.run(work, tenant="t") for _ in range(12)))
+        return peak
+
+    assert asyncio.run(peak_of(Admission(4))) == 3
+    assert asyncio.run(peak_of(Admission(4, per_tenant=9))) == 4
+    assert asyncio.run(peak_of(Admission(1))) == 1  # a cap of one is that tenant's share too
+
+
+def test_a_granted_waiter_cancelled_before_it_runs_passes_its_slot_on() -> None:
+    async def go() -> list[str]:
+        gate = Admission(1)
+        done: list[str] = []
+        hold = asyncio.Event()
+
+        async def work(name: str) -> None:
+            await hold.wait()
+            done.append(name)
+            if name == "first":
+                # Runs after first's release has granted "second" and before "second"
+                # resumes: its client goes away with the slot already given to it.
+                asyncio.get_running_loop().call_soon(second.cancel)
+
+        first = asyncio.create_task(gate.run(lambda: work("first"), tenant="a"))
+        await asyncio.sleep(0)
+        second = asyncio.create_task(gate.run(lambda: work("second"), tenant="b"))
+        third = asyncio.create_task(gate.run(lambda: work("third"), tenant="c"))
+        await asyncio.sleep(0.01)
+        hold.set()
+        await asyncio.wait_for(third, 1)
+        await first
+        with pytest.raises(asyncio.CancelledError):
+            await second
+        return done
+
+    assert asyncio.run(go()) == ["first", "third"]
+
+
+def test_a_share_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match=">= 1"):
+        Admission(4, per_tenant=0)
