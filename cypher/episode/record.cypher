@@ -1,10 +1,15 @@
 // params: tenant, rows, now
 // returns: id
 // The episode carries its contributor's key (the User node's, not the user id): a forget
-// hides and purges by it, and a user id forgotten before starts a new contributor.
+// hides and purges by it, and a user id forgotten before starts a new contributor. A row
+// whose id was derived from a contributor (`row.contributor`, remember under a key) is
+// written only while the id still names that one: if the user was forgotten since, it is
+// not returned and the caller derives the id again.
 UNWIND $rows AS row
-MERGE (u:User {tenant: $tenant, id: row.user_id})
-ON CREATE SET u.key = randomUUID(), u.created_at = $now, u.caption = row.user_id, u.name = row.user_id
+WITH row, row.user_id AS user_id
+#include episode/_user(user_id)
+WITH row, u
+WHERE row.contributor IS NULL OR row.contributor = u.key
 CREATE (e:Episode {
   id: row.id, tenant: $tenant, scope: row.scope, ft_scope: row.ft_scope,
   user_id: row.user_id, session_id: row.session_id, started_at: row.started_at,

@@ -16,8 +16,22 @@ class EpisodeRepository:
         self.db = db
 
     @staticmethod
-    async def record_in_tx(tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime) -> None:
-        await tx.run("episode.record", {"tenant": require_tenant(tenant), "rows": rows, "now": now})
+    async def record_in_tx(
+        tx: Tx, tenant: str, rows: list[dict[str, Any]], now: datetime
+    ) -> list[str]:
+        """The ids written: all of ``rows`` but those whose contributor changed (record)."""
+        out = await tx.run(
+            "episode.record", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
+        )
+        return [r["id"] for r in out]
+
+    async def contributor(self, tenant: str, user_id: str, now: datetime) -> str:
+        """The key of the contributor ``user_id`` names now (made if there is none)."""
+        rows = await self.db.write(
+            "episode.contributor",
+            {"tenant": require_tenant(tenant), "user_id": user_id, "now": now},
+        )
+        return str(rows[0]["key"])
 
     @staticmethod
     async def link_sessions_in_tx(tx: Tx, tenant: str, sessions: list[dict[str, str]]) -> None:

@@ -17,7 +17,7 @@ from graph_memory.domain import (
     utcnow,
 )
 from graph_memory.embeddings import Embedder
-from graph_memory.errors import GraphMemoryError, ValidationError
+from graph_memory.errors import Conflict, GraphMemoryError, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
@@ -28,9 +28,14 @@ from graph_memory.services.facts.gate import check_episode
 # Like `facts`: a page is bounded, and an out-of-range `first` is the caller's mistake.
 MAX_PAGE = 500
 
-__all__ = ["EpisodeResult", "EpisodeService"]
+__all__ = ["ContributorChanged", "EpisodeResult", "EpisodeService"]
 
 EpisodeResult = tuple[str | None, GraphMemoryError | None]
+
+
+class ContributorChanged(Conflict):
+    """An episode whose id was derived from its user's contributor was not written: the user
+    was forgotten in between (the id belongs to the forgotten contributor)."""
 
 
 class EpisodeService:
@@ -51,13 +56,18 @@ class EpisodeService:
         items: list[EpisodeInput],
         *,
         ids: list[str] | None = None,
+        contributor: str | None = None,
     ) -> list[EpisodeResult]:
         """Record episodes; each gets (id, None) or (None, error). recordedAt is now (UTC).
 
         ``ids``: one per item, for a caller that derives them (``remember`` under an
-        idempotency key); otherwise each episode gets a fresh one."""
+        idempotency key); otherwise each episode gets a fresh one. ``contributor``: the
+        contributor key the ids were derived from (``contributor``); ContributorChanged if
+        the user was forgotten since, and nothing is written."""
         policy = await self._policy_for(principal.tenant)
         out, rows = self.prepare(principal, policy, items, ids=ids)
+        for row in rows:
+            row["contributor"] = contributor
         if rows:
             if self.embedder is not None:
                 vectors = await self.embedder.embed([r["text"] for r in rows])
@@ -157,7 +167,12 @@ class EpisodeService:
             )
             for r in rows
         ]
-        await EpisodeRepository.record_in_tx(tx, principal.tenant, rows, now)
+        written = await EpisodeRepository.record_in_tx(tx, principal.tenant, rows, now)
+        if len(written) != len(rows):
+            raise ContributorChanged(
+                "the user was forgotten while the episode was being recorded: nothing was "
+                "written; retry"
+            )
         # Consecutive episodes of a session are NEXT to each other, in the same
         # transaction: recall follows the chain from a question to its answer.
         sessions = {(r["scope"], r["session_id"]) for r in rows}
@@ -167,6 +182,11 @@ class EpisodeService:
             [{"scope": sc, "session_id": sid} for sc, sid in sorted(sessions)],
         )
         return events
+
+    async def contributor(self, principal: Principal, user_id: str) -> str:
+        """The key of the contributor ``user_id`` names now, made if there is none yet (a
+        forget lets go of the id, so the next one is another contributor)."""
+        return await self.repo.contributor(principal.tenant, user_id.strip(), utcnow())
 
     async def get(self, principal: Principal, ids: list[str]) -> dict[str, Record]:
         return await self.repo.get(principal.tenant, ids)

@@ -23,7 +23,7 @@ from graph_memory.domain import (
     check_id,
 )
 from graph_memory.errors import Conflict, GraphMemoryError, ValidationError
-from graph_memory.services.episodes import EpisodeService
+from graph_memory.services.episodes import ContributorChanged, EpisodeService
 from graph_memory.services.facts.writes import MAX_BATCH, FactService, ItemResult
 
 __all__ = ["RememberService", "Remembered", "episode_id_for"]
@@ -36,16 +36,14 @@ class Remembered:
     facts: list[ItemResult]
 
 
-def episode_id_for(tenant: str, key: str, owner: str | None = None) -> str:
-    """The id of the episode ``remember`` records under ``key`` (anyone who knows the key
-    knows it before the call). ``owner``: the user a session token serves, whose keys are
-    its own (repositories/idempotency.py); user ids hold no NUL, so the parts stay apart."""
-    name = (
-        f"{tenant}\x00remember\x00{key}"
-        if owner is None
-        else f"{tenant}\x00remember\x00{owner}\x00{key}"
-    )
-    return "ep_" + hashlib.sha256(name.encode()).hexdigest()[:32]
+def episode_id_for(tenant: str, key: str, contributor: str, owner: str | None = None) -> str:
+    """The id of the episode ``remember`` records under ``key`` for the episode's user's
+    ``contributor`` key (EpisodeService.contributor): stable across replays, and new once
+    the user is forgotten (a replay then answers as for a fresh key and shares no id with
+    what was forgotten). ``owner``: the user a session token serves, whose keys are its own
+    (repositories/idempotency.py); user ids and keys hold no NUL, so the parts stay apart."""
+    parts = [tenant, "remember", contributor, *([owner] if owner is not None else []), key]
+    return "ep_" + hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
 
 
 # What a replay must match of the episode stored under its key; the times only when the
@@ -128,20 +126,33 @@ class RememberService:
                 return error
             assert episode_id is not None
             return episode_id
-        derived = episode_id_for(principal.tenant, key, principal.user_id)
-        if await self._recorded(principal, episode, derived):
-            return derived
-        try:
-            [(episode_id, error)] = await self.episodes.record(principal, [episode], ids=[derived])
-        except Conflict:
-            # A concurrent call under the same key recorded the episode first (its id's
-            # uniqueness refused this one): answer as that call did.
+        # The write gate first: no contributor is made for an episode it refuses.
+        checked = await self.episodes.stored_form(principal, episode, "")
+        if isinstance(checked, GraphMemoryError):
+            return checked
+        for attempt in range(2):
+            contributor = await self.episodes.contributor(principal, str(checked["user_id"]))
+            derived = episode_id_for(principal.tenant, key, contributor, principal.user_id)
             if await self._recorded(principal, episode, derived):
                 return derived
-            raise
-        if error is not None:
-            return error
-        return derived
+            try:
+                [(episode_id, error)] = await self.episodes.record(
+                    principal, [episode], ids=[derived], contributor=contributor
+                )
+            except ContributorChanged:
+                if attempt:
+                    raise
+                continue  # the user was forgotten in between: a new contributor, a new id
+            except Conflict:
+                # A concurrent call under the same key recorded the episode first (its id's
+                # uniqueness refused this one): answer as that call did.
+                if await self._recorded(principal, episode, derived):
+                    return derived
+                raise
+            if error is not None:
+                return error
+            return derived
+        raise AssertionError("unreachable: the second attempt returns or raises")
 
     async def _recorded(self, principal: Principal, episode: EpisodeInput, episode_id: str) -> bool:
         """Whether the key's episode is already recorded; Conflict when it is another one."""

@@ -112,15 +112,17 @@ def _bobs_episode(session: str) -> EpisodeInput:
 def test_an_episode_recorded_between_the_check_and_the_write_is_checked_under_the_lock(
     settings: Settings, embedder: Embedder, tenant: str
 ) -> None:
-    # remember derives its episode's id from the key, so a writer can cite bob's episode
-    # before it exists: the scope read before the locks finds nothing to refuse, and the
-    # episode is there by the time the batch reads its citations under the lock.
+    # remember derives its episode's id from the key (and bob's contributor), so a writer
+    # that knows both can cite bob's episode before it exists: the scope read before the
+    # locks finds nothing to refuse, and the episode is there by the time the batch reads
+    # its citations under the lock.
     async def go() -> tuple[list[ItemResult], list[ItemResult]]:
         services = build_services(settings, Database.connect(settings.neo4j()), embedder)
         assert services.remember is not None
         agent = Principal(tenant, Role.AGENT, "k-test")
         try:
-            bobs = episode_id_for(tenant, "bob-s1")
+            bob_key = await services.remember.episodes.contributor(agent, "bob")
+            bobs = episode_id_for(tenant, "bob-s1", bob_key)
             items = [
                 FactInput("alice", "likes", "tea", (Citation(bobs),), scope="user:alice"),
                 FactInput("alice", "likes", "chess", (Citation(bobs),), scope="team:x"),
@@ -164,7 +166,8 @@ def test_a_token_citing_an_episode_recorded_since_its_check_stays_in_its_scopes(
             user_id="alice",
         )
         try:
-            bobs = episode_id_for(tenant, "bob-s2")
+            bob_key = await services.remember.episodes.contributor(agent, "bob")
+            bobs = episode_id_for(tenant, "bob-s2", bob_key)
             items = [
                 FactInput("alice", "likes", "tea", (Citation(bobs),)),
                 FactInput("acme", "uses", "Linux", (Citation(bobs),), scope="tenant"),

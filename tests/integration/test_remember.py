@@ -194,3 +194,28 @@ def test_a_key_leaves_no_lock_named_after_it(
         {"t": tenant},
     )[0]["names"]
     assert locks and not [n for n in locks if "canary" in n], locks
+
+
+FORGET = "mutation($u: String!) { forgetContributor(userId: $u) { receipt } }"
+
+
+def test_a_key_replayed_after_its_user_is_forgotten_records_as_a_fresh_key(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    said = episode("bob", summary="Bob said his locker code is 4417.")
+    facts = [_fact("bob", "locker_code", "4417", cardinality="ONE")]
+    first = _remember(client, episode=said, facts=facts, key="turn-9")
+    assert first["facts"]["accepted"] == 1, first
+    admin.execute(FORGET, {"u": "bob"})
+    assert client.execute(FACTS_OF, {"id": first["facts"]["results"][0]["factId"]})["fact"] is None
+
+    # A new bob (a new, unrelated contributor) says it again under the same key: it is a
+    # new call, written in full, and shares nothing with the forgotten one, not even ids.
+    again = _remember(client, episode=said, facts=facts, key="turn-9")
+    assert again["episodeError"] is None and again["facts"]["accepted"] == 1
+    assert again["episodeId"] != first["episodeId"]
+    fact_id = again["facts"]["results"][0]["factId"]
+    (cited,) = client.execute(FACTS_OF, {"id": fact_id})["fact"]["provenance"]
+    assert cited["episodeId"] == again["episodeId"]
+    # ... and a replay of that call answers as it did.
+    assert _remember(client, episode=said, facts=facts, key="turn-9") == again
