@@ -1,5 +1,11 @@
-// params: tenant
+// params: tenant, scopes
 // returns: name, cardinality
+// To a reader bound to $scopes (a session token) only the predicates a fact in them uses:
+// a name a user introduced is their words (null: an API key, every predicate of the tenant).
 MATCH (p:Predicate {tenant: $tenant})
+WHERE $scopes IS NULL OR EXISTS {
+  MATCH (f:Fact {tenant: $tenant, predicate: p.name})
+  WHERE f.scope IN $scopes
+}
 RETURN p.name AS name, p.cardinality AS cardinality
 ORDER BY p.name

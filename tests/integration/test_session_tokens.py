@@ -120,7 +120,7 @@ def _reads(w: World) -> list[str]:
         f'{{ factCitations(ids: ["{w.bob_fact}"], scopes: ["user:alice"]) {{ quotes }} }}',
         f'{{ fact(id: "{w.bob_fact}") {{ object }} }}',
         f'{{ episode(id: "{w.bob_ep}") {{ summary }} }}',
-        f'{{ entity(name: "bob") {{ facts(scopes: [{bob}]) {{ object }} }} }}',
+        f'{{ entity(name: "alice") {{ facts(scopes: [{bob}]) {{ object }} }} }}',
         f'{{ history(subject: "bob", predicate: "lives_in", scopes: ["user:alice", {bob}]) '
         "{ versions { object } } }",
         f"{{ reviewQueue(scopes: [{bob}]) {{ contributors }} }}",
@@ -333,3 +333,39 @@ def test_a_tokens_idempotency_keys_are_its_users_own(
     # Each user's replay still answers as their first call did.
     again = raw(server, bob, told, {"f": [cited], "k": "import-b"}).json()
     assert again["data"]["assertFacts"] == his["data"]["assertFacts"]
+
+
+def test_a_token_is_told_no_name_that_only_other_users_memories_hold(
+    server: str, client: GraphMemoryClient, admin: GraphMemoryClient, world: World
+) -> None:
+    # A predicate and an entity that only bob's memories use are bob's words: a token serving
+    # alice neither lists nor finds them; a key (every scope of its tenant) does.
+    clinic = f"{BOB_WORDS} Clinic"
+    admin.assert_facts(
+        [
+            fact(
+                clinic,
+                "treats_bob_for",
+                "asthma",
+                [world.bob_ep],
+                cardinality="MANY",
+                scope="user:bob",
+            )
+        ]
+    )
+    secret = mint(client)["token"]
+    names = "{ predicates { name } }"
+    assert "treats_bob_for" in {p["name"] for p in admin.execute(names)["predicates"]}
+    listed = raw(server, secret, names)
+    assert "treats_bob_for" not in listed.text and "lives_in" in listed.text, listed.text
+    by_name = "query($n: String!) { entity(name: $n) { id name } }"
+    found = admin.execute(by_name, {"n": clinic})["entity"]
+    assert found and found["name"] == clinic
+    for query, variables in (
+        (by_name, {"n": clinic}),
+        ("query($id: ID!) { entity(id: $id) { name } }", {"id": found["id"]}),
+    ):
+        r = raw(server, secret, query, variables)
+        assert r.json() == {"data": {"entity": None}}, r.text
+    own = raw(server, secret, by_name, {"n": "alice"}).json()["data"]["entity"]
+    assert own and own["name"].lower() == "alice"

@@ -30,8 +30,9 @@ class PredicateService:
         self.repo = PredicateRepository(db)
 
     async def list(self, principal: Principal, policy: TenantPolicy) -> dict[str, Cardinality]:
-        """Registered predicates, over the built-in defaults."""
-        registered = await self.repo.registered(principal.tenant)
+        """Registered predicates, over the built-in defaults (to a session token, those its
+        scopes' facts use)."""
+        registered = await self.repo.registered(principal.tenant, principal.scopes)
         out = dict(policy.default_cardinality)
         out.update({name: Cardinality(c) for name, c in registered.items()})
         return dict(sorted(out.items()))

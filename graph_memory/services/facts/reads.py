@@ -114,8 +114,10 @@ class ReadService:
         return await self.facts.dependencies(principal.tenant, ids)
 
     async def entities_by_id(self, principal: Principal, ids: list[str]) -> dict[str, EntityRef]:
-        return await self.entities.get(principal.tenant, ids)
+        """A session token sees only entities its scopes hold a fact about."""
+        return await self.entities.get(principal.tenant, ids, principal.scopes)
 
     async def entity_named(self, principal: Principal, name: str) -> EntityRef | None:
-        """The entity a name denotes (case and spacing aside), if the tenant knows it."""
-        return await self.entities.by_key(principal.tenant, entity_key(name))
+        """The entity a name denotes (case and spacing aside), if the tenant knows it (and,
+        to a session token, if its scopes hold a fact about it)."""
+        return await self.entities.by_key(principal.tenant, entity_key(name), principal.scopes)
