@@ -48,6 +48,7 @@ from graph_memory.observability import RequestObserver, metrics_endpoint
 from graph_memory.request_budget import ClientGone, bounded
 from graph_memory.services.access.throttle import FailureThrottle
 from graph_memory.services.store.embedding_config import StoreBoundEmbedder, check_embedding_model
+from graph_memory.session_share import operation_sessions
 from graph_memory.settings import Settings
 
 __all__ = ["app_from_env", "create_app"]
@@ -295,10 +296,16 @@ def create_app(
                     _name_operation(payload.get("query"), payload.get("operationName"), limits)
                     read_only = is_read_only(payload, limits)
             tenant = request.state.principal.tenant or ""
+
+            async def operation() -> Response:
+                # A few Neo4j sessions at once for the operation, however it fans out.
+                with operation_sessions():
+                    return await gql.run(request)
+
             if not read_only:
-                return await admission.run(lambda: gql.run(request), tenant)
+                return await admission.run(operation, tenant)
             return await bounded(
-                admission.run(lambda: gql.run(request), tenant),
+                admission.run(operation, tenant),
                 request.receive,
                 limits.max_query_seconds,
             )

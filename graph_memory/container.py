@@ -43,6 +43,7 @@ from graph_memory.services.store.embedding_config import StoreBoundEmbedder
 from graph_memory.services.trust.outcomes import OutcomeService
 from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.services.trust.review import ReviewService
+from graph_memory.session_share import pool_size
 from graph_memory.settings import Settings
 
 __all__ = ["Services", "build_services"]
@@ -100,7 +101,7 @@ class Services:
 def build_services(
     settings: Settings, db: Database | None = None, embedder: Embedder | None = None
 ) -> Services:
-    db = db or Database.connect(settings.neo4j())
+    db = db or Database.connect(settings.neo4j(), pool_size(settings.max_inflight))
     # Refuses vector work while the store's vectors are another model's (a re-embedding).
     embedder = StoreBoundEmbedder(embedder or build_embedder(settings), db)
     fact_repo = FactRepository(db)

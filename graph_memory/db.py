@@ -38,6 +38,7 @@ from tenacity import (
 from graph_memory import metrics
 from graph_memory.cypher import CypherCatalog, catalog
 from graph_memory.errors import Conflict, StoreUnavailable
+from graph_memory.session_share import session_slot
 from graph_memory.settings import Neo4jConnection
 
 __all__ = ["Database", "Record", "Tx"]
@@ -123,11 +124,12 @@ class Database:
         self.queries = queries or catalog()
 
     @classmethod
-    def connect(cls, conn: Neo4jConnection) -> Database:
+    def connect(cls, conn: Neo4jConnection, pool_size: int = 50) -> Database:
+        """``pool_size``: session_share.pool_size for a service that admits operations."""
         driver = AsyncGraphDatabase.driver(
             conn.uri,
             auth=(conn.user, conn.password),
-            max_connection_pool_size=50,
+            max_connection_pool_size=pool_size,
             # The driver's own retry would stack on ours; tenacity owns retry policy.
             max_transaction_retry_time=0,
             # Schema-less property warnings (a label not yet created) are noise, not faults.
@@ -146,9 +148,12 @@ class Database:
 
         async def once() -> list[Record]:
             began = time.perf_counter()
-            async with self.driver.session(
-                database=self.database, default_access_mode=READ_ACCESS
-            ) as session:
+            async with (
+                session_slot(),
+                self.driver.session(
+                    database=self.database, default_access_mode=READ_ACCESS
+                ) as session,
+            ):
                 result = await session.run(query.text, bound)
                 records = await _records(result)
             metrics.observe_neo4j_query(name, time.perf_counter() - began)
@@ -176,9 +181,12 @@ class Database:
         query = self.queries[name]
         bound = query.bind(dict(params))
         try:
-            async with self.driver.session(
-                database=self.database, default_access_mode=READ_ACCESS
-            ) as session:
+            async with (
+                session_slot(),
+                self.driver.session(
+                    database=self.database, default_access_mode=READ_ACCESS
+                ) as session,
+            ):
                 result = await session.run(query.text, bound)
                 keys = result.keys()
                 async for record in result:
@@ -246,7 +254,10 @@ class Database:
         try:
             async for attempt in _retrying(access):
                 with attempt:
-                    async with self.driver.session(database=self.database) as session:
+                    async with (
+                        session_slot(),
+                        self.driver.session(database=self.database) as session,
+                    ):
                         if write:
                             return await session.execute_write(work)
                         return await session.execute_read(work)

@@ -55,6 +55,10 @@ class RequestObserver:
                 message["headers"] = [
                     *message["headers"],
                     (b"x-request-id", trace.request_id.encode("latin-1")),
+                    # How long the operation waited for an in-flight slot (admission.py), in
+                    # the standard header browsers' and clients' timing tools read: a slow
+                    # answer tells whether it queued or ran slowly.
+                    (b"server-timing", f"queue;dur={trace.queue_seconds * 1000:.1f}".encode()),
                 ]
             await send(message)
 

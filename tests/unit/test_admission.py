@@ -41,9 +41,10 @@ def test_at_most_limit_run_at_once_and_waiters_go_in_arrival_order() -> None:
     assert started == list(range(6))
 
 
-def test_no_limit_admits_everything_at_once() -> None:
+def _peak(gate: Admission, n: int, tenant: str = "") -> int:
+    """The most of ``n`` concurrent operations of ``tenant`` that ran at once."""
+
     async def go() -> int:
-        gate = Admission(0)
         running = peak = 0
 
         async def work() -> None:
@@ -53,10 +54,14 @@ def test_no_limit_admits_everything_at_once() -> None:
             await asyncio.sleep(0.01)
             running -= 1
 
-        await asyncio.gather(*(gate.run(work) for _ in range(20)))
+        await asyncio.gather(*(gate.run(work, tenant=tenant) for _ in range(n)))
         return peak
 
-    assert asyncio.run(go()) == 20
+    return asyncio.run(go())
+
+
+def test_no_limit_admits_everything_at_once() -> None:
+    assert _peak(Admission(0), 20) == 20
 
 
 def test_a_cancelled_waiter_gives_up_its_turn() -> None:
@@ -133,22 +138,9 @@ def test_a_flooding_tenant_leaves_a_slot_and_waiting_tenants_take_turns() -> Non
 
 
 def test_a_tenant_alone_uses_its_share_and_a_share_above_the_cap_is_the_cap() -> None:
-    async def peak_of(gate: Admission) -> int:
-        running = peak = 0
-
-        async def work() -> None:
-            nonlocal running, peak
-            running += 1
-            peak = max(peak, running)
-            await asyncio.sleep(0.01)
-            running -= 1
-
-        await asyncio.gather(*(gate.run(work, tenant="t") for _ in range(12)))
-        return peak
-
-    assert asyncio.run(peak_of(Admission(4))) == 3
-    assert asyncio.run(peak_of(Admission(4, per_tenant=9))) == 4
-    assert asyncio.run(peak_of(Admission(1))) == 1  # a cap of one is that tenant's share too
+    assert _peak(Admission(4), 12, "t") == 3
+    assert _peak(Admission(4, per_tenant=9), 12, "t") == 4
+    assert _peak(Admission(1), 12, "t") == 1  # a cap of one is that tenant's share too
 
 
 def test_a_granted_waiter_cancelled_before_it_runs_passes_its_slot_on() -> None:
