@@ -46,6 +46,14 @@ def episode_id_for(tenant: str, key: str, contributor: str, owner: str | None = 
     return "ep_" + hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
 
 
+def _id_before_contributors(tenant: str, key: str, owner: str | None) -> str:
+    """The id ``episode_id_for`` gave before it took the contributor: a replay of a call
+    made before the upgrade still finds that call's episode (a forgotten user's is hidden,
+    so one found is the current contributor's)."""
+    parts = [tenant, "remember", *([owner] if owner is not None else []), key]
+    return "ep_" + hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
+
+
 # What a replay must match of the episode stored under its key; the times only when the
 # replay gives any (without, the first call's episode happened when it was recorded).
 _SAME = ("scope", "user_id", "session_id", "summary", "outcome", "topics", "key_entities",
@@ -130,11 +138,13 @@ class RememberService:
         checked = await self.episodes.stored_form(principal, episode, "")
         if isinstance(checked, GraphMemoryError):
             return checked
+        earlier = _id_before_contributors(principal.tenant, key, principal.user_id)
         for attempt in range(2):
             contributor = await self.episodes.contributor(principal, str(checked["user_id"]))
             derived = episode_id_for(principal.tenant, key, contributor, principal.user_id)
-            if await self._recorded(principal, episode, derived):
-                return derived
+            found = await self._recorded(principal, episode, [derived, earlier])
+            if found is not None:
+                return found
             try:
                 [(episode_id, error)] = await self.episodes.record(
                     principal, [episode], ids=[derived], contributor=contributor
@@ -146,7 +156,7 @@ class RememberService:
             except Conflict:
                 # A concurrent call under the same key recorded the episode first (its id's
                 # uniqueness refused this one): answer as that call did.
-                if await self._recorded(principal, episode, derived):
+                if await self._recorded(principal, episode, [derived]):
                     return derived
                 raise
             if error is not None:
@@ -154,12 +164,16 @@ class RememberService:
             return derived
         raise AssertionError("unreachable: the second attempt returns or raises")
 
-    async def _recorded(self, principal: Principal, episode: EpisodeInput, episode_id: str) -> bool:
-        """Whether the key's episode is already recorded; Conflict when it is another one."""
-        found = await self.episodes.get(principal, [episode_id])
-        if episode_id not in found:
-            return False
+    async def _recorded(
+        self, principal: Principal, episode: EpisodeInput, ids: list[str]
+    ) -> str | None:
+        """The first of ``ids`` the key's episode is recorded under, if any; Conflict when it
+        is another episode."""
+        found = await self.episodes.get(principal, ids)
+        episode_id = next((i for i in ids if i in found), None)
+        if episode_id is None:
+            return None
         row = await self.episodes.stored_form(principal, episode, episode_id)
         if isinstance(row, GraphMemoryError) or not _same_episode(found[episode_id], episode, row):
             raise Conflict("idempotency key reused with a different episode")
-        return True
+        return episode_id

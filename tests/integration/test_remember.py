@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +14,10 @@ import httpx
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
+from graph_memory.container import build_services
+from graph_memory.db import Database
+from graph_memory.domain import EpisodeInput, Outcome, Principal, Role
+from graph_memory.embeddings import Embedder
 from graph_memory.settings import Settings
 from tests.integration.conftest import T0, bolt, episode
 
@@ -219,3 +225,36 @@ def test_a_key_replayed_after_its_user_is_forgotten_records_as_a_fresh_key(
     assert cited["episodeId"] == again["episodeId"]
     # ... and a replay of that call answers as it did.
     assert _remember(client, episode=said, facts=facts, key="turn-9") == again
+
+
+def test_a_replay_of_a_call_made_before_ids_took_the_contributor_finds_its_episode(
+    settings: Settings, embedder: Embedder, tenant: str
+) -> None:
+    # Before the upgrade the id was derived from the key alone: a client retrying across it
+    # gets the first call's episode back, not a second one.
+    async def go() -> tuple[str | None, str, int]:
+        services = build_services(settings, Database.connect(settings.neo4j()), embedder)
+        assert services.remember is not None
+        agent = Principal(tenant, Role.AGENT, "k-test")
+        said = EpisodeInput(
+            user_id="carol",
+            session_id="s1",
+            started_at=None,
+            ended_at=None,
+            summary="Carol asked to be called before noon.",
+            outcome=Outcome.SUCCESS,
+            source="user",
+        )
+        earlier = (
+            "ep_" + hashlib.sha256(f"{tenant}\x00remember\x00old-key".encode()).hexdigest()[:32]
+        )
+        try:
+            await services.remember.episodes.record(agent, [said], ids=[earlier])
+            got = await services.remember.remember(agent, said, [], "old-key")
+            listed = await services.remember.episodes.list(agent, ["user:carol"])
+            return got.episode_id, earlier, len(listed)
+        finally:
+            await services.db.close()
+
+    got, earlier, episodes = asyncio.run(go())
+    assert got == earlier and episodes == 1
