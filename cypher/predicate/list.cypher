@@ -4,8 +4,9 @@
 // a name a user introduced is their words (null: an API key, every predicate of the tenant).
 MATCH (p:Predicate {tenant: $tenant})
 WHERE $scopes IS NULL OR EXISTS {
-  MATCH (f:Fact {tenant: $tenant, predicate: p.name})
-  WHERE f.scope IN $scopes
+  UNWIND $scopes AS sc
+  MATCH (f:Fact {tenant: $tenant, scope: sc, predicate: p.name})
+  RETURN f
 }
 RETURN p.name AS name, p.cardinality AS cardinality
 ORDER BY p.name

@@ -369,3 +369,9 @@ def test_a_token_is_told_no_name_that_only_other_users_memories_hold(
         assert r.json() == {"data": {"entity": None}}, r.text
     own = raw(server, secret, by_name, {"n": "alice"}).json()["data"]["entity"]
     assert own and own["name"].lower() == "alice"
+    # An entity alice's own fact names as its object is hers to look up too.
+    admin.assert_facts(
+        [fact("alice", "visits", clinic, [world.alice_ep], cardinality="MANY", objectIsEntity=True)]
+    )
+    named = raw(server, secret, by_name, {"n": clinic}).json()["data"]["entity"]
+    assert named and named["name"] == clinic
