@@ -38,7 +38,7 @@ from tenacity import (
 from graph_memory import metrics
 from graph_memory.cypher import CypherCatalog, catalog
 from graph_memory.errors import Conflict, StoreUnavailable
-from graph_memory.session_share import session_slot
+from graph_memory.session_share import DEFAULT_POOL, session_slot
 from graph_memory.settings import Neo4jConnection
 
 __all__ = ["Database", "Record", "Tx"]
@@ -124,7 +124,7 @@ class Database:
         self.queries = queries or catalog()
 
     @classmethod
-    def connect(cls, conn: Neo4jConnection, pool_size: int = 50) -> Database:
+    def connect(cls, conn: Neo4jConnection, pool_size: int = DEFAULT_POOL) -> Database:
         """``pool_size``: session_share.pool_size for a service that admits operations."""
         driver = AsyncGraphDatabase.driver(
             conn.uri,

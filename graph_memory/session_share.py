@@ -21,7 +21,16 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from contextvars import ContextVar
 
-__all__ = ["SESSIONS_PER_OPERATION", "operation_sessions", "pool_size", "session_slot"]
+__all__ = [
+    "DEFAULT_POOL",
+    "SESSIONS_PER_OPERATION",
+    "operation_sessions",
+    "pool_size",
+    "session_slot",
+]
+
+# The driver's pool for a process that bounds nothing (CLI commands, tools).
+DEFAULT_POOL = 50
 
 # Sessions one operation holds at once: a recall's searches (five) run in about two rounds.
 SESSIONS_PER_OPERATION = 4
@@ -33,10 +42,11 @@ _HOLDING: ContextVar[bool] = ContextVar("holding_a_session", default=False)
 
 
 def pool_size(max_inflight: int) -> int:
-    """A connection pool no admitted operation waits on (50 when nothing bounds them)."""
+    """A connection pool no admitted operation waits on (DEFAULT_POOL when nothing bounds
+    them)."""
     if not max_inflight:
-        return 50
-    return max(50, max_inflight * SESSIONS_PER_OPERATION + _BACKGROUND_SESSIONS)
+        return DEFAULT_POOL
+    return max(DEFAULT_POOL, max_inflight * SESSIONS_PER_OPERATION + _BACKGROUND_SESSIONS)
 
 
 @contextlib.contextmanager

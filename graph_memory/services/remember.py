@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 from graph_memory.db import Record
 from graph_memory.domain import (
@@ -142,7 +143,7 @@ class RememberService:
         for attempt in range(2):
             contributor = await self.episodes.contributor(principal, str(checked["user_id"]))
             derived = episode_id_for(principal.tenant, key, contributor, principal.user_id)
-            found = await self._recorded(principal, episode, [derived, earlier])
+            found = await self._recorded(principal, episode, checked, [derived, earlier])
             if found is not None:
                 return found
             try:
@@ -156,7 +157,7 @@ class RememberService:
             except Conflict:
                 # A concurrent call under the same key recorded the episode first (its id's
                 # uniqueness refused this one): answer as that call did.
-                if await self._recorded(principal, episode, [derived]):
+                if await self._recorded(principal, episode, checked, [derived]):
                     return derived
                 raise
             if error is not None:
@@ -165,15 +166,15 @@ class RememberService:
         raise AssertionError("unreachable: the second attempt returns or raises")
 
     async def _recorded(
-        self, principal: Principal, episode: EpisodeInput, ids: list[str]
+        self, principal: Principal, episode: EpisodeInput, row: dict[str, Any], ids: list[str]
     ) -> str | None:
         """The first of ``ids`` the key's episode is recorded under, if any; Conflict when it
-        is another episode."""
+        is another episode. ``row``: the episode as recording it would store it (its id
+        aside, which the comparison does not look at)."""
         found = await self.episodes.get(principal, ids)
         episode_id = next((i for i in ids if i in found), None)
         if episode_id is None:
             return None
-        row = await self.episodes.stored_form(principal, episode, episode_id)
-        if isinstance(row, GraphMemoryError) or not _same_episode(found[episode_id], episode, row):
+        if not _same_episode(found[episode_id], episode, row):
             raise Conflict("idempotency key reused with a different episode")
         return episode_id
