@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from datetime import datetime
 from typing import Any, TypeVar
 
 from neo4j import (
@@ -37,9 +38,11 @@ from tenacity import (
 
 from graph_memory import metrics
 from graph_memory.cypher import CypherCatalog, catalog
+from graph_memory.domain import as_datetime
 from graph_memory.errors import Conflict, StoreUnavailable
 from graph_memory.session_share import DEFAULT_POOL, session_slot
 from graph_memory.settings import Neo4jConnection
+from graph_memory.temporal.clock import clock_after
 
 __all__ = ["Database", "Record", "Tx"]
 
@@ -67,6 +70,36 @@ class Tx:
         # The write locks this transaction holds (repositories/locks.py): taking one again is
         # a no-op, since re-locking a lock node we hold can deadlock against a waiter.
         self.held: set[tuple[str, ...]] = set()
+        # The latest clock earlier writers stamped on the scope locks taken (lock/_scopes), and
+        # the latest this transaction stamps its changes with (``clock``; recorded on its scope
+        # locks at commit by ``seal``).
+        self.floor: datetime | None = None
+        self.stamp: datetime | None = None
+
+    def locked(self, lock_stamp: Any) -> None:
+        """Note the stamp a lock statement read from the locks it took."""
+        at = as_datetime(lock_stamp)
+        if at is not None and (self.floor is None or at > self.floor):
+            self.floor = at
+
+    def clock(self, now: datetime, stamps: Iterable[datetime | None] = ()) -> datetime:
+        """The moment this transaction stamps its changes with, read after its locks
+        (temporal/clock.py): ``now``, or just after the latest of ``stamps`` (what the
+        changed slots hold) and of the clocks earlier writers of its scopes used, which
+        another service process whose clock runs ahead may have written."""
+        at = clock_after(now, [*stamps, self.floor])
+        if self.stamp is None or at > self.stamp:
+            self.stamp = at
+        return at
+
+    async def seal(self) -> None:
+        """Before commit: the scope locks held remember this transaction's clock."""
+        if self.stamp is None:  # (always after ``floor`` otherwise: clock_after)
+            return
+        locks = [{"tenant": k[1], "scope": k[2]} for k in self.held if k[0] == "scope"]
+        tenants = [k[1] for k in self.held if k[0] == "all_scopes"]
+        if locks or tenants:
+            await self.run("lock.stamp", {"locks": locks, "tenants": tenants, "stamp": self.stamp})
 
     async def run(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         query = self._queries[name]
@@ -201,7 +234,10 @@ class Database:
         """Run ``fn`` in one write transaction (retried whole on transient faults)."""
 
         async def work(tx: AsyncManagedTransaction) -> T:
-            return await fn(Tx(tx, self.queries))
+            t = Tx(tx, self.queries)
+            out = await fn(t)
+            await t.seal()
+            return out
 
         try:
             result: T = await self._with_retry(work, write=True)

@@ -1,22 +1,14 @@
 // params: tenant, scopes, ids, names, slots
-// returns: locked, episodes, predicates, slots
+// returns: locked, lock_stamp, episodes, predicates, slots
 // Everything a fact batch decides on, read under its write locks in one round trip: the scope
-// locks first (in the order given: sorted by the caller, so two writers never wait on each
-// other in a circle; MERGE on the unique (tenant, scope) makes a first lock of a new scope
-// safe to race), then the cited episodes (forgotten: their contributor was forgotten, a
-// write citing it is refused), the predicates' registered cardinalities, and for each
+// locks first (lock/_scopes), then the cited episodes (forgotten: their contributor was
+// forgotten, a write citing it is refused), the predicates' registered cardinalities, and for each
 // (scope, subject, predicate) slot its highest version number, every version with what the
 // write rules and the time rule (graph_memory/temporal) read of it, and its open segments.
 // A slot with no versions yet returns none: a batch of new facts costs one seek per slot.
 // Times as ISO text: the driver decodes a temporal value ~40x slower than Python parses text.
 CYPHER 25
-CALL () {
-  UNWIND $scopes AS scope
-  MERGE (l:ScopeLock {tenant: $tenant, scope: scope})
-  ON CREATE SET l.caption = 'lock ' + scope
-  SET l.seq = coalesce(l.seq, 0) + 1
-  RETURN count(l) AS locked
-}
+#include lock/_scopes
 // Read after the locks: a forget that committed before them is seen.
 #include forget/_hidden
 CALL (hidden) {
@@ -67,4 +59,4 @@ CALL () {
   RETURN collect({scope: slot.scope, subject: slot.subject, predicate: slot.predicate,
                   versions: versions, open: open}) AS slots
 }
-RETURN locked, episodes, predicates, slots
+RETURN locked, lock_stamp, episodes, predicates, slots

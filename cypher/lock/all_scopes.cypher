@@ -1,9 +1,9 @@
 // params: tenant
-// returns: locked
+// returns: locked, lock_stamp
 // Every scope lock of the tenant, in key order, for the changes that reach across scopes
 // (forgetting a contributor, the expiry sweep). Taken after the tenant lock: writers that
 // register a predicate take that one first too, so the order is the same for everyone.
 MATCH (l:ScopeLock {tenant: $tenant})
 WITH l ORDER BY l.scope
 SET l.seq = coalesce(l.seq, 0) + 1
-RETURN count(l) AS locked
+RETURN count(l) AS locked, toString(max(l.stamp)) AS lock_stamp

@@ -3,9 +3,11 @@
 Lock order, the same for every writer so none waits on another in a circle: the tenant lock
 (only changes that register predicates or reach across scopes take it), then scope locks in
 sorted order. The clock is read after the locks, so times follow commit order within a scope
-(and so within each of its slots). A lock the transaction already holds is not taken again
-(Tx.held): one transaction may write through several services (a session's ingestion), and
-re-locking a held lock node can deadlock against a writer already waiting for it.
+(and so within each of its slots), and it follows the clock the scope's last writer stamped
+on its lock (Tx.clock), so it does so across service processes whose clocks differ too. A
+lock the transaction already holds is not taken again (Tx.held): one transaction may write
+through several services (a session's ingestion), and re-locking a held lock node can
+deadlock against a writer already waiting for it.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ class WriteLocks:
         tenant = require_tenant(tenant)
         ordered = sorted(s for s in set(scopes) if ("scope", tenant, s) not in tx.held)
         if ordered:
-            await tx.run("lock.scopes", {"tenant": tenant, "scopes": ordered})
+            rows = await tx.run("lock.scopes", {"tenant": tenant, "scopes": ordered})
             tx.held.update(("scope", tenant, s) for s in ordered)
+            tx.locked(rows[0]["lock_stamp"])
 
     @classmethod
     async def facts(cls, tx: Tx, tenant: str, ids: Iterable[str]) -> None:
@@ -49,4 +52,8 @@ class WriteLocks:
         """The tenant lock and every scope lock: nothing else of the tenant writes meanwhile."""
         tenant = require_tenant(tenant)
         await WriteLocks.tenant(tx, tenant)
-        await tx.run("lock.all_scopes", {"tenant": tenant})
+        key = ("all_scopes", tenant)
+        if key not in tx.held:
+            rows = await tx.run("lock.all_scopes", {"tenant": tenant})
+            tx.held.add(key)
+            tx.locked(rows[0]["lock_stamp"])

@@ -24,7 +24,6 @@ from graph_memory.temporal import (
     VersionLife,
     View,
     bitemporal,
-    clock_after,
     settle_open,
 )
 
@@ -219,13 +218,13 @@ class TimelineRepository:
         after the latest moment stamped in their slots (temporal/clock.py)."""
         ids = sorted(set(fact_ids))
         if not ids:
-            return now
+            return tx.clock(now)
         rows = await tx.run(
             "timeline.slot_state", {"tenant": require_tenant(tenant), "slots": [], "ids": ids}
         )
         stamps = [_life(v).last_stamp for r in rows for v in r["versions"]]
         stamps += [_time(s["sys_from"]) for r in rows for s in r["open"]]
-        return clock_after(now, stamps)
+        return tx.clock(now, stamps)
 
     @classmethod
     async def settle_facts(cls, tx: Tx, tenant: str, ids: Iterable[str], now: datetime) -> Settled:

@@ -16,7 +16,7 @@ from typing import Any
 from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import _life, _segment
-from graph_memory.temporal import Segment, VersionLife, clock_after
+from graph_memory.temporal import Segment, VersionLife
 
 __all__ = ["PrelockRepository", "SlotState", "WriteState", "WriteStateRepository"]
 
@@ -65,11 +65,10 @@ class WriteState:
     predicates: dict[str, str]
     slots: dict[SlotKey, SlotState]
 
-    def clock_after(self, now: datetime) -> datetime:
-        """The batch's clock (temporal/clock.py): ``now``, or just after the latest moment
-        stamped in its slots, which another service process whose clock runs ahead may have
-        written."""
-        return clock_after(now, (s.last_stamp for s in self.slots.values()))
+    def stamps(self) -> list[datetime | None]:
+        """The latest moment stamped in each of the batch's slots (its clock follows them:
+        Tx.clock)."""
+        return [s.last_stamp for s in self.slots.values()]
 
 
 def _slot(r: Record) -> SlotState:
@@ -112,6 +111,7 @@ class WriteStateRepository:
         )
         tx.held.update(("scope", tenant, s) for s in wanted)
         row = rows[0]
+        tx.locked(row["lock_stamp"])
         states = {k: SlotState() for k in keys}
         for r in row["slots"]:
             states[(r["scope"], r["subject"], r["predicate"])] = _slot(r)

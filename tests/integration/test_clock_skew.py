@@ -1,6 +1,7 @@
-"""Writes follow commit order within a slot even when service processes' clocks differ: a
-write after one made by a process whose clock runs ahead is stamped just after it, so the
-earlier write's belief interval is kept, not ended before it began."""
+"""Writes follow commit order within a scope even when service processes' clocks differ: a
+write after one made by a process whose clock runs ahead is stamped just after it (after what
+its slots hold and what the scope's lock records), so the earlier write's belief interval is
+kept, not ended before it began, and no change lands in a past a reader already saw."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import datetime
 from graph_memory.client import GraphMemoryClient
 from graph_memory.settings import Settings
 from tests.integration.conftest import bolt, episode, fact
+from tests.integration.consolidation_helpers import CORE, build_store, run
 
 SCOPES = ["user:alice"]
 AHEAD = (
@@ -21,6 +23,17 @@ AHEAD = (
     "    s.recorded_at = f.recorded_at "
     "RETURN toString(f.recorded_at) AS at"
 )
+# What that process's commit left on the scope's lock: the clock it stamped with.
+LOCK_AHEAD = (
+    "MATCH (f:Fact {id: $id}) MATCH (l:ScopeLock {tenant: f.tenant, scope: f.scope}) "
+    "SET l.stamp = f.recorded_at RETURN toString(l.stamp) AS at"
+)
+
+
+def _ahead(settings: Settings, fact_id: str) -> datetime:
+    """Restamp a version as if a process whose clock runs an hour ahead had written it."""
+    bolt(settings, AHEAD, {"id": fact_id})
+    return datetime.fromisoformat(bolt(settings, LOCK_AHEAD, {"id": fact_id})[0]["at"])
 
 
 def test_a_write_after_a_process_whose_clock_runs_ahead_is_stamped_after_it(
@@ -87,3 +100,39 @@ def test_a_review_after_a_process_whose_clock_runs_ahead_is_stamped_after_it(
     )
     analyst.approve_fact(first["factId"])
     assert _stamp(settings, first["factId"], "activated_at") > ahead
+
+
+def test_a_write_to_another_slot_of_the_scope_is_stamped_after_the_process_ahead(
+    client: GraphMemoryClient, settings: Settings
+) -> None:
+    e1 = client.record_episode(**episode("alice", "s1"))
+    first = client.assert_facts([fact("alice", "lives_in", "Paris", [e1])])["results"][0]
+    ahead = _ahead(settings, first["factId"])
+    # Another slot: nothing in it is ahead, the scope's lock is.
+    e2 = client.record_episode(**episode("alice", "s2"))
+    second = client.assert_facts([fact("alice", "likes", "tea", [e2], cardinality="MANY")])
+    assert second["accepted"] == 1, second
+    assert _stamp(settings, second["results"][0]["factId"], "recorded_at") > ahead
+    rows = bolt(
+        settings,
+        "MATCH (f:Fact {id: $id}) MATCH (l:ScopeLock {tenant: f.tenant, scope: f.scope}) "
+        "RETURN toString(l.stamp) AS at, toString(f.recorded_at) AS recorded",
+        {"id": second["results"][0]["factId"]},
+    )
+    assert rows[0]["at"] == rows[0]["recorded"]  # the lock remembers the later clock
+
+
+def test_a_consolidation_after_a_process_whose_clock_runs_ahead_is_stamped_after_it(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    s = build_store(settings, tenant, client, admin)
+    e = client.record_episode(**episode("alice", "s8", scope=CORE))
+    out = client.assert_facts(
+        [fact("Core team", "office", "Berlin", [e], scope=CORE, cardinality="ONE")]
+    )
+    assert out["accepted"] == 1, out
+    ahead = _ahead(settings, out["results"][0]["factId"])
+    done = run(admin, steps=["DEDUPE"])
+    assert {c["name"]: c["value"] for c in done["steps"][0]["counts"]}["merged"] == 1
+    # The merge retracted the duplicate after the write it follows, by the lock's record.
+    assert _stamp(settings, s.jira_dup, "retracted_at") > ahead

@@ -196,7 +196,7 @@ class RunContext:
             await WriteLocks.scopes(tx, self.tenant, self.scopes)
             seqs = await Repo.seqs(tx, self.tenant, self.scopes)
             foreign = self.foreign or (self.seqs is not None and seqs != [s + 1 for s in self.seqs])
-            self.now = utcnow()  # read under the locks: changes follow commit order
+            self.now = tx.clock(utcnow())  # under the locks: changes follow commit order
             totals = _merged(self.counts, self.step, await work())
             await self._commit(tx, totals, mark, seqs, foreign)
             return totals, seqs, foreign

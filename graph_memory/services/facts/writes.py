@@ -162,8 +162,9 @@ class FactService:
         state = await self._complete(tx, batch, state)
         # The clock is read under the locks, so recordedAt/supersededAt follow commit order
         # within each scope (and so within each of its slots), and never before a moment
-        # already stamped in a slot the batch writes (processes' clocks differ).
-        now = state.clock_after(utcnow())
+        # already stamped in a slot the batch writes or on its scopes' locks (processes'
+        # clocks differ).
+        now = tx.clock(utcnow(), state.stamps())
         if key:
             # Checked again under the lock: of two concurrent replays only one writes.
             stored = await IdempotencyRepository.get_in_tx(tx, tenant, key)

@@ -1,0 +1,13 @@
+// The write locks of $scopes, taken in the order given (sorted by the caller, so two writers
+// never wait on each other in a circle); MERGE on the unique (tenant, scope) makes a first
+// lock of a new scope safe to race. Each lock counts its writers (seq, which
+// consolidation/seqs.cypher compares) and keeps the latest clock a writer of its scope
+// stamped its changes with (stamp, written at commit by lock/stamp.cypher): the taker's
+// clock follows it, whichever process's clock wrote it (temporal/clock.py).
+CALL () {
+  UNWIND $scopes AS scope
+  MERGE (l:ScopeLock {tenant: $tenant, scope: scope})
+  ON CREATE SET l.caption = 'lock ' + scope
+  SET l.seq = coalesce(l.seq, 0) + 1
+  RETURN count(l) AS locked, toString(max(l.stamp)) AS lock_stamp
+}
