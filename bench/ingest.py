@@ -29,6 +29,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from graph_memory import metrics
 from graph_memory.container import build_services
 from graph_memory.db import Database
 from graph_memory.embeddings import build_embedder
@@ -139,6 +140,26 @@ async def _work(
     return runs
 
 
+def _print_profile(jobs: int) -> None:
+    """The worker's Neo4j time per job, by named query and by transaction (the bench's own
+    polling runs raw queries, which are not counted), from the metrics histograms."""
+    rows: list[tuple[float, float, str]] = []
+    for fam in [*metrics.NEO4J_QUERY_SECONDS.collect(), *metrics.NEO4J_CALL_SECONDS.collect()]:
+        sums = {
+            s.labels[next(iter(s.labels))]: s.value for s in fam.samples if s.name.endswith("_sum")
+        }
+        counts = {
+            s.labels[next(iter(s.labels))]: s.value
+            for s in fam.samples
+            if s.name.endswith("_count")
+        }
+        kind = "query" if fam.name.startswith("graph_memory_neo4j_query") else "call"
+        rows += [(v, counts.get(k, 0.0), f"{kind} {k}") for k, v in sums.items()]
+    print(f"  per job ({jobs} jobs), Neo4j time by query and by call (commit included):")
+    for total, n, name in sorted(rows, reverse=True)[:30]:
+        print(f"    {total / jobs * 1000:7.2f} ms  {n / jobs:5.2f}x  {name}")
+
+
 async def _discard(settings: Settings, tenant: str) -> None:
     db = Database.connect(settings.neo4j())
     try:
@@ -155,6 +176,9 @@ def main() -> None:
     ap.add_argument("--model-delay", type=float, default=0.0)
     ap.add_argument("--worker-concurrency", type=int, default=4)
     ap.add_argument("--no-worker", action="store_true", help="measure the queue only")
+    ap.add_argument(
+        "--profile", action="store_true", help="the worker's time per named query, per job"
+    )
     args = ap.parse_args()
 
     base = Settings.from_env()
@@ -220,6 +244,8 @@ def main() -> None:
         )
         wall = time.perf_counter() - start
         jobs = asyncio.run(_jobs(settings, tenant))
+        if args.profile:
+            _print_profile(len(jobs))
         ran = jobs
         model = [float(j["model_ms"] or 0) for j in jobs]
         ours = [float(j["overhead_ms"] or 0) for j in jobs]
