@@ -12,27 +12,25 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import httpx
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
-from graph_memory.container import Services, build_services
+from graph_memory.container import Services
 from graph_memory.db import Database
-from graph_memory.domain import Principal, Role, utcnow
-from graph_memory.repositories.forget_jobs import ForgetJobRepository
 from graph_memory.services.forget.service import ForgetJob, ForgetService
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, _free_port, episode
 from tests.integration.conftest import fact as _fact
+from tests.integration.forget_helpers import STALLED, admin_of, held, with_services
 
 SECRET = "Quetzalcoatl"
 SCOPES = ["team:core"]
 T = TypeVar("T")
-STALLED = "stalled-runner"
 
 FORGET = """mutation($u: String!, $w: Float!) { forgetContributor(userId: $u, waitSeconds: $w) {
   receipt jobId state batches episodesDeleted factVersionsDeleted userDeleted } }"""
@@ -47,17 +45,6 @@ def fact(subject: str, predicate: str, obj: str, episodes: list[str]) -> dict[st
     return _fact(subject, predicate, obj, episodes, cardinality="ONE")
 
 
-def _with_services(settings: Settings, work: Callable[[Services], Awaitable[T]]) -> T:
-    async def go() -> T:
-        services = build_services(settings)
-        try:
-            return await work(services)
-        finally:
-            await services.close()
-
-    return asyncio.run(go())
-
-
 def _bolt(settings: Settings, text: str, **params: Any) -> list[dict[str, Any]]:
     async def go() -> list[dict[str, Any]]:
         db = Database.connect(settings.neo4j())
@@ -67,30 +54,6 @@ def _bolt(settings: Settings, text: str, **params: Any) -> list[dict[str, Any]]:
             await db.close()
 
     return asyncio.run(go())
-
-
-def _admin(tenant: str) -> Principal:
-    return Principal(tenant=tenant, role=Role.ADMIN, key_id="test-admin", name="admin")
-
-
-def _held(settings: Settings, tenant: str, user: str) -> str:
-    """Phase 1 only, with the purge claimed by a runner that never goes on (a crashed one whose
-    lease has not run out): the window a purge in flight leaves open."""
-
-    async def work(s: Services) -> str:
-        assert s.forget is not None
-        job_id = await s.forget.mark(_admin(tenant), user)
-
-        async def hold(tx: Any) -> bool:
-            now = utcnow()
-            return await ForgetJobRepository.claim(
-                tx, tenant, job_id, STALLED, now, now + timedelta(minutes=10)
-            )
-
-        assert await s.db.write_tx(hold)
-        return job_id
-
-    return _with_services(settings, work)
 
 
 def _release(settings: Settings, job_id: str) -> None:
@@ -118,7 +81,7 @@ def _run(
         svc.owner = owner or svc.owner
         return await svc.run(tenant, job_id, max_batches=max_batches)
 
-    return _with_services(settings, work)
+    return with_services(settings, work)
 
 
 def _until_done(settings: Settings, tenant: str, job_id: str, batch: int) -> ForgetJob:
@@ -132,9 +95,9 @@ def _until_done(settings: Settings, tenant: str, job_id: str, batch: int) -> For
 
         async def get(s: Services) -> ForgetJob:
             assert s.forget is not None
-            return await s.forget.job(_admin(tenant), job_id)
+            return await s.forget.job(admin_of(tenant), job_id)
 
-        ran = _with_services(settings, get)
+        ran = with_services(settings, get)
     return ran
 
 
@@ -207,7 +170,7 @@ def test_forget_hides_everything_at_once_while_the_purge_is_in_flight(
     client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
 ) -> None:
     w = _world(client)
-    job_id = _held(settings, tenant, "bob")
+    job_id = held(settings, tenant, "bob")
     _sees_nothing_of_bob(client, w)
     # The audit trail keeps who/when/what of the events about bob's fact, not their content.
     trail = admin.audit_log(first=200)
@@ -255,7 +218,7 @@ def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
     batch = [fact("bob", f"p{i}", f"{SECRET}-{i}", [e]) for i, e in enumerate(eps)]
     out = client.assert_facts(batch, idempotency_key="bob-notes")
     assert out["accepted"] == 5
-    job_id = _held(settings, tenant, "bob")
+    job_id = held(settings, tenant, "bob")
     first = _run(settings, tenant, job_id, batch=2, max_batches=1, owner=STALLED)
     assert first is not None and first.state == "running" and first.batches == 1
     # That runner dies holding the lease; a new one waits for it to run out, then resumes.
@@ -293,7 +256,7 @@ def test_a_second_forget_joins_the_running_purge(
     client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
 ) -> None:
     w = _world(client)
-    job_id = _held(settings, tenant, "bob")
+    job_id = held(settings, tenant, "bob")
     # Bob talks again (a new contributor), then is forgotten again while the first purge runs.
     again = client.record_episode(
         **episode("bob", "s-b9", scope="team:core", summary=f"Bob mentioned {SECRET} again.")
@@ -436,7 +399,7 @@ def test_a_purge_leaves_the_slots_it_shares_as_if_their_versions_were_never_writ
     assert both["accepted"] == 3
     told_all = client.fact(str(both["results"][2]["factId"]))["recordedAt"]  # type: ignore[index]
 
-    job_id = _held(settings, tenant, "bob")
+    job_id = held(settings, tenant, "bob")
     _release(settings, job_id)
     done = _until_done(settings, tenant, job_id, batch=1)
     assert done.counts.fact_versions_deleted == 3 and done.batches >= 3
@@ -517,7 +480,7 @@ def test_every_purge_batch_holds_the_lock_of_the_scopes_the_contributors_episode
     out = client.assert_facts([fact("core", f"p{i}", f"v{i}", [b1]) for i in range(3)])
     assert out["accepted"] == 3, out
     seq = "MATCH (l:ScopeLock {tenant: $t, scope: 'team:ops'}) RETURN l.seq AS n"
-    job_id = _held(settings, tenant, "bob")
+    job_id = held(settings, tenant, "bob")
     marked = _bolt(settings, seq, t=tenant)[0]["n"]
     ran = _run(settings, tenant, job_id, batch=1, max_batches=2, owner=STALLED)
     assert ran is not None and ran.batches == 2 and ran.counts.fact_versions_deleted == 2

@@ -15,6 +15,7 @@ from graph_memory.embeddings import Embedder
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, episode, fact
 from tests.integration.fake_llm import Answer, FakeLLM, extraction
+from tests.integration.forget_helpers import held
 from tests.integration.ingest_helpers import (
     INGEST,
     JOB,
@@ -589,6 +590,43 @@ def test_raw_turns_are_kept_only_when_the_tenant_policy_says_so(
     assert len(cites) == 2 and cites[s["sessionId"]]["turns"] == [0]
     assert cites[s["sessionId"]]["quotes"] == [f"user: {s['turns'][0]['content']}"]
     assert [x["quotes"] for k, x in cites.items() if k != s["sessionId"]] == [None]
+
+
+def test_a_forgotten_contributors_citations_go_at_the_forgets_commit(
+    make: Make, tenant: str, settings: Settings, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """Two users' sessions support one tenant-wide fact, their words kept; one is forgotten
+    and the purge is still in flight: their citation (session, turns, quotes) is not served
+    any more, the other user's is."""
+    admin, c = make(tenant, "admin"), make(tenant)
+    admin.execute("mutation { configureTenant(policy: {keepRawTurns: true}) { keepRawTurns } }")
+    answer = extraction(
+        summary="The user said the office wifi password is on the fridge note.",
+        facts=[
+            {
+                "subject": "Office",
+                "predicate": "wifi_hint",
+                "object": "fridge note",
+                "turns": [0],
+                "cardinality": "one",
+            }
+        ],
+    )
+    fact_id = ""
+    for user in ("victor", "olga"):
+        s = session(user=user, turns=[("user", f"{user} says: the wifi password is on the fridge")])
+        fake.script(s["sessionId"], answer)
+        sub = ingest(c, s, scope="tenant")
+        drain(llm, embedder, tenants=[tenant])
+        j = job(c, sub["job"]["id"])
+        fact_id = next(i["id"] for i in j["items"] if i["kind"] == "fact")
+    q = CITES.replace('["user:alice"]', '["tenant"]').replace("sessionId", "sessionId userId")
+    before = c.execute(q, {"ids": [fact_id]})["factCitations"]
+    assert {x["userId"] for x in before} == {"victor", "olga"}
+    held(settings, tenant, "victor")
+    after = c.execute(q, {"ids": [fact_id]})["factCitations"]
+    assert [x["userId"] for x in after] == ["olga"]
+    assert "victor" not in str(after)
 
 
 def test_entities_resolve_to_the_tenants_own_spelling(

@@ -1,0 +1,52 @@
+"""Shared by the forget tests: a purge held in flight (claimed by a runner that never goes
+on, as a crashed or slow one whose lease has not run out), and services to drive it with."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from graph_memory.container import Services, build_services
+from graph_memory.domain import Principal, Role, utcnow
+from graph_memory.repositories.forget_jobs import ForgetJobRepository
+from graph_memory.settings import Settings
+
+T = TypeVar("T")
+STALLED = "stalled-runner"
+
+
+def with_services(settings: Settings, work: Callable[[Services], Awaitable[T]]) -> T:
+    async def go() -> T:
+        services = build_services(settings)
+        try:
+            return await work(services)
+        finally:
+            await services.close()
+
+    return asyncio.run(go())
+
+
+def admin_of(tenant: str) -> Principal:
+    return Principal(tenant=tenant, role=Role.ADMIN, key_id="test-admin", name="admin")
+
+
+def held(settings: Settings, tenant: str, user: str) -> str:
+    """Phase 1 only, with the purge claimed by a runner that never goes on (a crashed one whose
+    lease has not run out): the window a purge in flight leaves open."""
+
+    async def work(s: Services) -> str:
+        assert s.forget is not None
+        job_id = await s.forget.mark(admin_of(tenant), user)
+
+        async def hold(tx: Any) -> bool:
+            now = utcnow()
+            return await ForgetJobRepository.claim(
+                tx, tenant, job_id, STALLED, now, now + timedelta(minutes=10)
+            )
+
+        assert await s.db.write_tx(hold)
+        return job_id
+
+    return with_services(settings, work)
