@@ -134,6 +134,10 @@ class Settings:
     # Jobs one worker runs at once: extraction waits on the model, so one worker keeps
     # several sessions in flight.
     ingest_concurrency: int = 4
+    # Of those, the most one tenant's sessions take (GRAPH_MEMORY_INGEST_TENANT_SHARE; None:
+    # all but one, so a tenant's backlog of slow sessions always leaves a slot for the others;
+    # a deployment of one tenant sets it to the concurrency).
+    ingest_tenant_share: int | None = None
     # Workers of this process serve only these tenants (GRAPH_MEMORY_INGEST_TENANTS, comma
     # separated); None: all of them.
     ingest_tenants: tuple[str, ...] | None = None
@@ -191,6 +195,11 @@ class Settings:
             ingest_poll_seconds=_float_env("GRAPH_MEMORY_INGEST_POLL_SECONDS", 1.0),
             ingest_max_attempts=_int_env("GRAPH_MEMORY_INGEST_MAX_ATTEMPTS", 5),
             ingest_concurrency=max(1, _int_env("GRAPH_MEMORY_INGEST_CONCURRENCY", 4)),
+            ingest_tenant_share=(
+                max(1, _int_env("GRAPH_MEMORY_INGEST_TENANT_SHARE", 1))
+                if os.environ.get("GRAPH_MEMORY_INGEST_TENANT_SHARE", "").strip()
+                else None
+            ),
             ingest_tenants=tuple(
                 t.strip() for t in os.environ.get("GRAPH_MEMORY_INGEST_TENANTS", "").split(",")
             )

@@ -1,9 +1,10 @@
-// params: owner, token, now, lease_until, tenants
+// params: owner, token, now, lease_until, tenants, full
 // returns: job
 // The oldest job that is free: queued and due, or running under a lease that expired (its
 // worker crashed or lost the database). available_at is the due time of a queued job and the
 // lease expiry of a running one, so both are one indexed comparison. A worker may serve only
-// some tenants ($tenants; null: all). The queue lock serialises claimers, so two never pick
+// some tenants ($tenants; null: all), and passes over those at their share of its slots
+// ($full: services/ingest/worker.py). The queue lock serialises claimers, so two never pick
 // the same job; the job's own write lock, taken before its state is read again, keeps a claim
 // from overwriting a completion or renewal that committed meanwhile (those take only the
 // job's lock: update_job, complete_job). $token names this claim: every later write to the
@@ -14,7 +15,7 @@ SET q.seq = coalesce(q.seq, 0) + 1
 WITH q
 MATCH (j:IngestJob)
 WHERE j.status IN ['queued', 'running'] AND j.available_at <= $now
-  AND ($tenants IS NULL OR j.tenant IN $tenants)
+  AND ($tenants IS NULL OR j.tenant IN $tenants) AND NOT j.tenant IN $full
 WITH j ORDER BY j.available_at, j.id LIMIT 1
 SET j._lock = true
 WITH j, j.status IN ['queued', 'running'] AND j.available_at <= $now AS free

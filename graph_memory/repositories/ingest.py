@@ -40,6 +40,7 @@ class IngestRepository:
         tenants: list[str] | None = None,
         *,
         probe: bool = True,
+        full: list[str] | None = None,
     ) -> Record | None:
         """Claim the oldest free job for ``owner`` until ``lease_until`` under the claim
         ``token``, or None.
@@ -47,8 +48,10 @@ class IngestRepository:
         Jobs of every tenant share one queue: the worker serves them all and each job carries
         its own tenant, which every later step passes on. ``probe``: look first, without a
         lock, whether any job is free (an idle worker's poll then takes no write lock); a
-        worker that just finished a job skips the look, since more are likely waiting."""
-        if probe and not await self.db.read("ingest.any_due", {"now": now, "tenants": tenants}):
+        worker that just finished a job skips the look, since more are likely waiting.
+        ``full``: tenants whose jobs are passed over (at their share of the worker's slots)."""
+        params = {"now": now, "tenants": tenants, "full": full or []}
+        if probe and not await self.db.read("ingest.any_due", params):
             return None
         rows = await self.db.write(
             "ingest.claim_job",
@@ -58,6 +61,7 @@ class IngestRepository:
                 "now": now,
                 "lease_until": lease_until,
                 "tenants": tenants,
+                "full": full or [],
             },
         )
         return rows[0]["job"] if rows else None

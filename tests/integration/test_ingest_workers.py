@@ -352,3 +352,65 @@ def test_a_dedicated_worker_serves_only_its_tenants(
     assert drain(llm, embedder, tenants=[f"{tenant}-other"]) == []
     assert drain(llm, embedder, tenants=[tenant]) == [job_id]
     c.close()
+
+
+def test_one_tenants_slow_sessions_leave_a_slot_for_another_tenants(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """A worker of two slots: one tenant's backlog of sessions whose model takes 4 s each
+    takes one slot at most (its share: all but one), so another tenant's session, submitted
+    after them, is extracted at once instead of after the backlog."""
+    other = f"{tenant}-b"
+    a = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    b = GraphMemoryClient(url, _create_key(settings, other, "agent"))
+    slow = [session() for _ in range(3)]
+    for n, s in enumerate(slow):
+        fake.script(s["sessionId"], Answer(content=_answer(n), delay=4.0))
+    quick = session()
+    fake.script(quick["sessionId"], _answer(9))
+
+    async def go() -> tuple[float, int]:
+        services = build_services(llm, db=Database.connect(llm.neo4j()), embedder=embedder)
+        from graph_memory.services.ingest.extraction import Extractor
+        from graph_memory.services.ingest.worker import IngestWorker
+
+        extractor = Extractor(llm)
+        worker = IngestWorker(services, extractor, owner="fair", tenants=[tenant, other])
+        stop = asyncio.Event()
+        running = asyncio.ensure_future(worker.run(stop, concurrency=2))
+        try:
+            for s in slow:
+                await asyncio.to_thread(a.execute, INGEST, {"s": s})
+            await asyncio.sleep(0.5)  # the backlog is claimed first
+            began = time.monotonic()
+            sub = await asyncio.to_thread(b.execute, INGEST, {"s": quick})
+            job_id = sub["ingestSession"]["job"]["id"]
+            done = await asyncio.to_thread(wait_job, b, job_id, ("DONE",), 20.0)
+            took = time.monotonic() - began
+            slow_done = 0
+            for s in slow:
+                rows = await asyncio.to_thread(
+                    a.execute,
+                    "query($id: ID!) { ingestJob(id: $id) { status } }",
+                    {"id": _job_of(a, s)},
+                )
+                slow_done += rows["ingestJob"]["status"] == "DONE"
+            assert done["status"] == "DONE"
+            return took, slow_done
+        finally:
+            stop.set()
+            await running
+            await extractor.close()
+            await services.db.close()
+
+    took, slow_done = asyncio.run(go())
+    assert took < 3.0, took  # not behind a 4 s session, let alone three of them
+    assert slow_done == 0  # the backlog was still in its first model call
+    drain(llm, embedder, tenants=[tenant])
+    a.close()
+    b.close()
+
+
+def _job_of(client: GraphMemoryClient, s: dict[str, Any]) -> str:
+    """The job of a session already submitted (a re-submission answers with it)."""
+    return str(client.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"])

@@ -23,6 +23,7 @@ import os
 import socket
 import time
 import uuid
+from collections import Counter
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -74,12 +75,22 @@ class IngestWorker:
         # Only these tenants' jobs (a dedicated worker); None: every tenant's.
         chosen = tenants if tenants is not None else settings.ingest_tenants
         self.tenants = list(chosen) if chosen is not None else None
+        # Jobs this worker runs now, per tenant, and the most one tenant may take (set by
+        # ``run``): a claim passes over the tenants at their share, so one tenant's backlog
+        # of slow sessions (a model taking its time) cannot hold every slot while another
+        # tenant's session waits. Claims are taken one at a time, so the count is exact.
+        self._running: Counter[str] = Counter()
+        self._share: int | None = None
+        self._claiming = asyncio.Lock()
 
     async def run(self, stop: asyncio.Event, concurrency: int | None = None) -> None:
         """Claim and run jobs until ``stop`` is set, ``concurrency`` at a time (default from
         settings); an idle loop polls every ``poll`` s."""
-        n = concurrency or self.services.settings.ingest_concurrency
-        await asyncio.gather(*(self._loop(stop) for _ in range(max(1, n))))
+        settings = self.services.settings
+        n = max(1, concurrency or settings.ingest_concurrency)
+        share = settings.ingest_tenant_share or n - 1
+        self._share = min(share, n) if n > 1 else None
+        await asyncio.gather(*(self._loop(stop) for _ in range(n)))
 
     async def _loop(self, stop: asyncio.Event) -> None:
         did: str | None = None
@@ -103,17 +114,22 @@ class IngestWorker:
             # A re-embedding is switching, or this process is on the old embedder: a job
             # claimed now would spend its attempts failing; others (or later) run it.
             return None
-        now = utcnow()
-        record = await self.repo.claim(
-            self.owner,
-            uuid.uuid4().hex,
-            now,
-            now + timedelta(seconds=self.lease),
-            self.tenants,
-            probe=probe,
-        )
-        if record is None:
-            return None
+        async with self._claiming:
+            full = sorted(t for t, k in self._running.items() if self._share and k >= self._share)
+            now = utcnow()
+            record = await self.repo.claim(
+                self.owner,
+                uuid.uuid4().hex,
+                now,
+                now + timedelta(seconds=self.lease),
+                self.tenants,
+                probe=probe,
+                full=full,
+            )
+            if record is None:
+                return None
+            tenant = str(record["tenant"])
+            self._running[tenant] += 1
         job_id = str(record["id"])
         work = asyncio.ensure_future(self._process(record, began))
         beat = asyncio.ensure_future(self._heartbeat(record, work))
@@ -126,6 +142,9 @@ class IngestWorker:
                 raise  # we are being stopped, not overtaken
             log.warning("ingest worker %s lost the lease of %s", self.owner, job_id)
         finally:
+            self._running[tenant] -= 1
+            if not self._running[tenant]:
+                del self._running[tenant]
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
