@@ -7,4 +7,5 @@ WHERE e.name_embedding IS NOT NULL
   AND EXISTS { MATCH (f:Fact {tenant: $tenant, scope: $scope})-[:ABOUT]->(e) }
 WITH gds.graph.project($graph, e, null,
        {sourceNodeProperties: {name_embedding: e.name_embedding}, targetNodeProperties: null}) AS g
-RETURN g.nodeCount AS nodes
+// No entity at all: the aggregation projects nothing and g is null (no graph to compare).
+RETURN coalesce(g.nodeCount, 0) AS nodes

@@ -21,8 +21,10 @@ from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.consolidation.service import ConsolidationService
 from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.settings import Settings
+from tests.integration.conftest import episode
 from tests.integration.consolidation_helpers import (
     CORE,
+    M_RUN,
     Q_RUNS,
     SCOPES,
     answers,
@@ -140,6 +142,19 @@ def test_only_admins_run_and_bad_steps_are_refused(
     with pytest.raises(GraphMemoryClientError) as err:
         admin.execute('mutation { rollbackConsolidation(runId: "run_nope") { id } }')
     assert err.value.code == "NOT_FOUND"
+
+
+def test_a_scope_with_nothing_to_consolidate_applies_an_empty_run(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """Every step on a scope holding only an episode, and on one holding nothing: applied,
+    nothing changed (entity resolution has no entity to compare)."""
+    client.record_episode(**episode("quinn", "s1", scope="team:quiet"))
+    for scope in ("team:quiet", "team:never"):
+        done = admin.execute(M_RUN, {"s": [scope], "steps": None, "dry": False})
+        out = done["runConsolidation"]
+        assert out["status"] == "APPLIED" and out["changes"] == [], out
+        assert all(c["value"] == 0 for st in out["steps"] for c in st["counts"]), out
 
 
 def test_runs_on_one_scope_never_overlap_across_service_processes(
