@@ -126,6 +126,13 @@ class ModelOutputInvalid(GraphMemoryError):
     usage: tuple[int, int, float] = (0, 0, 0.0)
 
 
+class ModelRequestRefused(ModelOutputInvalid):
+    """The endpoint refused the request itself (HTTP 400: the session too long for the
+    model's context, a content filter), in either output mode: asking again cannot help."""
+
+    code = "MODEL_REQUEST_REFUSED"
+
+
 class ModelUnavailable(GraphMemoryError):
     code = "MODEL_UNAVAILABLE"
     usage: tuple[int, int, float] = (0, 0, 0.0)

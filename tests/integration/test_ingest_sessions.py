@@ -215,6 +215,8 @@ def test_a_malformed_answer_is_retried_and_tokens_of_every_attempt_count(
     assert again[:2] == asked[0]["messages"] and len(again) == 4
     assert again[2] == {"role": "assistant", "content": '{"episode": 3}'}
     assert again[3]["role"] == "user" and "JSON schema" in again[3]["content"]
+    # Which field was wrong, and why (not just how many errors there were).
+    assert "episode: Input should be" in again[3]["content"], again[3]["content"]
     fake.script(s["sessionId"], good)  # the endpoint recovers: later workers finish the job
     assert j["tokens"]["total"] == 3 * 120
 
@@ -789,6 +791,31 @@ def test_an_episode_refused_by_the_gate_takes_its_items_with_it(
     assert episode_item["error"]["field"] == "summary"
     assert fact_item["kind"] == "fact" and fact_item["error"]["code"] == "VALIDATION"
     assert c.execute('query { episodes(scopes: ["user:alice"]) { id } }')["episodes"] == []
+
+
+def test_a_request_the_endpoint_refuses_fails_its_job_alone(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """A 400 in both output modes (a session too long for the model, a content filter): the
+    job fails at once with MODEL_REQUEST_REFUSED (asking again cannot help), and the next
+    session the same worker extracts is still asked for json_schema output."""
+    c = make(tenant)
+    refused, after = session(), session()
+    good = extraction(
+        summary="Alice said she loves jazz, and the agent noted it for later.",
+        facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+    )
+    fake.script(refused["sessionId"], Answer(status=400), Answer(status=400), good)
+    fake.script(after["sessionId"], good)
+    first = ingest(c, refused)["job"]["id"]
+    second = ingest(c, after)["job"]["id"]
+    drain(llm, embedder, tenants=[tenant])  # one worker, one extractor, both jobs
+    j = job(c, first)
+    assert j["status"] == "FAILED" and j["error"]["code"] == "MODEL_REQUEST_REFUSED", j
+    assert j["attempts"] == 1 and len(fake.requests_for(refused["sessionId"])) == 2
+    assert job(c, second)["status"] == "DONE"
+    (asked,) = fake.requests_for(after["sessionId"])
+    assert asked["response_format"]["type"] == "json_schema"
 
 
 def test_an_endpoint_without_json_schema_support_is_asked_for_a_json_object(

@@ -26,7 +26,12 @@ from tenacity import (
 )
 
 from graph_memory import metrics
-from graph_memory.errors import LlmNotConfigured, ModelOutputInvalid, ModelUnavailable
+from graph_memory.errors import (
+    LlmNotConfigured,
+    ModelOutputInvalid,
+    ModelRequestRefused,
+    ModelUnavailable,
+)
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.services.ingest.extraction_schema import (
     EXTRACTOR_ID,
@@ -119,6 +124,21 @@ def _correction(answer: str | None, problem: str) -> list[dict[str, str]]:
     ]
 
 
+def _problem(e: Exception) -> str:
+    """What was wrong with an answer, for the model's next attempt and the job's error: each
+    schema violation with where it is (pydantic's first line only counts them)."""
+    if isinstance(e, PydanticError):
+        parts = [
+            f"{'.'.join(str(x) for x in err['loc']) or 'answer'}: {err['msg']}"
+            for err in e.errors()[:5]
+        ]
+        more = e.error_count() - len(parts)
+        text = "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+    else:
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return text[:500]
+
+
 class Extractor:
     """Calls the configured endpoint. Raises LlmNotConfigured when no model is set."""
 
@@ -130,7 +150,8 @@ class Extractor:
             )
         self.model = settings.llm_model
         self.attempts = attempts
-        # Learned per process: once the endpoint refuses json_schema, ask for json_object.
+        # Learned per process: once the endpoint refuses json_schema and then answers the same
+        # request asked for a JSON object, ask for json_object from then on.
         self.schema_supported = True
         # The endpoint's own retry would stack on ours; tenacity owns retry policy.
         self.client = openai.AsyncOpenAI(
@@ -144,8 +165,8 @@ class Extractor:
     async def close(self) -> None:
         await self.client.close()
 
-    async def _complete(self, messages: list[dict[str, str]]) -> ChatCompletion:
-        if self.schema_supported:
+    async def _complete(self, messages: list[dict[str, str]], schema: bool) -> ChatCompletion:
+        if schema:
             fmt: dict[str, Any] = RESPONSE_FORMAT
             sent = messages
         else:
@@ -175,6 +196,7 @@ class Extractor:
         model_ms = 0.0
         attempt_no = 0
         last_problem = ""
+        schema = self.schema_supported
         try:
             async for attempt in AsyncRetrying(
                 retry=retry_if_exception_type((*_TRANSIENT, _Malformed)),
@@ -186,19 +208,26 @@ class Extractor:
                     attempt_no += 1
                     began = time.perf_counter()
                     try:
-                        response = await self._complete(messages)
+                        response = await self._complete(messages, schema)
                     except openai.BadRequestError as e:
-                        if not self.schema_supported:
-                            raise
-                        # A server without json_schema support: ask for a JSON object and
-                        # put the schema in the prompt; the answer is validated all the same.
-                        log.warning("endpoint refused json_schema output (%s): json_object", e)
-                        self.schema_supported = False
+                        if not schema:
+                            raise ModelRequestRefused(
+                                f"the extraction endpoint refused the request: {e}"
+                            ) from e
+                        # Perhaps a server without json_schema support: ask this session
+                        # again for a JSON object, the schema in the prompt (the answer is
+                        # validated all the same). Only if that is answered does the process
+                        # stop asking for json_schema: a 400 about this request alone (too
+                        # long, filtered) must not change how every other session is asked.
+                        log.warning("endpoint refused a json_schema request (%s): json_object", e)
+                        schema = False
                         raise _Malformed(f"json_schema refused: {e}") from e
                     finally:
                         elapsed = time.perf_counter() - began
                         model_ms += elapsed * 1000
                         metrics.observe_llm_call(self.model, elapsed)
+                    if not schema and self.schema_supported:
+                        self.schema_supported = False  # answered as a JSON object: learned
                     if response.usage is not None:
                         prompt_tokens += response.usage.prompt_tokens or 0
                         completion_tokens += response.usage.completion_tokens or 0
@@ -211,7 +240,7 @@ class Extractor:
                     try:
                         extraction = parse_answer(content)
                     except (ValueError, PydanticError) as e:
-                        last_problem = str(e).splitlines()[0][:300]
+                        last_problem = _problem(e)
                         # The next attempt sees its answer and what was wrong with it: a
                         # model asked the same question again tends to give the same answer.
                         messages = [*messages[:2], *_correction(content, last_problem)]
@@ -225,6 +254,9 @@ class Extractor:
                         model_ms,
                         attempt_no,
                     )
+        except ModelRequestRefused as e:
+            e.usage = (prompt_tokens, completion_tokens, model_ms)
+            raise
         except _Malformed as e:
             err = ModelOutputInvalid(
                 f"the model's answer did not match the extraction schema after {attempt_no} "
