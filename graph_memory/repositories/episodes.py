@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
+from graph_memory.errors import ContributorForgotten
 from graph_memory.repositories._scope import require_scopes, require_tenant
 
 __all__ = ["EpisodeRepository"]
@@ -24,6 +25,17 @@ class EpisodeRepository:
             "episode.record", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
         )
         return [r["id"] for r in out]
+
+    @staticmethod
+    async def refuse_forgotten(tx: Tx, tenant: str, ids: list[str]) -> None:
+        """Raise ContributorForgotten when one of these episodes is a forgotten contributor's
+        (their purge still running): nothing new may rest on their words."""
+        rows = await tx.run("episode.forgotten", {"tenant": require_tenant(tenant), "ids": ids})
+        if rows:
+            raise ContributorForgotten(
+                f"episode {rows[0]['id']} is of a contributor who was forgotten",
+                field="episodeId",
+            )
 
     async def contributor(self, tenant: str, user_id: str, now: datetime) -> str:
         """The key of the contributor ``user_id`` names now (made if there is none)."""

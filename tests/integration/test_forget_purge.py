@@ -179,6 +179,19 @@ def test_forget_hides_everything_at_once_while_the_purge_is_in_flight(
     refused = client.assert_facts([fact("bob", "likes", "tea", [w["b1"]])])
     assert refused["accepted"] == 0
     assert refused["results"][0]["error"]["code"] == "CONTRIBUTOR_FORGOTTEN"
+    # Nor may their episodes judge a memory or evidence a procedure.
+    proc = client.execute(
+        'mutation { upsertProcedure(intent: "build", role: "dev", steps: ["gradle build"], '
+        'scope: "team:core") { procedure { id } } }'
+    )["upsertProcedure"]["procedure"]["id"]
+    for cites in (
+        f'reportOutcome(memoryIds: ["{w["tool"]}"], outcome: HARMFUL, episodeId: "{w["b1"]}")'
+        " { recorded }",
+        f'recordProcedureOutcome(id: "{proc}", success: true, episodeId: "{w["b1"]}") {{ status }}',
+    ):
+        with pytest.raises(GraphMemoryClientError) as err:
+            client.execute("mutation { " + cites + " }")
+        assert err.value.code == "CONTRIBUTOR_FORGOTTEN", cites
     # The same user id talking again is a new contributor, unrelated to the forgotten one.
     fresh = client.record_episode(
         **episode("bob", "s-b3", scope="team:core", summary="Bob joined the infra rota.")

@@ -31,6 +31,7 @@ from graph_memory.domain import (
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import NotFound, ValidationError
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.procedures import ProcedureRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
@@ -257,6 +258,7 @@ class ProcedureService:
         found = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
         if procedure_id not in found:
             raise NotFound(f"no procedure {procedure_id}", field="id")
+        await EpisodeRepository.refuse_forgotten(tx, tenant, [episode_id])
         linked = await ProcedureRepository.add_evidence(
             tx, tenant, procedure_id, episode_id, success, now
         )

@@ -27,6 +27,7 @@ from graph_memory.domain import TIER_RANK, Principal, Role, Tier, utcnow
 from graph_memory.errors import Forbidden, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.outcomes import OutcomeRepository
 from graph_memory.services.audit import events as audit
 
@@ -73,6 +74,7 @@ class OutcomeService:
         outranking = [t.value for t in Tier if TIER_RANK[t] > TIER_RANK[cap]]
 
         async def work(tx: Tx) -> list[OutcomeReport]:
+            await EpisodeRepository.refuse_forgotten(tx, tenant, [episode_id])
             now = utcnow()
             rows = await OutcomeRepository.report(
                 tx, tenant, ids, outcome.value, episode_id, now, principal.actor, outranking
