@@ -17,11 +17,14 @@ class ForgetJobRepository:
 
     # -- inside a write transaction -------------------------------------------------------
     @staticmethod
-    async def user_key(tx: Tx, tenant: str, user_id: str) -> str | None:
+    async def user_key(tx: Tx, tenant: str, user_id: str) -> tuple[str | None, str]:
+        """The contributor key ``user_id`` names now (None: none) and the tenant's receipt
+        salt; under the tenant lock."""
         rows = await tx.run(
             "forget.user_key", {"tenant": require_tenant(tenant), "user_id": user_id}
         )
-        return str(rows[0]["key"]) if rows and rows[0]["key"] else None
+        key = rows[0]["key"]
+        return (str(key) if key else None), str(rows[0]["salt"])
 
     @staticmethod
     async def mark(tx: Tx, tenant: str, key: str, now: datetime) -> None:

@@ -6,6 +6,7 @@ runner dies, counts every batch once, and a second forget joins it."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import signal
 import subprocess
@@ -295,8 +296,12 @@ def test_forget_over_http_returns_its_job_and_forget_job_follows_it(
     settings: Settings,
 ) -> None:
     _world(client)
+    bob = client.execute(ENTITY, {"n": "bob"})["entity"]  # facts about bob name him
     started = admin.execute(FORGET, {"u": "bob", "w": 0})["forgetContributor"]
     assert started["receipt"].startswith("forgotten_") and "bob" not in started["receipt"]
+    # Keyed by the tenant's salt: not the hash of the id anyone can compute, nor the entity's.
+    unkeyed = hashlib.sha256(f"{tenant}\x00bob".encode()).hexdigest()[:24]
+    assert unkeyed not in started["receipt"] and bob["id"][4:] not in started["receipt"]
     deadline = time.monotonic() + 30
     job = admin.execute(JOB, {"id": started["jobId"]})["forgetJob"]
     while job["state"] != "DONE" and time.monotonic() < deadline:

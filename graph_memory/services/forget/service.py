@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
+import hmac
 import json
 import logging
 import os
@@ -70,10 +70,15 @@ BATCH_SIZE = int(os.environ.get("GRAPH_MEMORY_FORGET_BATCH", "2000"))
 LEASE = timedelta(seconds=120)
 
 
-def receipt_for(tenant: str, user_id: str) -> str:
+def receipt_for(tenant: str, user_id: str, salt: str) -> str:
     """A pseudonymous reference to the forgotten user: the audit event is findable by whoever
-    holds the request (and the receipt), but the log itself does not name the person."""
-    return "forgotten_" + hashlib.sha256(f"{tenant}\x00{user_id}".encode()).hexdigest()[:24]
+    holds the request (and the receipt), but the log itself does not name the person, and
+    without the tenant's salt (kept in the graph, never served) no one can compute it from a
+    user id or a name (an unkeyed hash of the id matched the id of an entity of that name)."""
+    mac = hmac.new(
+        salt.encode(), f"{tenant}\x00{user_id}".encode("utf-8", "surrogatepass"), "sha256"
+    )
+    return "forgotten_" + mac.hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -174,13 +179,13 @@ class ForgetService:
         The purge is left to ``start``/``run`` (or to the resumer of any process)."""
         user_id = _checked(principal, user_id)
         tenant = principal.tenant
-        receipt = receipt_for(tenant, user_id)
 
         async def mark(tx: Tx) -> str:
             # Every scope: writes in flight finish first, and every later write sees the mark.
             await WriteLocks.everything(tx, tenant)
             now = utcnow()
-            key = await Jobs.user_key(tx, tenant, user_id)
+            key, salt = await Jobs.user_key(tx, tenant, user_id)
+            receipt = receipt_for(tenant, user_id, salt)
             if key is not None:
                 await Jobs.mark(tx, tenant, key, now)
             await Jobs.stop_ingest(tx, tenant, user_id, now)
