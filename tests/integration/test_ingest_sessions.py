@@ -437,6 +437,24 @@ def _berlin_and_passport(fake: FakeLLM, *more_todos: dict[str, Any]) -> dict[str
     return s
 
 
+def test_memos_the_gate_refuses_are_reported_when_none_passes(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice asked the agent to remind her about her passport renewal soon.",
+            todos=[{"text": "ok", "turns": [2]}, {"text": "Renew it " * 700, "turns": [2]}],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    refused = [(i["kind"], i["index"], i["error"]["field"]) for i in j["items"] if not i["ok"]]
+    assert refused == [("todo", 0, "text"), ("todo", 1, "text")], j["items"]
+    assert j["counts"]["refused"] == 2 and j["counts"]["todos"] == 0
+
+
 def test_events_and_todos_are_memories_of_their_own_kind_and_todos_close(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

@@ -71,9 +71,12 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
             results = await services.facts.write_prepared(tx, batch)
             _fact_outcomes(plan, results, facts)
         memos = Applied(items=list(plan.memo_refused.items))
-        if plan.memos is not None and plan.memos.rows:
-            created, memo_events = await MemoService.write_in_tx(tx, principal, plan.memos)
-            events += memo_events
+        if plan.memos is not None:
+            created: dict[str, bool] = {}
+            if plan.memos.rows:
+                created, memo_events = await MemoService.write_in_tx(tx, principal, plan.memos)
+                events += memo_events
+            # Every draft is reported, the gate's refusals too when none passed it.
             _memo_outcomes(plan, created, memos)
         practice = Applied()
         if plan.practice is not None:
