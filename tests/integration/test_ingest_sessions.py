@@ -3,6 +3,7 @@ OpenAI-compatible endpoint on loopback, the real Neo4j. Nothing is patched."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -284,6 +285,36 @@ def test_a_bad_item_is_reported_and_its_siblings_land(
     assert facts[1]["error"]["field"] == "turns"
     assert facts[2]["ok"] is False and facts[3]["error"]["field"] == "kind"
     assert j["counts"]["facts"] == 1 and j["counts"]["refused"] == 3
+
+
+def test_items_that_are_not_objects_or_cite_impossible_turns_are_refused_alone(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    answer = json.loads(
+        extraction(
+            summary="Alice said she loves jazz and asked about her passport renewal.",
+            facts=[
+                {"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]},
+                {"subject": "alice", "predicate": "likes", "object": "soul", "turns": [1, 2**31]},
+                {"subject": "alice", "predicate": "likes", "object": "funk", "turns": [True]},
+            ],
+        )
+    )
+    answer["facts"][1:1] = ["garbage", 7]
+    answer["todos"] = [None]
+    fake.script(s["sessionId"], json.dumps(answer))
+    j = run(c, llm, embedder, s, tenant)  # the job reads back (no turn beyond a 32-bit Int)
+    assert j["status"] == "DONE", j
+    facts = {f["index"]: f for f in j["items"] if f["kind"] == "fact"}
+    assert facts[0]["ok"] is True
+    assert not facts[1]["ok"] and not facts[2]["ok"]  # not objects: refused one by one
+    assert facts[3]["error"]["field"] == "turns" and facts[3]["turns"] == [1]
+    assert facts[4]["error"]["field"].startswith("turns")  # true is not turn 1
+    (todo,) = [i for i in j["items"] if i["kind"] == "todo"]
+    assert todo["ok"] is False
+    assert j["counts"]["facts"] == 1 and j["counts"]["refused"] == 5
 
 
 def test_a_model_time_the_store_cannot_hold_is_refused_per_item(

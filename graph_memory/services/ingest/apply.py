@@ -70,9 +70,16 @@ def _when(value: str | None, name: str) -> datetime | None:
 def _grounded(turns: tuple[int, ...], count: int) -> None:
     bad = [t for t in turns if not 0 <= t < count]
     if bad:
+        shown = ", ".join(str(t)[:12] for t in bad[:5]) + (", ..." if len(bad) > 5 else "")
         raise ValidationError(
-            f"turns {bad} are not turns of this session (0..{count - 1})", field="turns"
+            f"turns [{shown}] are not turns of this session (0..{count - 1})", field="turns"
         )
+
+
+def _of_session(turns: tuple[int, ...], count: int) -> list[int]:
+    """The turns a refused item cites that the session has (at most one per turn): what its
+    report shows, never a number the API cannot carry or a list the size the model chose."""
+    return sorted({t for t in turns if 0 <= t < count})
 
 
 async def _resolve(services: Services, tenant: str, names: set[str]) -> dict[str, tuple[str, bool]]:
@@ -233,7 +240,7 @@ async def _facts(
             out.add("fact", i, error=ValidationError(msg, field=where))
             continue
         except ValidationError as e:
-            out.add("fact", i, turns=list(raw.get("turns") or []), error=e)
+            out.add("fact", i, turns=_of_session(f.turns, turn_count), error=e)
             continue
         valid.append((i, f, valid_from, valid_to))
     if not valid:

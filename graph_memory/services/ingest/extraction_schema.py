@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     ValidationError,
     field_validator,
     model_validator,
@@ -161,7 +162,8 @@ class EpisodeOut(_Strict):
 
 
 class _Grounded(_Strict):
-    turns: tuple[int, ...] = Field(min_length=1)
+    # Strict: a JSON true is not turn 1.
+    turns: tuple[StrictInt, ...] = Field(min_length=1)
 
     @field_validator("turns")
     @classmethod
@@ -198,10 +200,11 @@ class Extraction(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
     episode: EpisodeOut | None
-    # A list left out is a list with nothing in it; the episode must always be answered.
-    facts: tuple[dict[str, Any], ...] = ()
-    events: tuple[dict[str, Any], ...] = ()
-    todos: tuple[dict[str, Any], ...] = ()
+    # A list left out is a list with nothing in it; the episode must always be answered. Any
+    # item at all: one that is not even an object is refused on its own, its siblings land.
+    facts: tuple[Any, ...] = ()
+    events: tuple[Any, ...] = ()
+    todos: tuple[Any, ...] = ()
     procedure: ProcedureOut | None = None
 
     @model_validator(mode="after")
