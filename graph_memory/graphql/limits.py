@@ -49,6 +49,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.types.execution import ExecutionResult
 
 from graph_memory.errors import GraphMemoryError, LimitExceeded, QueryTooComplex
+from graph_memory.ingestion import MAX_TURNS
 from graph_memory.limits import Limits
 
 __all__ = ["QueryLimits", "Shape", "check_operation"]
@@ -254,6 +255,10 @@ def _check_value(limits: Limits, name: str, value: Any, batch: int | None) -> No
         elif isinstance(item, list):
             if key == "scopes":
                 bound, limit = limits.max_scopes, "max_scopes"
+            elif key == "turns" and nesting == 1:
+                # A session's turns (SessionInput.turns): the ingestion rule's own limit, which
+                # checks them with the rest of the session.
+                bound, limit = MAX_TURNS, "max_turns"
             elif top_batch is not None:
                 bound = top_batch
                 limit = (

@@ -117,6 +117,16 @@ def test_a_session_id_too_long_to_index_is_validation(make: Make, tenant: str) -
     assert {p["field"] for p in e.value.errors[0]["extensions"]["problems"]} == {"sessionId"}
 
 
+def test_a_session_takes_up_to_500_turns(make: Make, tenant: str) -> None:
+    c = make(tenant)
+    many = [("user" if i % 2 == 0 else "assistant", f"turn {i} of a long chat") for i in range(500)]
+    assert ingest(c, session(turns=many))["created"] is True
+    with pytest.raises(GraphMemoryClientError) as e:
+        ingest(c, session(turns=[*many, ("user", "one more")]))
+    assert e.value.code == "VALIDATION"
+    assert e.value.errors[0]["extensions"]["field"] == "turns"
+
+
 def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
