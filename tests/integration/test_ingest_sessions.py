@@ -244,6 +244,21 @@ def test_an_answer_that_stays_malformed_fails_the_job_with_the_reason(
     (item,) = j["items"]
     assert item["kind"] == "extraction" and item["error"]["code"] == "MODEL_OUTPUT_INVALID"
     assert j["tokens"]["total"] == 3 * 120 and j["episodeId"] is None
+    # The client sends the session again once the model behaves: the job runs again, with
+    # the turns it sent (a failed job had dropped them) and its attempts anew.
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice said she loves jazz, and the agent noted it for later.",
+            facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+        ),
+    )
+    again = run(c, llm, embedder, s, tenant)
+    assert again["id"] == j["id"] and again["status"] == "DONE", again
+    assert again["attempts"] == 1 and again["error"] is None and again["counts"]["facts"] == 1
+    with pytest.raises(GraphMemoryClientError) as e:  # other content is still a conflict
+        ingest(c, {**s, "turns": s["turns"][:2]})
+    assert e.value.code == "CONFLICT"
 
 
 def test_an_answer_that_is_not_valid_unicode_or_nests_without_end_is_malformed(

@@ -2,8 +2,9 @@
 
 The job is stored at once and extracted out of band by a worker (services/ingest/worker.py),
 so the agent never waits for the model. One job per (tenant, user, session): submitting the
-same session again returns the first job; the same session with different turns is a
-Conflict (it would need a new session id, or a re-run by a later extractor).
+same session again returns the first job (queued again if it failed: ingest.create_jobs);
+the same session with different turns is a Conflict (it would need a new session id, or a
+re-run by a later extractor).
 """
 
 from __future__ import annotations
