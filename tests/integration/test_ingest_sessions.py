@@ -705,6 +705,26 @@ def test_a_forgotten_contributors_citations_go_at_the_forgets_commit(
     assert "victor" not in str(after)
 
 
+def test_a_fact_told_twice_in_a_session_cites_both_turns(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    told = {"subject": "alice", "predicate": "likes", "object": "jazz"}
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice said twice that she loves jazz, once at the start and once later.",
+            facts=[{**told, "turns": [0]}, {**told, "turns": [2]}],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    ids = {i["id"] for i in j["items"] if i["kind"] == "fact" and i["ok"]}
+    assert len(ids) == 1, j["items"]
+    (cite,) = c.execute(CITES, {"ids": list(ids)})["factCitations"]
+    assert cite["turns"] == [0, 2]
+
+
 def test_entities_resolve_to_the_tenants_own_spelling(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

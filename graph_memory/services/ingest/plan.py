@@ -3,6 +3,7 @@ before its transaction (services/ingest/apply.py) and the per-item outcomes it r
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,18 @@ class Applied:
     items: list[dict[str, Any]] = field(default_factory=list)
     # Per fact written: its id and the turns its evidence rests on (tagged at completion).
     fact_tags: list[dict[str, Any]] = field(default_factory=list)
+    _tagged: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def tag(self, fact_id: str, turns: Iterable[int]) -> None:
+        """The fact rests on these turns too: two items of one session that land on one fact
+        (told twice) cite the union of their turns, not the last item's."""
+        at = self._tagged.get(fact_id)
+        if at is None:
+            self._tagged[fact_id] = len(self.fact_tags)
+            self.fact_tags.append({"fact_id": fact_id, "turns": sorted(set(turns))})
+        else:
+            tag = self.fact_tags[at]
+            tag["turns"] = sorted({*tag["turns"], *turns})
 
     def add(self, kind: str, index: int, **kw: Any) -> None:
         err: GraphMemoryError | None = kw.pop("error", None)

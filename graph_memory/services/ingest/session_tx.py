@@ -109,7 +109,7 @@ def _fact_outcomes(plan: SessionPlan, results: list[ItemResult], out: Applied) -
     for (i, f, extra), fin, r in zip(plan.facts.meta, plan.facts.inputs, results, strict=True):
         text = f"{fin.subject} {fin.predicate} {fin.object}"
         if r.ok:
-            out.fact_tags.append({"fact_id": r.fact_id, "turns": list(f.turns)})
+            out.tag(str(r.fact_id), f.turns)
             out.add(
                 "fact",
                 i,
