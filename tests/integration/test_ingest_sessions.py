@@ -601,6 +601,27 @@ def _tool_session(ok: bool) -> dict[str, Any]:
     return s
 
 
+def test_sessions_whose_tool_calls_failed_never_make_a_procedure_active(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """The model calls each session a success, but its last tool call failed: the practice
+    counts as a failure, so three of them leave no active procedure."""
+    c = make(tenant)
+    for n in range(3):
+        s = _tool_session(ok=False)
+        fake.script(
+            s["sessionId"],
+            extraction(
+                summary=f"The agent reset Alice's password, attempt {n}.", intent="reset_password"
+            ),
+        )
+        j = run(c, llm, embedder, s, tenant)
+        assert all(
+            p["action"] != "success_recorded" for p in j["items"] if p["kind"] == "procedure"
+        )
+    assert c.execute(PROCS)["procedures"] == []
+
+
 def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures_demote(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

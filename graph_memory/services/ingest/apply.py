@@ -40,7 +40,12 @@ from graph_memory.services.ingest.extraction_schema import (
 )
 from graph_memory.services.ingest.memos import MemoDraft, MemoService, PreparedMemos
 from graph_memory.services.ingest.plan import Applied, FactPlan, JobScope, SessionPlan, embed_plan
-from graph_memory.services.procedures.practice import PracticePlan, plan_practice, tool_steps
+from graph_memory.services.procedures.practice import (
+    PracticePlan,
+    plan_practice,
+    practice_succeeded,
+    tool_steps,
+)
 
 if TYPE_CHECKING:
     from graph_memory.container import Services
@@ -211,7 +216,7 @@ async def _practice(
         intent=extraction.procedure.intent,
         role=job.agent_role,
         steps=steps,
-        success=extraction.episode.outcome == "success",
+        success=practice_succeeded(turns, extraction.episode.outcome),
     )
 
 

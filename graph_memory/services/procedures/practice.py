@@ -52,6 +52,15 @@ def tool_steps(turns: tuple[Turn, ...]) -> list[str]:
     return [" ".join(c.name.split()) for t in turns for c in t.tool_calls if c.name.strip()]
 
 
+def practice_succeeded(turns: tuple[Turn, ...], outcome: str) -> bool:
+    """Whether following the steps succeeded: the session's outcome says so and no tool call
+    whose result is known failed (a model that calls a session of failed calls a success
+    must not make them a proven procedure)."""
+    return outcome == "success" and not any(
+        c.ok is False for t in turns for c in t.tool_calls if c.name.strip()
+    )
+
+
 @dataclass(frozen=True)
 class PracticePlan:
     """What a session's tool calls will write, decided before the session's transaction:
