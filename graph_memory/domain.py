@@ -36,6 +36,7 @@ __all__ = [
     "ft_token",
     "id_too_long",
     "noisy_or",
+    "normalise_name",
     "normalise_predicate",
     "parse_scope",
     "parse_scopes",
@@ -215,6 +216,22 @@ def parse_scope(scope: str | None) -> str:
     raise ValidationError(
         f"bad scope {scope!r}: want user:<id>, team:<id> or tenant", field="scope"
     )
+
+
+_NAME = re.compile(r"^[a-z][a-z0-9_.\-]{0,127}$")
+
+
+def normalise_name(value: str, field: str) -> str:
+    """Intents and roles compare as lower_snake words: "Reset password" is reset_password."""
+    name = "_".join((value or "").strip().lower().split())
+    if not _NAME.match(name):
+        shown = value if len(value) <= 60 else value[:60] + "..."
+        raise ValidationError(
+            f"bad {field} {shown!r}: want words of letters, digits, '_', '.', '-' "
+            "(at most 128 characters)",
+            field=field,
+        )
+    return name
 
 
 def as_datetime(value: Any) -> datetime | None:

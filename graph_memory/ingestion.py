@@ -17,6 +17,7 @@ from graph_memory.domain import (
     MAX_ID_BYTES,
     as_datetime,
     id_too_long,
+    normalise_name,
     parse_scope,
     unstorable_time,
 )
@@ -203,8 +204,10 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
         scope = parse_scope(scope)
     except ValidationError as e:
         problems.append(("options.scope", e.message))
-    if not options.agent_role.strip():
-        problems.append(("options.agentRole", "is empty"))
+    try:  # as the procedure it feeds will name it (before the model is paid for)
+        normalise_name(options.agent_role, "agentRole")
+    except ValidationError as e:
+        problems.append(("options.agentRole", e.message))
     if problems:
         raise InvalidInput(problems)
     return scope

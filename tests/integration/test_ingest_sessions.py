@@ -108,6 +108,19 @@ def test_every_problem_of_a_bad_session_is_reported_with_its_field(make: Make, t
     assert {"turns[0].role", "turns[1].content", "turns[2].at", "endedAt"} <= problems
 
 
+def test_an_agent_role_procedures_cannot_carry_is_refused_before_extraction(
+    make: Make, tenant: str
+) -> None:
+    c = make(tenant)
+    for role in ("r" * 10_000, "Support Team!!", "  "):
+        with pytest.raises(GraphMemoryClientError) as e:
+            ingest(c, session(), agentRole=role)
+        assert e.value.code == "VALIDATION"
+        fields = {p["field"] for p in e.value.errors[0]["extensions"]["problems"]}
+        assert fields == {"options.agentRole"}, role[:20]
+    assert ingest(c, session(), agentRole="Support Team")["created"] is True  # support_team
+
+
 def test_a_session_id_too_long_to_index_is_validation(make: Make, tenant: str) -> None:
     # Under MAX_STRING, but over Neo4j's index key size as the job's (user, session) key.
     c = make(tenant)

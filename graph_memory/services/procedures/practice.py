@@ -15,15 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from graph_memory.db import Tx
-from graph_memory.domain import Principal, utcnow
+from graph_memory.domain import Principal, normalise_name, utcnow
 from graph_memory.errors import GraphMemoryError
 from graph_memory.ingestion import Turn
 from graph_memory.repositories.procedures import ProcedureRepository
-from graph_memory.services.procedures.service import (
-    ProcedureService,
-    intent_text,
-    normalise_name,
-)
+from graph_memory.services.procedures.service import ProcedureService, intent_text
 
 __all__ = [
     "PracticeOutcome",

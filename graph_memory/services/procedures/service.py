@@ -13,7 +13,6 @@ as candidates and must earn their place. Procedures are served only for a matchi
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +22,7 @@ from graph_memory.domain import (
     Principal,
     Role,
     ft_token,
+    normalise_name,
     parse_scope,
     parse_scopes,
     require_aware,
@@ -43,7 +43,6 @@ __all__ = [
     "ProcedureService",
     "UpsertResult",
     "intent_text",
-    "normalise_name",
     "procedure_text",
 ]
 
@@ -55,17 +54,6 @@ PROMOTE_SUCCESSES = 3
 DEMOTE_MARGIN = 3
 MAX_STEPS = 50
 MAX_STEP_CHARS = 1_000
-_NAME = re.compile(r"^[a-z][a-z0-9_.\-]{0,127}$")
-
-
-def normalise_name(value: str, field: str) -> str:
-    """Intents and roles compare as lower_snake words: "Reset password" is reset_password."""
-    name = "_".join((value or "").strip().lower().split())
-    if not _NAME.match(name):
-        raise ValidationError(
-            f"bad {field} {value!r}: want words of letters, digits, '_', '.', '-'", field=field
-        )
-    return name
 
 
 def procedure_text(intent: str, role: str, steps: list[str], description: str | None) -> str:
