@@ -58,6 +58,8 @@ def test_a_clean_fact_passes_with_its_tier_and_keys() -> None:
         ({"citations": ()}, "episodes"),
         ({"predicate": "Lives In!"}, "predicate"),
         ({"subject": "   "}, "subject"),
+        ({"subject": "A" * 10_000}, "subject"),
+        ({"object": "B" * 10_000}, "object"),
         ({"valid_from": datetime(2025, 1, 1)}, "validFrom"),  # naive
     ],
 )

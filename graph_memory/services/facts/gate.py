@@ -102,8 +102,10 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     if normalise_phrase(obj) in policy.service_phrases:
         raise ValidationError(f"object is a service phrase ({obj!r}), not a memory", field="object")
     # The object's key sits in the slot's index key with the subject's: bounded in bytes.
-    if len(obj) > MAX_FIELD or len(obj.encode()) > MAX_FIELD or len(item.subject) > 512:
-        raise ValidationError("subject or object is too long", field="object")
+    if len(item.subject) > 512:
+        raise ValidationError("subject is longer than 512 characters", field="subject")
+    if len(obj) > MAX_FIELD or len(obj.encode()) > MAX_FIELD:
+        raise ValidationError(f"object is longer than {MAX_FIELD} bytes", field="object")
     text = item.text.strip() if item.text else default_text(item.subject, predicate, obj)
     if item.text is not None:
         _refuse_noise(item.text, "text", policy.min_text_chars, policy)
