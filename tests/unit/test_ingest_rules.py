@@ -103,6 +103,12 @@ def test_a_fact_must_rest_on_a_turn() -> None:
         {"subject": "a", "predicate": "b", "object": "c", "turns": [2, 0, 2]}
     )
     assert ok.turns == (0, 2)
+    with pytest.raises(ValidationError):  # a JSON true is not turn 1
+        FactOut.model_validate({"subject": "a", "predicate": "b", "object": "c", "turns": [True]})
+    loose = FactOut.model_validate(
+        {"subject": "a", "predicate": "b", "object": "c", "turns": ["2"]}
+    )
+    assert loose.turns == (2,)  # a weaker model's "2" is turn 2
 
 
 def test_the_schema_is_strict_json_schema() -> None:

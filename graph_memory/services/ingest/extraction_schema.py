@@ -16,7 +16,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    StrictInt,
     ValidationError,
     field_validator,
     model_validator,
@@ -162,8 +161,15 @@ class EpisodeOut(_Strict):
 
 
 class _Grounded(_Strict):
-    # Strict: a JSON true is not turn 1.
-    turns: tuple[StrictInt, ...] = Field(min_length=1)
+    turns: tuple[int, ...] = Field(min_length=1)
+
+    @field_validator("turns", mode="before")
+    @classmethod
+    def _no_booleans(cls, v: Any) -> Any:
+        # A JSON true is not turn 1 (lax ints would take it); "2" from a weaker model is 2.
+        if isinstance(v, list | tuple) and any(isinstance(x, bool) for x in v):
+            raise ValueError("turns are integers, not booleans")
+        return v
 
     @field_validator("turns")
     @classmethod
