@@ -5,9 +5,9 @@
 // batch: MERGE sees the rows this statement already wrote). Each row carries its tenant,
 // checked by the repository: submissions of several tenants share one group commit.
 // A job that failed (the endpoint down past its attempts, an answer that stayed malformed)
-// is queued again by a submission of the same content, its turns back and its attempts
-// anew: a failure is not the end of a session the client still has. Not one a forget
-// stopped: that session is the forgotten contributor's.
+// is queued again by a submission of the same content, its turns back, its attempts anew and
+// the new submitter's key to act as: a failure is not the end of a session the client still
+// has. Not one a forget stopped: that session is the forgotten contributor's.
 UNWIND $rows AS row
 MERGE (j:IngestJob {tenant: row.tenant, user_id: row.user_id, session_id: row.session_id})
 ON CREATE SET j += row, j.created_at = $now, j.available_at = $now, j.status = 'queued',
@@ -16,7 +16,9 @@ ON MATCH SET j += CASE
   WHEN j.status = 'failed' AND j.request_hash = row.request_hash
        AND coalesce(j.error_code, '') <> 'CONTRIBUTOR_FORGOTTEN'
   THEN {status: 'queued', available_at: $now, attempts: 0, turns_json: row.turns_json,
-        max_attempts: row.max_attempts, items_json: null, error_code: null,
+        max_attempts: row.max_attempts, principal_role: row.principal_role,
+        principal_key: row.principal_key, principal_name: row.principal_name,
+        items_json: null, error_code: null,
         error_message: null, finished_at: null, lease_owner: null, lease_token: null,
         requeued_at: $now}
   ELSE {} END

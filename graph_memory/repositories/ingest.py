@@ -66,6 +66,13 @@ class IngestRepository:
         )
         return rows[0]["job"] if rows else None
 
+    async def credential_revoked(self, tenant: str, key_id: str) -> bool:
+        """Whether the key or session token that submitted a job was revoked since."""
+        rows = await self.db.read(
+            "ingest.credential_revoked", {"tenant": require_tenant(tenant), "id": key_id}
+        )
+        return bool(rows and rows[0]["revoked"])
+
     async def update(self, tenant: str, job_id: str, token: str, changes: dict[str, Any]) -> bool:
         """Apply ``changes`` while the claim ``token`` still holds the job; False when it lost
         it."""

@@ -13,6 +13,7 @@ import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.settings import Settings
+from tests.integration.conftest import episode, fact
 from tests.integration.consolidation_helpers import (
     M_ROLLBACK,
     Q_RUNS,
@@ -122,3 +123,30 @@ def test_rollback_is_refused_once_a_changed_memory_changed_again(
     with pytest.raises(GraphMemoryClientError) as err:
         client.execute(M_ROLLBACK, {"id": done["id"]})
     assert err.value.code == "FORBIDDEN"
+
+
+ENTITY_Q = 'query($n: String!) { entity(name: $n) { name facts(scopes: ["team:x"]) { object } } }'
+
+
+def test_a_rollback_after_a_forget_leaves_no_entity_only_the_forgotten_named(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """quillon named "Acme Corp", bob "ACME Corp."; a run merges them onto quillon's spelling,
+    quillon is forgotten (bob's moved fact keeps the entity), then the run is rolled back: bob's
+    fact is about his own spelling again, and the name only quillon gave answers nothing."""
+    q = client.record_episode(**episode("quillon", "q1", scope="team:x"))
+    b = client.record_episode(**episode("bob", "b1", scope="team:x"))
+    for f in (
+        fact("Acme Corp", "vendor_code", "V-77", [q], scope="team:x", cardinality="ONE"),
+        fact("ACME Corp.", "ceo", "Dana Reyes", [b], scope="team:x", cardinality="ONE"),
+    ):
+        assert client.assert_facts([f])["accepted"] == 1
+    done = admin.execute(
+        'mutation { runConsolidation(scopes: ["team:x"], steps: [ENTITIES]) { id status } }'
+    )["runConsolidation"]
+    assert done["status"] == "APPLIED"
+    assert admin.forget_contributor("quillon", wait_seconds=30)["state"] == "DONE"
+    admin.execute(M_ROLLBACK, {"id": done["id"]})
+    bobs = client.execute(ENTITY_Q, {"n": "ACME Corp."})["entity"]
+    assert bobs is not None and [f["object"] for f in bobs["facts"]] == ["Dana Reyes"]
+    assert client.execute(ENTITY_Q, {"n": "Acme Corp"})["entity"] is None

@@ -414,3 +414,41 @@ def test_one_tenants_slow_sessions_leave_a_slot_for_another_tenants(
 def _job_of(client: GraphMemoryClient, s: dict[str, Any]) -> str:
     """The job of a session already submitted (a re-submission answers with it)."""
     return str(client.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"])
+
+
+def test_a_session_whose_key_is_revoked_before_extraction_is_not_extracted(
+    url: str, settings: Settings, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """The job acts as the key that submitted it: revoked while the session waited, the job
+    fails UNAUTHENTICATED without a model call or a write; the same session sent again by
+    a live key runs as that key."""
+    drain(llm, embedder, tenants=[tenant])
+    from graph_memory.repositories.apikeys import ApiKeyRepository
+    from graph_memory.services.access.keys import AuthService
+
+    doomed = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    live = GraphMemoryClient(url, _create_key(settings, tenant, "agent"))
+    s = session()
+    fake.script(s["sessionId"], _answer(7))
+    job_id = doomed.execute(INGEST, {"s": s})["ingestSession"]["job"]["id"]
+
+    async def revoke() -> None:
+        db = Database.connect(settings.neo4j())
+        try:
+            rows = await db.run_raw(
+                "MATCH (j:IngestJob {id: $id}) RETURN j.principal_key AS k", {"id": job_id}
+            )
+            await AuthService(ApiKeyRepository(db)).revoke(rows[0]["k"])
+        finally:
+            await db.close()
+
+    asyncio.run(revoke())
+    assert drain(llm, embedder, tenants=[tenant]) == [job_id]
+    j = live.execute(JOB, {"id": job_id})["ingestJob"]
+    assert j["status"] == "FAILED" and j["error"]["code"] == "UNAUTHENTICATED", j
+    assert fake.requests_for(s["sessionId"]) == [] and _episodes(settings, tenant) == {}
+    again = live.execute(INGEST, {"s": s})["ingestSession"]
+    assert again["job"]["id"] == job_id and again["job"]["status"] == "QUEUED"
+    assert drain(llm, embedder, tenants=[tenant]) == [job_id]
+    assert wait_job(live, job_id, ("DONE",))["attempts"] == 1
+    live.close()

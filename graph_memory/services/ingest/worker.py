@@ -180,6 +180,12 @@ class IngestWorker:
         if attempts > max_attempts:
             await self._finish(record, "failed", [], error=("GAVE_UP", f"{max_attempts} attempts"))
             return
+        # The job acts as the key that submitted it: a key (or session token) revoked while
+        # the session waited takes its queued work with it, before the model is paid for.
+        if await self.repo.credential_revoked(str(record["tenant"]), principal_of(record).key_id):
+            reason = "the key that submitted this session was revoked before it was extracted"
+            await self._finish(record, "failed", [], error=("UNAUTHENTICATED", reason))
+            return
         session = SessionInput(
             user_id=str(record["user_id"]),
             session_id=str(record["session_id"]),
