@@ -318,6 +318,14 @@ class ForgetRepository:
         return int(rows[0]["changes"] or 0) if rows else 0
 
     @staticmethod
+    async def drop_scope_lock(tx: Tx, tenant: str, scope: str) -> bool:
+        """The user's own scope lock, once their scope is empty (forget.drop_scope_lock)."""
+        rows = await tx.run(
+            "forget.drop_scope_lock", {"tenant": require_tenant(tenant), "scope": scope}
+        )
+        return bool(rows and rows[0]["dropped"])
+
+    @staticmethod
     async def scrub_acted_for_marks(tx: Tx, tenant: str, label: str, stand_in: str) -> int:
         """Marks a token serving the user left on others' facts and todos
         (forget.acted_for_marks)."""

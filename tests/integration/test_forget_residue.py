@@ -313,3 +313,20 @@ def test_an_ingested_session_of_theirs_leaves_no_memo_procedure_or_trail(
     finally:
         for c in (tok, agent, admin):
             c.close()
+
+
+def test_the_users_own_scope_lock_goes_and_is_made_again_when_the_id_writes_again(
+    client: GraphMemoryClient, admin: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """The lock of scope user:<id> is named by the id: it goes with the purge, and the same
+    id writing again (a new contributor) makes a new one."""
+    mine = f"user:{USER}"
+    ep = client.record_episode(**episode(USER, "s1", scope=mine))
+    _ids(client, fact(USER, "likes", "tea", [ep], scope=mine))
+    _forget(admin)
+    q = "MATCH (l:ScopeLock {tenant: $t}) RETURN l.scope AS s, l.caption AS c"
+    left = bolt(settings, q, {"t": tenant})
+    assert not [r for r in left if USER in str(r["s"]) + str(r["c"])], left
+    again = client.record_episode(**episode(USER, "s2", scope=mine))
+    assert _ids(client, fact(USER, "likes", "coffee", [again], scope=mine))
+    assert mine in {r["s"] for r in bolt(settings, q, {"t": tenant})}

@@ -65,3 +65,36 @@ async def test_a_held_scope_lock_holds_back_only_its_own_scope(
     assert current["object"] == "Rome"
     # The clock is read under the lock: her write is recorded after the holder let go.
     assert datetime.fromisoformat(current["recordedAt"]) >= released_at[0]
+
+
+def test_a_writer_waiting_for_a_scope_lock_that_is_deleted_goes_on_with_a_new_one(
+    settings: Settings, tenant: str
+) -> None:
+    """What a purge's end relies on when it drops a forgotten user's own scope lock
+    (forget/drop_scope_lock): a writer blocked on that lock is not failed by the delete; its
+    MERGE makes the lock anew and it goes on."""
+
+    async def go() -> list[dict[str, object]]:
+        db = Database.connect(settings.neo4j())
+        try:
+            await db.write_tx(lambda tx: WriteLocks.scopes(tx, tenant, ["user:gone"]))
+            async with db.driver.session(database=db.database) as held:
+                tx = await held.begin_transaction()
+                lock = "MATCH (l:ScopeLock {tenant: $t, scope: 'user:gone'}) "
+                await tx.run(lock + "SET l.seq = l.seq + 1", t=tenant)
+                waiter = asyncio.ensure_future(
+                    db.write_tx(lambda w: WriteLocks.scopes(w, tenant, ["user:gone"]))
+                )
+                await asyncio.sleep(0.5)
+                assert not waiter.done()  # it waits for the lock
+                await tx.run(lock + "DELETE l", t=tenant)
+                await tx.commit()
+            await asyncio.wait_for(waiter, 10)
+            return await db.run_raw(
+                "MATCH (l:ScopeLock {tenant: $t}) RETURN l.scope AS scope, l.seq AS seq",
+                {"t": tenant},
+            )
+        finally:
+            await db.close()
+
+    assert asyncio.run(go()) == [{"scope": "user:gone", "seq": 1}]

@@ -363,6 +363,7 @@ class ForgetService:
                 counts.audit_events_redacted += await Repo.scrub_consolidations(
                     tx, tenant, f"user:{c.user_id}", "user:[forgotten]", now
                 )
+                await Repo.drop_scope_lock(tx, tenant, f"user:{c.user_id}")
             counts.predicates_deleted += await Repo.delete_predicates(
                 tx, tenant, list(job["predicates"] or []) if job else [], now
             )
