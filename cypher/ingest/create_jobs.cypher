@@ -20,6 +20,6 @@ ON MATCH SET j += CASE
         principal_key: row.principal_key, principal_name: row.principal_name,
         items_json: null, error_code: null,
         error_message: null, finished_at: null, lease_owner: null, lease_token: null,
-        requeued_at: $now}
+        created_at: $now, requeued_at: $now}
   ELSE {} END
 RETURN row.id AS row_id, j {.*} AS job, j.id = row.id AS created

@@ -5,7 +5,7 @@
 // entity of those merges that no fact names once they are restored, and no other merge
 // links, goes too: its facts were excised since the run (a forgotten contributor's), and
 // the forget kept it only because the run had moved another's fact onto it; its name is
-// theirs (forget/merged_entities.cypher, the same rule).
+// theirs (as forget/merged_entities.cypher drops a merged entity no fact of its group names).
 OPTIONAL MATCH (a:Entity {tenant: $tenant})-[m:MERGED_INTO {run_id: $run_id}]->(b:Entity)
 WITH collect(DISTINCT a) + collect(DISTINCT b) AS ends, collect(m) AS edges
 FOREACH (m IN edges | DELETE m)

@@ -4,4 +4,7 @@
 // the old store: the new one gets keys of its own). A full scan: export is an offline job.
 MATCH (n)
 WHERE (n.tenant = $tenant OR (n:Tenant AND n.id = $tenant)) AND NOT n:ApiKey
-RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props
+// The Tenant's forget-receipt salt stays behind too: with it, an export's holder could compute
+// a forgotten user's receipt from their id (forget/user_key.cypher); the new store makes its own.
+RETURN elementId(n) AS id, labels(n) AS labels,
+       CASE WHEN n:Tenant THEN n {.*, receipt_salt: null} ELSE properties(n) END AS props

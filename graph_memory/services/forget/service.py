@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import hmac
 import json
 import logging
@@ -79,6 +80,12 @@ def receipt_for(tenant: str, user_id: str, salt: str) -> str:
         salt.encode(), f"{tenant}\x00{user_id}".encode("utf-8", "surrogatepass"), "sha256"
     )
     return "forgotten_" + mac.hexdigest()[:24]
+
+
+def _legacy_receipt(tenant: str, user_id: str) -> str:
+    """The receipt of a forget started before receipts were keyed (to join its purge)."""
+    said = f"{tenant}\x00{user_id}".encode("utf-8", "surrogatepass")
+    return "forgotten_" + hashlib.sha256(said).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -190,7 +197,10 @@ class ForgetService:
                 await Jobs.mark(tx, tenant, key, now)
             await Jobs.stop_ingest(tx, tenant, user_id, now)
             contributors = [key] if key else []
-            running = await Jobs.open_job(tx, tenant, receipt)
+            # A purge started before receipts were keyed is found by its unkeyed receipt.
+            running = await Jobs.open_job(tx, tenant, receipt) or await Jobs.open_job(
+                tx, tenant, _legacy_receipt(tenant, user_id)
+            )
             if running is not None:
                 await Jobs.join(tx, tenant, running, contributors, now)
                 return running

@@ -221,7 +221,8 @@ class Extractor:
                         # long, filtered) must not change how every other session is asked.
                         log.warning("endpoint refused a json_schema request (%s): json_object", e)
                         schema = False
-                        raise _Malformed(f"json_schema refused: {e}") from e
+                        last_problem = f"the endpoint refused json_schema output: {e}"[:500]
+                        raise _Malformed(last_problem) from e
                     finally:
                         elapsed = time.perf_counter() - began
                         model_ms += elapsed * 1000

@@ -180,12 +180,6 @@ class IngestWorker:
         if attempts > max_attempts:
             await self._finish(record, "failed", [], error=("GAVE_UP", f"{max_attempts} attempts"))
             return
-        # The job acts as the key that submitted it: a key (or session token) revoked while
-        # the session waited takes its queued work with it, before the model is paid for.
-        if await self.repo.credential_revoked(str(record["tenant"]), principal_of(record).key_id):
-            reason = "the key that submitted this session was revoked before it was extracted"
-            await self._finish(record, "failed", [], error=("UNAUTHENTICATED", reason))
-            return
         session = SessionInput(
             user_id=str(record["user_id"]),
             session_id=str(record["session_id"]),
@@ -198,6 +192,13 @@ class IngestWorker:
         principal = principal_of(record)
         tenant = str(record["tenant"])
         try:
+            # The job acts as the key that submitted it: a key (or session token) revoked while
+            # the session waited takes its queued work with it, before the model is paid for.
+            # (Inside the try: a store outage here puts the job back like any other.)
+            if await self.repo.credential_revoked(tenant, principal.key_id):
+                reason = "the key that submitted this session was revoked before it was extracted"
+                await self._finish(record, "failed", [], error=("UNAUTHENTICATED", reason))
+                return
             policy = await self.services.facts.policy(tenant)
             # The registry, read once: the prompt shows it, and it decides which cardinality
             # proposals count (services/ingest/apply.py).

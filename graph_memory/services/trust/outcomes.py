@@ -28,6 +28,7 @@ from graph_memory.errors import Forbidden, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.outcomes import OutcomeRepository
 from graph_memory.services.audit import events as audit
 
@@ -74,6 +75,10 @@ class OutcomeService:
         outranking = [t.value for t in Tier if TIER_RANK[t] > TIER_RANK[cap]]
 
         async def work(tx: Tx) -> list[OutcomeReport]:
+            # Under the tenant lock a forget's mark also takes: a forget either committed
+            # before this read (and is refused here) or waits for this report (and its purge
+            # drops it).
+            await WriteLocks.tenant(tx, tenant)
             await EpisodeRepository.refuse_forgotten(tx, tenant, [episode_id])
             now = utcnow()
             rows = await OutcomeRepository.report(
