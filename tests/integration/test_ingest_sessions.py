@@ -614,6 +614,26 @@ def _tool_session(ok: bool) -> dict[str, Any]:
     return s
 
 
+def _practise(
+    c: GraphMemoryClient,
+    fake: FakeLLM,
+    llm: Settings,
+    embedder: Embedder,
+    tenant: str,
+    *,
+    ok: bool,
+    summary: str,
+    outcome: str = "success",
+) -> tuple[dict[str, Any], Any]:
+    """One session resetting Alice's password through the two tool calls (the last one ``ok``
+    or not), which the model names the reset_password intent with ``outcome``; run at once."""
+    s = _tool_session(ok=ok)
+    fake.script(
+        s["sessionId"], extraction(summary=summary, outcome=outcome, intent="reset_password")
+    )
+    return s, run(c, llm, embedder, s, tenant)
+
+
 def test_sessions_whose_tool_calls_failed_never_make_a_procedure_active(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
@@ -621,14 +641,8 @@ def test_sessions_whose_tool_calls_failed_never_make_a_procedure_active(
     counts as a failure, so three of them leave no active procedure."""
     c = make(tenant)
     for n in range(3):
-        s = _tool_session(ok=False)
-        fake.script(
-            s["sessionId"],
-            extraction(
-                summary=f"The agent reset Alice's password, attempt {n}.", intent="reset_password"
-            ),
-        )
-        j = run(c, llm, embedder, s, tenant)
+        summary = f"The agent reset Alice's password, attempt {n}."
+        _, j = _practise(c, fake, llm, embedder, tenant, ok=False, summary=summary)
         assert all(
             p["action"] != "success_recorded" for p in j["items"] if p["kind"] == "procedure"
         )
@@ -640,14 +654,8 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
 ) -> None:
     c = make(tenant)
     for n in range(3):
-        s = _tool_session(ok=True)
-        fake.script(
-            s["sessionId"],
-            extraction(
-                summary=f"The agent reset Alice's password, attempt {n}.", intent="reset_password"
-            ),
-        )
-        j = run(c, llm, embedder, s, tenant)
+        summary = f"The agent reset Alice's password, attempt {n}."
+        s, j = _practise(c, fake, llm, embedder, tenant, ok=True, summary=summary)
         (p,) = [i for i in j["items"] if i["kind"] == "procedure"]
         assert p["ok"] and p["action"] == "success_recorded"
         if n < 2:
@@ -659,16 +667,8 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
     req = fake.requests_for(s["sessionId"])[0]
     assert "tool call send_reset_link() -> ok" in req["messages"][1]["content"]
     for n in range(6):
-        s = _tool_session(ok=False)
-        fake.script(
-            s["sessionId"],
-            extraction(
-                summary=f"Resetting Alice's password failed again, try {n}.",
-                outcome="escalated",
-                intent="reset_password",
-            ),
-        )
-        run(c, llm, embedder, s, tenant)
+        failed = f"Resetting Alice's password failed again, try {n}."
+        _practise(c, fake, llm, embedder, tenant, ok=False, summary=failed, outcome="escalated")
     assert c.execute(PROCS)["procedures"] == []  # demoted procedures are never served
 
 

@@ -76,16 +76,19 @@ def receipt_for(tenant: str, user_id: str, salt: str) -> str:
     holds the request (and the receipt), but the log itself does not name the person, and
     without the tenant's salt (kept in the graph, never served) no one can compute it from a
     user id or a name (an unkeyed hash of the id matched the id of an entity of that name)."""
-    mac = hmac.new(
-        salt.encode(), f"{tenant}\x00{user_id}".encode("utf-8", "surrogatepass"), "sha256"
+    return (
+        "forgotten_" + hmac.new(salt.encode(), _named(tenant, user_id), "sha256").hexdigest()[:24]
     )
-    return "forgotten_" + mac.hexdigest()[:24]
 
 
 def _legacy_receipt(tenant: str, user_id: str) -> str:
     """The receipt of a forget started before receipts were keyed (to join its purge)."""
-    said = f"{tenant}\x00{user_id}".encode("utf-8", "surrogatepass")
-    return "forgotten_" + hashlib.sha256(said).hexdigest()[:24]
+    return "forgotten_" + hashlib.sha256(_named(tenant, user_id)).hexdigest()[:24]
+
+
+def _named(tenant: str, user_id: str) -> bytes:
+    """What a receipt digests: the tenant and the user id."""
+    return f"{tenant}\x00{user_id}".encode("utf-8", "surrogatepass")
 
 
 @dataclass(frozen=True)
