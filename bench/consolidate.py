@@ -143,30 +143,42 @@ WITH f.subject AS subject, f.predicate AS predicate, collect(f.object_key) AS ob
      sum(CASE WHEN f.expires_at < $now THEN 1 ELSE 0 END) AS due
 RETURN count(*) AS slots, sum(due) AS due
 """
+# A merge carries each believed version over as a copy about the survivor (properties,
+# vector, evidence) and retracts the version; its rollback deletes the copies and reopens.
 FLOOR_MOVE = """
 UNWIND $moves AS m
-MATCH (src:Entity {tenant: $tenant, key: m.gone}), (dst:Entity {tenant: $tenant, key: m.keep})
-MATCH (f:Fact {tenant: $tenant, scope: $scope, subject: m.gone})-[a:ABOUT]->(src)
-DELETE a
-CREATE (f)-[:ABOUT]->(dst)
-SET f.floor_from = f.subject, f.subject = dst.key, f.subject_name = dst.name
-WITH f
-MATCH (g:Segment)-[:WINS]->(f)
-SET g.subject = f.subject
+MATCH (dst:Entity {tenant: $tenant, key: m.keep})
+MATCH (f:Fact {tenant: $tenant, scope: $scope, subject: m.gone})
+WHERE f.retracted_at IS NULL
+CREATE (c:Fact)
+SET c = f {.*, embedding: null, id: 'floor_' + replace(randomUUID(), '-', '')}
+SET c.subject = dst.key, c.subject_name = dst.name, c.floor_copy = true
+CREATE (c)-[:ABOUT]->(dst)
+SET f.retracted_at = $now, f.status = 'retracted'
+WITH f, c
+CALL (f, c) {
+  WITH f, c WHERE f.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(c, 'embedding', f.embedding)
+}
+CALL (f, c) {
+  MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
+  CREATE (c)-[x:DERIVED_FROM]->(e)
+  SET x = properties(d)
+  RETURN count(x) AS evidence
+}
 RETURN count(*) AS n
 """
 FLOOR_BACK = """
 UNWIND $moves AS m
-MATCH (src:Entity {tenant: $tenant, key: m.gone}), (dst:Entity {tenant: $tenant, key: m.keep})
-MATCH (f:Fact {tenant: $tenant, scope: $scope, subject: m.keep})-[a:ABOUT]->(dst)
-WHERE f.floor_from = m.gone
-DELETE a
-CREATE (f)-[:ABOUT]->(src)
-SET f.subject = m.gone, f.subject_name = src.name
-REMOVE f.floor_from
-WITH f
-MATCH (g:Segment)-[:WINS]->(f)
-SET g.subject = f.subject
+CALL (m) {
+  MATCH (c:Fact {tenant: $tenant, scope: $scope, subject: m.keep})
+  WHERE c.floor_copy
+  DETACH DELETE c
+  RETURN count(*) AS dropped
+}
+MATCH (f:Fact {tenant: $tenant, scope: $scope, subject: m.gone})
+WHERE f.retracted_at = $now
+SET f.retracted_at = null, f.status = 'active'
 RETURN count(*) AS n
 """
 FLOOR_STATUS = """

@@ -60,6 +60,12 @@ class FactVersion:
     retracted_at: datetime | None = None
     retracted_by: str | None = None
     retract_reason: str | None = None
+    # Consolidation: the version that carries this one on (an entity merge's copy, or the
+    # duplicate it was merged into); on a copy, the version it carries on and the entity
+    # it was about.
+    merged_into: str | None = None
+    merged_from: str | None = None
+    subject_merged_from: str | None = None
     evicted_at: datetime | None = None
     rejected_at: datetime | None = None
     rejected_by: str | None = None
@@ -111,6 +117,9 @@ class FactVersion:
             retracted_at=_when(r.get("retracted_at")),
             retracted_by=_text(r.get("retracted_by")),
             retract_reason=_text(r.get("retract_reason")),
+            merged_into=_text(r.get("merged_into")),
+            merged_from=_text(r.get("merged_from")),
+            subject_merged_from=_text(r.get("subject_merged_from")),
             evicted_at=_when(r.get("evicted_at")),
             rejected_at=_when(r.get("rejected_at")),
             rejected_by=_text(r.get("rejected_by")),

@@ -11,7 +11,8 @@
 // one whose memory's timeline the run settled by the rule (`resettle`) is kept, marked spent
 // with the slot left, for the rollback's last pass to recompute those slots. At most `limit`
 // a call (the caller pages until fewer come back); a snapshot whose memory is gone since
-// (excised) is left for the rollback's end to drop.
+// (excised) is left for the rollback's end to drop. A memory the run created (an entity
+// merge's copy, `created`) is deleted instead, its slot returned as the one it leaves.
 // Every restored memory is audited here, one 'rollback' event each (`audit`: the fields all
 // of them share, events.event's at/actor/actor_type/reason): built by the statement from the
 // rows it restores instead of sent back as 24,000 event maps for a 100k-fact run.
@@ -25,14 +26,15 @@ MATCH (f:Fact {id: s.snapshot_of})
 WHERE f.tenant = $tenant
 WITH f, s LIMIT $limit
 WITH f, s, f.status AS status_before, f.scope AS left_scope, f.subject AS left_subject,
-     f.predicate AS left_predicate, s.snapshot_keys AS only,
+     f.predicate AS left_predicate, coalesce(s.created, false) AS created,
+     CASE WHEN coalesce(s.created, false) THEN [] ELSE s.snapshot_keys END AS only,
      ['embedding', 'retrieval_count', 'last_retrieved_at', 'helpful_count', 'harmful_count',
       'last_outcome_at', 'last_outcome', 'snapshot_run', 'snapshot_of', 'snapshot_batch',
       'snapshot_keys', 'after_print', 'resettle', 'spent', 'left_scope', 'left_subject',
       'left_predicate'] AS kept
 // A copy-on-write snapshot (only: the properties its batches could change) restores just
 // those; a whole one compares every property.
-WITH f, s, only, status_before, left_scope, left_subject, left_predicate,
+WITH f, s, only, created, status_before, left_scope, left_subject, left_predicate,
      CASE WHEN only IS NULL
        THEN [k IN keys(s) WHERE NOT k IN kept AND (f[k] IS NULL OR f[k] <> s[k])]
        ELSE [k IN only WHERE s[k] IS NOT NULL AND (f[k] IS NULL OR f[k] <> s[k])] END AS changed,
@@ -41,7 +43,7 @@ WITH f, s, only, status_before, left_scope, left_subject, left_predicate,
        ELSE [k IN only WHERE s[k] IS NULL AND f[k] IS NOT NULL] END AS added
 FOREACH (k IN changed | SET f[k] = s[k])
 FOREACH (k IN added | REMOVE f[k])
-WITH f, s, only, status_before, left_scope, left_subject, left_predicate
+WITH f, s, only, created, status_before, left_scope, left_subject, left_predicate
 CALL (f, s, only) {
   WITH f, s WHERE only IS NULL
   WITH f, s,
@@ -74,7 +76,8 @@ CALL (f, left_subject) {
   MERGE (f)-[:ABOUT]->(e)
   RETURN count(*) AS about
 }
-WITH f, s, s.resettle AS resettle, status_before, left_scope, left_subject, left_predicate
+WITH f, s, s.resettle AS resettle, created, status_before, left_scope, left_subject,
+     left_predicate
 CALL (s, resettle, left_scope, left_subject, left_predicate) {
   WITH s WHERE resettle
   SET s.spent = true, s.left_scope = left_scope, s.left_subject = left_subject,
@@ -87,14 +90,22 @@ CALL (s, resettle) {
   RETURN count(*) AS spent
 }
 // before/after as events.snapshot writes them: JSON of the one key, sorted.
-CALL (f, status_before) {
-  WITH f, status_before, $audit AS au
+CALL (f, status_before, created) {
+  WITH f, status_before, created, $audit AS au
   WITH au {.*, id: 'aud_' + replace(randomUUID(), '-', ''), action: 'rollback',
            target_type: 'fact', target_id: f.id, confidence_delta: null,
            before: '{"status": ' + coalesce('"' + status_before + '"', 'null') + '}',
-           after: '{"status": ' + coalesce('"' + f.status + '"', 'null') + '}'} AS ev
+           after: CASE WHEN created THEN '{"status": null}'
+                  ELSE '{"status": ' + coalesce('"' + f.status + '"', 'null') + '}' END} AS ev
 #include audit/_create(ev)
   RETURN count(a) AS audited
 }
-RETURN f.id AS id, f.scope AS scope, f.subject AS subject, f.predicate AS predicate,
-       left_scope, left_subject, left_predicate, coalesce(resettle, false) AS resettle
+WITH f, f.id AS id, f.scope AS scope, f.subject AS subject, f.predicate AS predicate,
+     created, left_scope, left_subject, left_predicate, resettle
+CALL (f, created) {
+  WITH f WHERE created
+  DETACH DELETE f
+  RETURN count(*) AS deleted
+}
+RETURN id, scope, subject, predicate, left_scope, left_subject, left_predicate,
+       coalesce(resettle, false) AS resettle

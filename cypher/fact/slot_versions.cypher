@@ -1,10 +1,12 @@
 // params: tenant, scopes, subject, predicate, as_of
 // returns: fact
 // Every version of a (subject, predicate) that existed by as_of, oldest first, whatever its
-// status: the history an analyst reads. Excised versions are gone, not hidden.
+// status: the history an analyst reads. Excised versions are gone, not hidden. An entity
+// merge's copy of a version existed from the merge on (entered_at), not from when the version
+// it copies was recorded.
 #include forget/_hidden
 MATCH (f:Fact {tenant: $tenant, subject: $subject, predicate: $predicate})
-WHERE f.scope IN $scopes AND f.recorded_at <= $as_of AND NOT
+WHERE f.scope IN $scopes AND coalesce(f.entered_at, f.recorded_at) <= $as_of AND NOT
 #include forget/_hidden_fact(f)
 // Times as ISO text: the driver decodes a temporal value ~40x slower than Python parses text.
 RETURN f {.*, embedding: null,

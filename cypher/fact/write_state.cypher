@@ -31,7 +31,7 @@ CALL () {
   MATCH (f:Fact {tenant: $tenant, scope: slot.scope, subject: slot.subject,
                  predicate: slot.predicate})
   WITH slot, collect({
-    id: f.id, version: f.version, object_key: f.object_key, tier: f.tier, status: f.status,
+    tier: f.tier, status: f.status,
     current: f.superseded_at IS NULL AND f.retracted_at IS NULL AND f.status <> 'rejected',
     // Epoch millis and exact microseconds, as services/facts/validity.py compares them.
     expires_ms: f.expires_at.epochMillis,
@@ -40,13 +40,7 @@ CALL () {
     valid_from_stated: coalesce(f.valid_from_stated, false),
     told_us: coalesce(f.told_at, f.recorded_at).epochSeconds * 1000000
       + coalesce(f.told_at, f.recorded_at).microsecond,
-    many: coalesce(f.cardinality, 'one') = 'many',
-    stated: coalesce(f.valid_from_stated, false),
-    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
-    recorded_at: toString(f.recorded_at), activated_at: toString(f.activated_at),
-    retracted_at: toString(f.retracted_at), rejected_at: toString(f.rejected_at),
-    told_log_at: [t IN coalesce(f.told_log_at, []) | toString(t)],
-    told_log: [t IN coalesce(f.told_log, []) | toString(t)]
+#include timeline/_life(f)
   }) AS versions
   CALL (slot) {
     OPTIONAL MATCH (s:Segment {tenant: $tenant, scope: slot.scope, subject: slot.subject,

@@ -17,14 +17,7 @@ CALL (slot) {
   MATCH (f:Fact {tenant: $tenant, scope: slot.scope, subject: slot.subject,
                  predicate: slot.predicate})
   RETURN collect({
-    id: f.id, version: f.version, object_key: f.object_key,
-    many: coalesce(f.cardinality, 'one') = 'many',
-    stated: coalesce(f.valid_from_stated, false),
-    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
-    recorded_at: toString(f.recorded_at), activated_at: toString(f.activated_at),
-    retracted_at: toString(f.retracted_at), rejected_at: toString(f.rejected_at),
-    told_log_at: [t IN coalesce(f.told_log_at, []) | toString(t)],
-    told_log: [t IN coalesce(f.told_log, []) | toString(t)]
+#include timeline/_life(f)
   }) AS versions
 }
 CALL (slot) {

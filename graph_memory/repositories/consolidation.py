@@ -216,6 +216,17 @@ class ConsolidationRepository:
         return {r["fact"]["id"]: r["fact"] for r in rows}
 
     @staticmethod
+    async def snapshot_created(
+        tx: Tx, tenant: str, run_id: str, batch: int, ids: list[str]
+    ) -> None:
+        """Mark memories run batch ``batch`` created: its rollback deletes them."""
+        if ids:
+            await tx.run(
+                "consolidation.snapshot_created",
+                {"tenant": require_tenant(tenant), "run_id": run_id, "batch": batch, "ids": ids},
+            )
+
+    @staticmethod
     async def journal(
         tx: Tx, tenant: str, run_id: str, batch: int, writes: dict[str, list[Any]]
     ) -> None:

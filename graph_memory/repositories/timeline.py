@@ -72,6 +72,7 @@ def _life(r: Record) -> VersionLife:
         ended_at=min(ends) if ends else None,
         tellings=tellings,
         many=bool(r["many"]),
+        entered_at=as_datetime(r.get("entered_at")),
     )
 
 

@@ -67,7 +67,10 @@ class VersionLife:
     """A version with every lifecycle moment that decides whether it competes.
 
     ``activated_at`` None: never promoted (a candidate); ``ended_at``: when belief in it ended
-    (retracted, rejected); ``tellings``: when it was said, as that moved (oldest first)."""
+    (retracted, rejected); ``tellings``: when it was said, as that moved (oldest first);
+    ``entered_at``: when it joined this slot, if after ``recorded_at`` (an entity merge's copy
+    of a version: it competes as the version it copies, told when that was, but is believed
+    only from the merge on, so no answer before the merge changes)."""
 
     id: str
     version: int
@@ -80,9 +83,17 @@ class VersionLife:
     ended_at: datetime | None
     tellings: tuple[Telling, ...] = ()
     many: bool = False
+    entered_at: datetime | None = None
+
+    @property
+    def believed_from(self) -> datetime:
+        """The first belief moment at which this version is in its slot."""
+        if self.entered_at is None or self.entered_at < self.recorded_at:
+            return self.recorded_at
+        return self.entered_at
 
     def believed(self, at: datetime, view: View) -> bool:
-        if self.recorded_at > at or (self.ended_at is not None and self.ended_at <= at):
+        if self.believed_from > at or (self.ended_at is not None and self.ended_at <= at):
             return False
         if view is View.ALL:
             return True
@@ -91,7 +102,7 @@ class VersionLife:
     @property
     def last_stamp(self) -> datetime:
         """The latest belief moment this version's life was stamped with."""
-        stamps = [self.recorded_at, *(t.at for t in self.tellings)]
+        stamps = [self.believed_from, *(t.at for t in self.tellings)]
         stamps += [t for t in (self.activated_at, self.ended_at) if t is not None]
         return max(stamps)
 
@@ -117,7 +128,7 @@ class VersionLife:
 
     def moments(self) -> list[datetime]:
         """Belief moments at which this version's part in the rule can change."""
-        out = [self.recorded_at, *(t.at for t in self.tellings)]
+        out = [self.believed_from, *(t.at for t in self.tellings)]
         if self.activated_at is not None:
             out.append(self.activated_at)
         if self.ended_at is not None:

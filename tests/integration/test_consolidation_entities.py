@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph_memory.client import GraphMemoryClient
+from graph_memory.domain import utcnow
 from tests.integration.conftest import ClientFactory, episode, fact
 from tests.integration.consolidation_helpers import M_ROLLBACK, answers
 
@@ -67,19 +68,41 @@ def test_entity_resolution_merges_proposes_and_rolls_back(
     other = make_client(f"{tenant}-b")
     other_id = _facts(other, CORE, [("ACME corp", "ceo", "Bob", "ONE")])[0]
     before = answers_in(client)
+    before_at = utcnow().isoformat()
 
     done = _run(admin, [CORE, OPS])
     counts = {c["name"]: c["value"] for c in done["steps"][0]["counts"]}
     assert counts["merged"] == 1 and counts["facts_moved"] == 2
     assert counts["proposed"] == 1
+    # The version is carried over, not relabelled: it is retracted at the run, naming the
+    # copy that goes on about the survivor.
     moved = client.fact(ids["since"])
-    assert moved and moved["subject"] == "acme corp" and moved["subjectName"] == "Acme Corp"
+    assert moved and moved["subject"] == "acme corp." and moved["status"] == "RETRACTED"
+    assert "merged into 'acme corp'" in moved["retractReason"]
+    copy_id = moved["retractReason"].rsplit("continued as ", 1)[1]
+    copy = client.execute(
+        "query($id: ID!) { fact(id: $id) { subject subjectName subjectMergedFrom status"
+        " provenance { episodeId } } }",
+        {"id": copy_id},
+    )["fact"]
+    assert copy["subject"] == "acme corp" and copy["subjectName"] == "Acme Corp"
+    assert copy["subjectMergedFrom"] == "acme corp." and copy["status"] == "ACTIVE"
+    assert copy["provenance"] == [{"episodeId": p["episodeId"]} for p in moved["provenance"]]
     assert any(
         c["action"] == "merge_entity" and "acme corp." in c["reason"] for c in done["changes"]
     )
     # Everything known about Acme Corp in team:core now answers under one subject.
     core = client.facts([CORE], subject="Acme Corp")["edges"]
     assert {e["node"]["predicate"] for e in core} == {"headquartered_in", "ceo", "customer_since"}
+    assert client.facts([CORE], subject="Acme Corp.")["edges"] == []
+    # The past never changes: asked as of before the run, each name answers what it did.
+    assert answers_in(client, as_of=before_at) == before
+    never = client.history("Acme Corp", "customer_since", [CORE], as_of=before_at)
+    assert never["versions"] == []
+    then = client.history("Acme Corp.", "customer_since", [CORE], as_of=before_at)
+    assert [(v["id"], v["status"]) for v in then["versions"]] == [(ids["since"], "ACTIVE")]
+    now = client.history("Acme Corp", "customer_since", [CORE])
+    assert [v["id"] for v in now["versions"]] == [copy_id]
     # Never across scopes: "Acme Corporation" lives in team:ops only.
     ops = client.fact(ids["ops"])
     assert ops and ops["subject"] == "acme corporation"
@@ -104,9 +127,47 @@ def test_entity_resolution_merges_proposes_and_rolls_back(
     assert analyst.execute(Q_PROPOSALS, {"s": [CORE]})["entityMergeProposals"] == []
 
 
-def answers_in(client: GraphMemoryClient) -> list[tuple[Any, ...]]:
-    edges = client.facts([CORE, OPS], first=200)["edges"]
+def answers_in(client: GraphMemoryClient, as_of: str | None = None) -> list[tuple[Any, ...]]:
+    edges = client.facts([CORE, OPS], first=200, as_of=as_of)["edges"]
     return sorted(
         (n["id"], n["subject"], n["predicate"], n["object"], n["status"])
         for n in (e["node"] for e in edges)
-    ) + answers(client)
+    ) + answers(client, as_of=as_of)
+
+
+def test_a_merge_rolls_back_after_other_writes_to_its_scope(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """Someone wrote the scope since the run (the rollback is not quiet: no journal is
+    trusted, the touched slots are recomputed): the copies still go, the versions reopen,
+    and the later write stays."""
+    ids = _build(client)
+    before = answers_in(client)
+    done = _run(admin, [CORE, OPS])
+    later = _facts(client, CORE, [("Boreal Motors", "founded_in", "1990", "ONE")])[0]
+    admin.execute(M_ROLLBACK, {"id": done["id"]})
+    after = answers_in(client)
+    assert [a for a in after if a[0] != later] == before
+    back = client.fact(ids["since"])
+    assert back and back["status"] == "ACTIVE" and back["subject"] == "acme corp."
+    assert client.facts([CORE], subject="Acme Corp.")["edges"]
+    kept = {e["node"]["predicate"] for e in client.facts([CORE], subject="Acme Corp")["edges"]}
+    assert kept == {"headquartered_in", "ceo"}
+
+
+def test_a_merged_copy_goes_with_its_contributor(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """Forgetting the contributor of a carried-over version removes its copy too: the copy
+    cites the same episodes."""
+    ids = _build(client)
+    _run(admin, [CORE, OPS])
+    since = client.fact(ids["since"])
+    assert since and since["retractReason"]
+    copy_id = since["retractReason"].rsplit("continued as ", 1)[1]
+    assert client.fact(copy_id)
+    out = admin.forget_contributor("alice")
+    assert out["state"] == "DONE" and out["factVersionsDeleted"] >= 8, out
+    assert client.fact(copy_id) is None and client.fact(ids["since"]) is None
+    assert client.facts([CORE], subject="Acme Corp")["edges"] == []
+    assert client.facts([CORE], subject="Acme Corp.")["edges"] == []

@@ -120,6 +120,16 @@ class Fact:
     retracted_at: datetime | None
     retracted_by: str | None
     retract_reason: str | None
+    merged_into: strawberry.ID | None = strawberry.field(
+        description="The version consolidation carried this one on as: the copy an entity "
+        "merge made about the surviving entity, or the duplicate it was merged into."
+    )
+    merged_from: strawberry.ID | None = strawberry.field(
+        description="On an entity merge's copy: the version it carries on (retracted then)."
+    )
+    subject_merged_from: str | None = strawberry.field(
+        description="On an entity merge's copy: the key of the entity it was first about."
+    )
     valid_from: datetime | None = strawberry.field(description="Validity start (inclusive).")
     valid_to: datetime | None = strawberry.field(description="Validity end (exclusive).")
     expires_at: datetime | None
@@ -224,6 +234,9 @@ def fact_from_version(v: FactVersion, as_of: datetime | None = None) -> Fact:
         retracted_at=v.retracted_at,
         retracted_by=v.retracted_by,
         retract_reason=v.retract_reason,
+        merged_into=strawberry.ID(v.merged_into) if v.merged_into else None,
+        merged_from=strawberry.ID(v.merged_from) if v.merged_from else None,
+        subject_merged_from=v.subject_merged_from,
         valid_from=v.valid_from,
         valid_to=v.valid_to,
         expires_at=v.expires_at,

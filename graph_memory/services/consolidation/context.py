@@ -299,6 +299,14 @@ class RunContext:
         self._fresh = self._fresh or bool(fresh)
         return state
 
+    async def created(self, ids: list[str]) -> None:
+        """Memories this batch created (no state before the run): their snapshot says so, and
+        a rollback of the batch deletes them."""
+        fresh = [i for i in dict.fromkeys(ids) if i not in self.touched]
+        await Repo.snapshot_created(self.tx, self.tenant, self.run_id, self.batches, fresh)
+        self.touched.update(fresh)
+        self._fresh = self._fresh or bool(fresh)
+
     async def settle(self, ids: list[str]) -> None:
         """Settle the timeline of versions whose part in the rule this batch changed, at the
         batch's moment, and journal what that wrote: a quiet rollback reopens and deletes

@@ -3,10 +3,13 @@
 spelling), are proposed for a merge into the review list above ``propose``, and merged at
 once above ``auto_merge``.
 
-A merge moves only that scope's facts about the absorbed entity onto the survivor (never
-across tenants or scopes), keeps where each came from (``subject_merged_from``, a MERGED_INTO
-edge with the run and score) and rebuilds the timelines of the slots the facts left and
-joined. A rollback restores the facts' snapshots, drops the run's merge edges and proposals.
+A merge carries only that scope's believed versions about the absorbed entity over to the
+survivor (never across tenants or scopes), from the run's moment on: each becomes a copy about
+the survivor, keeping where it came from (``subject_merged_from``, ``merged_from``, a
+MERGED_INTO edge with the run and score), and the version itself is retracted then, naming its
+copy. Nothing before the run changes: a read at an earlier asOf finds the versions under the
+absorbed name. A rollback deletes the copies, reopens the versions, drops the run's merge edges
+and proposals.
 """
 
 from __future__ import annotations
@@ -23,11 +26,9 @@ from graph_memory.embeddings import Embedder
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.similarity import SimilarEntities, SimilarityRepository
-from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.consolidation.context import ACTOR, Count, RunContext
 from graph_memory.services.consolidation.name_match import name_score
-from graph_memory.services.consolidation.timeline import reslot
 
 __all__ = ["AUTO_MERGE", "PROPOSE", "EntityResolver", "MergeProposal"]
 
@@ -40,8 +41,18 @@ PROPOSE = 0.7
 AUTO_MERGE = 0.9
 TOP_K = 10
 _EMBED_BATCH = 256
-# All a merge changes on a fact (resolution.merge_many), besides its ABOUT edge and timeline.
-MERGE_KEYS = ("subject", "subject_name", "subject_merged_from")
+# All a merge changes on a version it carries over (resolution.merge_many retracts it, naming
+# its copy): the snapshot a rollback restores holds just these.
+MERGE_KEYS = (
+    "status",
+    "retracted_at",
+    "retracted_by",
+    "retract_reason",
+    "merged_into",
+    "merged_at",
+    "changes_at",
+    "changes",
+)
 
 
 @dataclass(frozen=True)
@@ -140,29 +151,29 @@ class EntityResolver:
         found = await ResolutionRepository.facts_about(ctx.tx, ctx.tenant, merges)
         ids = [r["id"] for r in found]
         before = await ctx.touch(ids, settle=False, keys=MERGE_KEYS)
-        left = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
-        moved = await ResolutionRepository.merge_facts(
+        carried = await ResolutionRepository.merge_facts(
             ctx.tx, ctx.tenant, merges, ctx.run_id, ctx.now
         )
-        # A merge sets exactly these properties: the state after is the one before with them.
-        after = {i: before[i] for i in ids if i in before}
-        for r in moved:
-            if r["id"] in after:
-                after[r["id"]] = {**after[r["id"]], **{k: r[k] for k in MERGE_KEYS}}
-        joined = await TimelineRepository.slots_of(ctx.tx, ctx.tenant, ids)
-        # The versions change slot: both slots' timelines are recomputed from their versions.
-        ctx.journal(await reslot(ctx.tx, ctx.tenant, set(left) | set(joined)))
+        copies = [r["copy"] for r in carried]
+        await ctx.created(copies)
+        # Each version is retracted at the run's moment and its copy believed from it: both
+        # slots' timelines settle at that moment (journaled: a quiet rollback inverts them),
+        # every earlier segment stays as it was.
+        await ctx.settle(ids + copies)
         by_gone = {m["gone"]: m for m in merges}
+        gone_of = {r["id"]: r["gone"] for r in found}
         why: dict[str, str | None] = {}
-        for r in found:
-            m = by_gone[r["gone"]]
-            why[r["id"]] = (
+        for r in carried:
+            m = by_gone[gone_of[r["id"]]]
+            said = (
                 f"entity '{m['gone']}' merged into '{m['keep']}' in {m['scope']} "
                 f"(name similarity {m['score']:.3f})"
             )
-        events = await ctx.record("merge_entity", before, why, after)
+            why[r["id"]] = f"{said}; continued as {r['copy']}"
+            why[r["copy"]] = f"{said}; carries over {r['id']}"
+        events = await ctx.record("merge_entity", before, why)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
-        return [Count("merged", len(merges)), Count("facts_moved", len(ids))]
+        return [Count("merged", len(merges)), Count("facts_moved", len(copies))]
 
     async def _propose(self, ctx: RunContext, rows: list[dict[str, object]]) -> list[Count]:
         out = await ResolutionRepository.propose(ctx.tx, ctx.tenant, rows, ctx.run_id, ctx.now)

@@ -23,7 +23,13 @@ __all__ = ["as_believed_at", "confidence_at", "held_at", "procedure_as_of"]
 # Detail fields of each ending, cleared when the ending came after the moment asked about.
 _DETAILS: dict[str, tuple[str, ...]] = {
     "superseded_at": ("superseded_at", "superseded_by", "successor_valid_from"),
-    "retracted_at": ("retracted_at", "retracted_by", "retract_reason", "evicted_at"),
+    "retracted_at": (
+        "retracted_at",
+        "retracted_by",
+        "retract_reason",
+        "evicted_at",
+        "merged_into",
+    ),
     "rejected_at": ("rejected_at", "rejected_by", "reject_reason"),
     "expired_at": ("expired_at",),
 }
