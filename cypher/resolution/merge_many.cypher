@@ -1,5 +1,5 @@
 // params: tenant, merges, run_id, now
-// returns: id, copy
+// returns: id, copy, retracted, carried
 // A batch of auto-merges, each of entity `gone` into `keep` within one scope. A merge changes
 // what is believed from `now` on and nothing before it: each believed version of that scope
 // about `gone` is carried over as a copy about the survivor (a new version with its
@@ -64,4 +64,11 @@ CALL (f, c) {
   SET x = properties(d)
   RETURN count(x) AS dependents
 }
-RETURN f.id AS id, c.id AS copy
+// Exactly what changed, as fact.get shows it (fact/_state_times): the caller's diff and
+// fingerprints need no second read of 20,000 versions.
+RETURN f.id AS id, c.id AS copy,
+       f {.status, .retracted_by, .retract_reason, .merged_into, .merged_at, .changes,
+          retracted_at: toString(f.retracted_at),
+          changes_at: [t IN f.changes_at | toString(t)]} AS retracted,
+       c {.id, .subject, .subject_name, .subject_merged_from, .merged_from,
+          entered_at: toString(c.entered_at)} AS carried

@@ -7,6 +7,7 @@ recomputes from the versions instead of trusting the journal, keeping the later 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -228,12 +229,17 @@ def test_a_write_during_a_rollback_to_a_memory_not_restored_yet_stops_it(
             done = await _service(db, settings).run(who, [CORE], ["entities", "dedupe"])
         finally:
             await db.close()
-        # A fact the run's first batch moved (not deduped after): that batch is undone last,
-        # transactions after the one that first sees the write.
-        oldest = next(
-            c.target_id
+        # The copy of a version the run's first batch carried over (not deduped after): that
+        # batch is undone last, transactions after the one that first sees the write.
+        copies = [
+            json.loads(c.after or "{}").get("merged_into")
             for c in done.changes
-            if c.action == "merge_entity" and client.fact(c.target_id)["status"] == "ACTIVE"  # type: ignore[index]
+            if c.action == "merge_entity"
+        ]
+        oldest = next(
+            i
+            for i in copies
+            if i and client.fact(i)["status"] == "ACTIVE"  # type: ignore[index]
         )
         assert done.batches >= 3
         racing = WrittenAfter(settings, 1, lambda: client.retract_fact(oldest, "wrong"))

@@ -354,6 +354,11 @@ class RunContext:
             )
         return events
 
+    def printed(self, states: dict[str, Record]) -> None:
+        """Fingerprints of memories this batch made whose diff entry is another's (an
+        entity merge's copies): a rollback refuses to delete one changed since."""
+        self._prints.update({fid: fingerprint(state) for fid, state in states.items()})
+
     def note(self, action: str, target: str, reason: str, after: str | None) -> None:
         """A diff entry for something that is not a fact version (a merge proposal)."""
         seq = self.seq_base + len(self.changes)

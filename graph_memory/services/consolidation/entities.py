@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from graph_memory.db import Record
 from graph_memory.domain import as_datetime
 from graph_memory.embeddings import Embedder
 from graph_memory.repositories.audit import AuditRepository
@@ -163,6 +164,9 @@ class EntityResolver:
         by_gone = {m["gone"]: m for m in merges}
         gone_of = {r["id"]: r["gone"] for r in found}
         why: dict[str, str | None] = {}
+        after: dict[str, Record] = {}
+        copied: dict[str, Record] = {}
+        events: list[dict[str, Any]] = []
         for r in carried:
             m = by_gone[gone_of[r["id"]]]
             said = (
@@ -170,8 +174,27 @@ class EntityResolver:
                 f"(name similarity {m['score']:.3f})"
             )
             why[r["id"]] = f"{said}; continued as {r['copy']}"
-            why[r["copy"]] = f"{said}; carries over {r['id']}"
-        events = await ctx.record("merge_entity", before, why)
+            # The state after is the one before with what the statement changed: the
+            # version retracted, its copy the version about the survivor.
+            after[r["id"]] = {**before[r["id"]], **r["retracted"]}
+            copied[r["copy"]] = {**before[r["id"]], **r["carried"]}
+            events.append(
+                audit.event(
+                    None,
+                    "merge_entity",
+                    "fact",
+                    r["copy"],
+                    ctx.now,
+                    after={k: r["carried"][k] for k in ("subject", "merged_from")},
+                    reason=f"{said}; carries over {r['id']}",
+                    actor=ACTOR,
+                    actor_type="consolidation",
+                )
+            )
+        # One diff entry per version carried over (its after names the copy); the copies
+        # are fingerprinted too, so a rollback sees a later change to one.
+        events += await ctx.record("merge_entity", before, why, after)
+        ctx.printed(copied)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
         return [Count("merged", len(merges)), Count("facts_moved", len(copies))]
 
