@@ -965,3 +965,26 @@ def test_an_endpoint_without_json_schema_support_is_asked_for_a_json_object(
         '"required": ["episode", "facts", "events", "todos", "procedure"]'
         in (second["messages"][0]["content"])
     )
+
+
+def test_a_summary_the_model_made_too_long_is_clipped_not_the_session_lost(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    long = "Alice explained her move to Berlin in great detail. " * 100  # ~5,200 characters
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary=long,
+            facts=[{"subject": "alice", "predicate": "lives_in", "object": "Berlin", "turns": [0]}],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    assert j["status"] == "DONE" and j["episodeId"], j
+    stored = c.execute('query { episodes(scopes: ["user:alice"]) { id summary } }')["episodes"]
+    assert [e["id"] for e in stored] == [j["episodeId"]]
+    summary = stored[0]["summary"]
+    assert len(summary) <= 4000 and summary.endswith("\u2026")
+    assert long.startswith(summary[:-1])
+    assert any(i["kind"] == "fact" and i["error"] is None for i in j["items"])

@@ -31,6 +31,7 @@ from graph_memory.errors import ValidationError
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.episodes import EpisodeService
+from graph_memory.services.facts.gate import MAX_FIELD
 from graph_memory.services.ingest.extraction_schema import (
     EventOut,
     Extraction,
@@ -51,6 +52,20 @@ if TYPE_CHECKING:
     from graph_memory.container import Services
 
 __all__ = ["prepare_session"]
+
+
+def clip_summary(text: str, limit: int = MAX_FIELD) -> str:
+    """The model's summary within the episode's field limit: a summary the model made too long
+    is cut at a word before the limit and marked, rather than refusing the episode and with it
+    every item of the session (they all cite it)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "\u2026"
+
 
 SOURCE = "conversation"
 
@@ -133,6 +148,7 @@ async def prepare_session(
         else None
     )
     rows: list[dict[str, Any]] = []
+    summary = clip_summary(ep.summary)
     if found is None:
         verdicts, rows = EpisodeService.prepare(
             principal,
@@ -143,7 +159,7 @@ async def prepare_session(
                     session_id=session.session_id,
                     started_at=session.started_at,
                     ended_at=session.ended_at,
-                    summary=ep.summary,
+                    summary=summary,
                     outcome=Outcome(ep.outcome),
                     topics=ep.topics,
                     key_entities=ep.key_entities,
@@ -154,7 +170,7 @@ async def prepare_session(
         )
         ((episode_id, err),) = verdicts
         if err is not None or episode_id is None:
-            out.add("episode", 0, text=ep.summary, error=err)
+            out.add("episode", 0, text=summary, error=err)
             dependents = (
                 ("fact", extraction.facts),
                 ("event", extraction.events),
@@ -183,7 +199,7 @@ async def prepare_session(
         policy=policy,
         episode_id=episode_id,
         episode_rows=rows,
-        episode_text=ep.summary,
+        episode_text=summary,
         episode_action="found" if found else "recorded",
         facts=facts,
         memos=memos,
