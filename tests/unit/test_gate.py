@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph_memory.domain import Citation, FactInput, Principal, Role, Tier
+from graph_memory.domain import Citation, EpisodeInput, FactInput, Outcome, Principal, Role, Tier
 from graph_memory.errors import Forbidden, GraphMemoryError, TierConflict, ValidationError
 from graph_memory.policy import DEFAULT_POLICY
-from graph_memory.services.facts.gate import check_fact, tier_for
+from graph_memory.services.facts.gate import check_episode, check_fact, tier_for
 from graph_memory.services.trust.policy import apply_overrides
 
 AGENT = Principal(tenant="t1", role=Role.AGENT, key_id="k1", name="bot")
@@ -58,6 +58,9 @@ def test_a_clean_fact_passes_with_its_tier_and_keys() -> None:
         ({"citations": ()}, "episodes"),
         ({"predicate": "Lives In!"}, "predicate"),
         ({"subject": "   "}, "subject"),
+        ({"subject": "Ali\x00ce"}, "subject"),
+        ({"object": "Par\x00is"}, "object"),
+        ({"text": "Alice lives in Paris\x00 since 2020"}, "text"),
         ({"subject": "A" * 10_000}, "subject"),
         ({"object": "B" * 10_000}, "object"),
         ({"valid_from": datetime(2025, 1, 1)}, "validFrom"),  # naive
@@ -132,3 +135,17 @@ def test_valid_from_must_precede_valid_to() -> None:
     at = datetime(2025, 1, 1, tzinfo=UTC)
     err = _refused(replace(BASE, valid_from=at, valid_to=at))
     assert err.field == "validFrom"
+
+
+def test_an_episode_summary_holding_a_nul_is_refused_naming_it() -> None:
+    item = EpisodeInput(
+        user_id="alice",
+        session_id="s1",
+        started_at=None,
+        ended_at=None,
+        summary="Alice asked about\x00 her refund and it was approved.",
+        outcome=Outcome.SUCCESS,
+    )
+    with pytest.raises(ValidationError) as err:
+        check_episode(item, AGENT, DEFAULT_POLICY)
+    assert err.value.field == "summary" and "NUL" in err.value.message
