@@ -66,6 +66,7 @@ class FactVersion:
     merged_into: str | None = None
     merged_from: str | None = None
     subject_merged_from: str | None = None
+    entered_at: datetime | None = None
     evicted_at: datetime | None = None
     rejected_at: datetime | None = None
     rejected_by: str | None = None
@@ -120,6 +121,7 @@ class FactVersion:
             merged_into=_text(r.get("merged_into")),
             merged_from=_text(r.get("merged_from")),
             subject_merged_from=_text(r.get("subject_merged_from")),
+            entered_at=_when(r.get("entered_at")),
             evicted_at=_when(r.get("evicted_at")),
             rejected_at=_when(r.get("rejected_at")),
             rejected_by=_text(r.get("rejected_by")),

@@ -1,9 +1,9 @@
 // params: tenant, scopes, subject, predicate, as_of
 // returns: fact
-// Every version of a (subject, predicate) that existed by as_of, oldest first, whatever its
-// status: the history an analyst reads. Excised versions are gone, not hidden. An entity
-// merge's copy of a version existed from the merge on (entered_at), not from when the version
-// it copies was recorded.
+// Every version of a (subject, predicate) that existed by as_of, whatever its status, in the
+// order they entered the slot: the history an analyst reads. Excised versions are gone, not
+// hidden. An entity merge's copy of a version is in the slot from the merge on (entered_at),
+// not from when the version it copies was recorded.
 #include forget/_hidden
 MATCH (f:Fact {tenant: $tenant, subject: $subject, predicate: $predicate})
 WHERE f.scope IN $scopes AND coalesce(f.entered_at, f.recorded_at) <= $as_of AND NOT
@@ -11,4 +11,4 @@ WHERE f.scope IN $scopes AND coalesce(f.entered_at, f.recorded_at) <= $as_of AND
 RETURN f {.*, embedding: null,
 #include fact/_state_times(f)
           } AS fact
-ORDER BY f.recorded_at ASC, f.version ASC, f.id ASC
+ORDER BY coalesce(f.entered_at, f.recorded_at) ASC, f.version ASC, f.id ASC

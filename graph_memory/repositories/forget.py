@@ -67,6 +67,14 @@ class ForgetRepository:
         return (list(rows[0]["ids"]) if rows else []), procedures
 
     @staticmethod
+    async def merge_copies(tx: Tx, tenant: str, ids: list[str]) -> list[str]:
+        """Surviving entity-merge copies of these excised versions, no longer naming them."""
+        if not ids:
+            return []
+        rows = await tx.run("forget.merge_copies", {"tenant": require_tenant(tenant), "ids": ids})
+        return [str(i) for i in rows[0]["ids"]] if rows else []
+
+    @staticmethod
     async def chains(tx: Tx, tenant: str, ids: list[str]) -> list[Record]:
         if not ids:
             return []

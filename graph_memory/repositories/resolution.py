@@ -55,6 +55,21 @@ class ResolutionRepository:
         )
 
     @staticmethod
+    async def link_copies(tx: Tx, tenant: str, pairs: list[dict[str, str]]) -> list[Record]:
+        """Chains and dependencies among versions carried over together, remade between
+        their copies; returns the copies whose supersedes / superseded_by changed."""
+        if not pairs:
+            return []
+        return await tx.run(
+            "resolution.link_copies",
+            {
+                "tenant": require_tenant(tenant),
+                "pairs": pairs,
+                "copy_of": {p["id"]: p["copy"] for p in pairs},
+            },
+        )
+
+    @staticmethod
     async def propose(
         tx: Tx, tenant: str, rows: list[dict[str, Any]], run_id: str, now: datetime
     ) -> list[Record]:

@@ -4,6 +4,7 @@ review, nothing across scopes or tenants, and the merge undone by a rollback."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from graph_memory.client import GraphMemoryClient
@@ -171,3 +172,61 @@ def test_a_merged_copy_goes_with_its_contributor(
     assert client.fact(copy_id) is None and client.fact(ids["since"]) is None
     assert client.facts([CORE], subject="Acme Corp")["edges"] == []
     assert client.facts([CORE], subject="Acme Corp.")["edges"] == []
+
+
+def _told(client: GraphMemoryClient, user: str, rows: list[tuple[str, str, str]]) -> list[str]:
+    ep = client.record_episode(**episode(user, scope=CORE))
+    out = client.assert_facts(
+        [fact(s, p, o, [ep], scope=CORE, cardinality="ONE") for s, p, o in rows]
+    )
+    assert out["accepted"] == len(rows), out
+    return [r["factId"] for r in out["results"]]
+
+
+def _copy_of(client: GraphMemoryClient, fact_id: str) -> str:
+    found = client.execute("query($id: ID!) { fact(id: $id) { mergedInto } }", {"id": fact_id})
+    copy: str = found["fact"]["mergedInto"]
+    assert copy
+    return copy
+
+
+def test_a_chain_carried_over_stays_a_chain_and_an_absorbed_entity_is_not_merged_again(
+    client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    _told(
+        client,
+        "alice",
+        [
+            ("Zeta Labs", "headquartered_in", "Oslo"),
+            ("Zeta Labs", "founded_in", "2001"),
+            ("Zeta Labs", "industry", "robotics"),
+        ],
+    )
+    (ann,) = _told(client, "alice", [("Zeta Labs.", "ceo", "Ann Lee")])
+    (bob,) = _told(client, "carol", [("Zeta Labs.", "ceo", "Bob Stone")])
+    done = _run(admin, [CORE])
+    assert {c["name"]: c["value"] for c in done["steps"][0]["counts"]}["facts_moved"] == 2
+    ann_copy, bob_copy = _copy_of(client, ann), _copy_of(client, bob)
+    older = client.fact(ann_copy)
+    assert older and older["supersededBy"] == bob_copy and older["subject"] == "zeta labs"
+    history = client.history("Zeta Labs", "ceo", [CORE])["versions"]
+    assert [v["id"] for v in history] == [ann_copy, bob_copy]
+    # The absorbed name keeps only its retracted history: a second run finds nothing to merge.
+    again = _run(admin, [CORE])
+    assert {c["name"]: c["value"] for c in again["steps"][0]["counts"]}["merged"] == 0
+    proposals = analyst.execute(Q_PROPOSALS, {"s": [CORE]})["entityMergeProposals"]
+    assert all("zeta labs." not in (p["entityA"], p["entityB"]) for p in proposals)
+
+    # Someone else tells the carried-over claim again; its first teller is forgotten: the copy
+    # stays, and neither it nor its audit trail names the excised original any more.
+    _told(client, "dave", [("Zeta Labs", "ceo", "Bob Stone")])
+    out = admin.forget_contributor("carol")
+    assert out["state"] == "DONE", out
+    assert client.fact(bob) is None
+    kept = client.execute(
+        "query($id: ID!) { fact(id: $id) { status mergedFrom subjectMergedFrom } }",
+        {"id": bob_copy},
+    )["fact"]
+    assert kept == {"status": "ACTIVE", "mergedFrom": None, "subjectMergedFrom": "zeta labs."}
+    trail = analyst.audit_log(target=bob_copy, first=100)["edges"]
+    assert trail and not any(bob in json.dumps(e["node"]) for e in trail)

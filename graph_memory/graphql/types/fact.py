@@ -130,6 +130,10 @@ class Fact:
     subject_merged_from: str | None = strawberry.field(
         description="On an entity merge's copy: the key of the entity it was first about."
     )
+    entered_at: datetime | None = strawberry.field(
+        description="On an entity merge's copy: when it joined its slot, belief in it starting "
+        "then (recordedAt stays when the claim it carries on was recorded)."
+    )
     valid_from: datetime | None = strawberry.field(description="Validity start (inclusive).")
     valid_to: datetime | None = strawberry.field(description="Validity end (exclusive).")
     expires_at: datetime | None
@@ -237,6 +241,7 @@ def fact_from_version(v: FactVersion, as_of: datetime | None = None) -> Fact:
         merged_into=strawberry.ID(v.merged_into) if v.merged_into else None,
         merged_from=strawberry.ID(v.merged_from) if v.merged_from else None,
         subject_merged_from=v.subject_merged_from,
+        entered_at=v.entered_at,
         valid_from=v.valid_from,
         valid_to=v.valid_to,
         expires_at=v.expires_at,

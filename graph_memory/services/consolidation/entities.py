@@ -156,6 +156,12 @@ class EntityResolver:
             ctx.tx, ctx.tenant, merges, ctx.run_id, ctx.now
         )
         copies = [r["copy"] for r in carried]
+        relinked = {
+            r["id"]: {"supersedes": r["supersedes"], "superseded_by": r["superseded_by"]}
+            for r in await ResolutionRepository.link_copies(
+                ctx.tx, ctx.tenant, [{"id": r["id"], "copy": r["copy"]} for r in carried]
+            )
+        }
         await ctx.created(copies)
         # Each version is retracted at the run's moment and its copy believed from it: both
         # slots' timelines settle at that moment (journaled: a quiet rollback inverts them),
@@ -177,7 +183,11 @@ class EntityResolver:
             # The state after is the one before with what the statement changed: the
             # version retracted, its copy the version about the survivor.
             after[r["id"]] = {**before[r["id"]], **r["retracted"]}
-            copied[r["copy"]] = {**before[r["id"]], **r["carried"]}
+            copied[r["copy"]] = {
+                **before[r["id"]],
+                **r["carried"],
+                **relinked.get(r["copy"], {}),
+            }
             events.append(
                 audit.event(
                     None,

@@ -186,6 +186,7 @@ async def _excise_facts(
     retold = await Repo.retell(tx, tenant, shared)
     counts.facts_reworded += await _reword(tx, b, facts["worded"])
     await Repo.relink(tx, tenant, links)
+    copies = await Repo.merge_copies(tx, tenant, doomed)
     events, demoted = await _survivors(tx, b, counts, shared, inferred, reopened)
     # Timelines are rebuilt once the versions are gone (an excision rewrites the past on
     # purpose: no asOf may show what was excised, or promotions only they earned), but only
@@ -210,7 +211,7 @@ async def _excise_facts(
     premises = sorted({str(p["older"]) for p in links if p["older"] is not None})
     reflagged, unflagged = await forget_trail.resettle_dependents(tx, tenant, premises, excised)
     events += [audit.event(b.principal, "unflag", "fact", i, now, reason=REASON) for i in unflagged]
-    touched = set(survivors)
+    touched = set(survivors) | set(copies)
     touched |= {str(f["id"]) for f in dependents} | set(reflagged) | set(unflagged)
     counts.audit_events_redacted += await forget_trail.scrub_trail(
         tx, tenant, touched, excised, forget_trail.stand_ins(chain_rows, deleted), now
