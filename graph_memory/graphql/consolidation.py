@@ -194,10 +194,11 @@ class ConsolidationQuery:
 @strawberry.type
 class ConsolidationMutation:
     @strawberry.mutation(
-        description="Consolidate these scopes now (admin): the steps (default all) in bounded "
-        "batches, each committed with its diff, audited as actor 'consolidation'. dryRun "
-        "returns the diff without applying it. CONFLICT while another run holds one of the "
-        "scopes."
+        description="Consolidate these scopes now (admin): the steps (left out: all; an empty "
+        "list is VALIDATION) in bounded batches, each committed with its diff, audited as "
+        "actor 'consolidation'. dryRun returns the diff without applying it and leaves nothing "
+        "behind (its id is not stored: not listed, not rolled back). CONFLICT while another "
+        "run holds one of the scopes."
     )
     async def run_consolidation(
         self,
@@ -206,7 +207,7 @@ class ConsolidationMutation:
         steps: list[ConsolidationStep] | None = None,
         dry_run: bool = False,
     ) -> ConsolidationRunGQL:
-        names = [s.value for s in steps] if steps else None
+        names = [s.value for s in steps] if steps is not None else None
         report = await _service(info).run(info.context.principal, scopes, names, dry_run)
         return run_view(report)
 

@@ -232,3 +232,15 @@ def test_cli_consolidates_with_json_output(
     assert {c["target_id"] for c in report["changes"] if c["action"] == "expire"} == {s.expiring}
     expired = client.fact(s.expiring)
     assert expired is not None and expired["status"] == "EXPIRED"
+
+
+def test_an_empty_list_of_steps_is_refused_not_taken_for_all(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    with pytest.raises(GraphMemoryClientError) as err:
+        run(admin, steps=[])
+    assert err.value.code == "VALIDATION" and "steps is empty" in str(err.value)
+    runs = admin.execute(
+        "query($s: String) { consolidationRuns(scope: $s) { id } }", {"s": SCOPES[0]}
+    )["consolidationRuns"]
+    assert runs == []

@@ -5,9 +5,17 @@ contradiction across scopes flagged with its reason; scopes outside the run are 
 from __future__ import annotations
 
 from graph_memory.client import GraphMemoryClient
+from graph_memory.domain import utcnow
 from graph_memory.settings import Settings
 from tests.integration.conftest import elapse_ttl, episode, fact
-from tests.integration.consolidation_helpers import CORE, OPS, SCOPES, build_store, run
+from tests.integration.consolidation_helpers import (
+    CORE,
+    OPS,
+    SCOPES,
+    answers,
+    build_store,
+    run,
+)
 
 
 def _served(client: GraphMemoryClient, predicate: str) -> list[str]:
@@ -55,9 +63,18 @@ def test_dedupe_merges_case_and_whitespace_duplicates_keeping_all_evidence(
         for i in (s.jira, s.jira_dup)
         for p in (client.fact(i) or {}).get("provenance", [])
     }
+    own_before = {p["episodeId"] for p in (client.fact(s.jira) or {})["provenance"]}
+    then = utcnow().isoformat()
+    past = answers(client, as_of=then)
     done = run(admin, steps=["DEDUPE"])
     counts = {c["name"]: c["value"] for c in done["steps"][0]["counts"]}
     assert counts == {"groups": 1, "merged": 1}
+    # Evidence moved onto the kept version was linked at the run: as of before it, the
+    # kept version's confidence and provenance are what they were.
+    assert answers(client, as_of=then) == past
+    at_then = client.facts(SCOPES, as_of=then, first=200)["edges"]
+    kept_then = next(e["node"] for e in at_then if e["node"]["id"] == s.jira)
+    assert {p["episodeId"] for p in kept_then["provenance"]} == own_before
     assert _served(client, "uses") == ["Jira"]  # the better supported one stays
     kept = client.fact(s.jira)
     assert kept and kept["status"] == "ACTIVE"

@@ -121,7 +121,14 @@ class ConsolidationService:
         _require_admin(principal)
         tenant = principal.tenant
         scopes = parse_scopes(scopes)
-        if not steps:  # by default, every step this service has
+        if steps is not None and not steps:
+            # An empty list is not "all": a caller who built the list wrong would get every
+            # step, garbage collection and compaction included.
+            raise ValidationError(
+                "steps is empty: name the steps to run, or leave steps out for all of them",
+                field="steps",
+            )
+        if steps is None:  # by default, every step this service has
             steps = [n for n in STEPS if self._has(n)]
         names = _steps(steps)
         for n in names:
