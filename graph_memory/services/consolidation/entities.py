@@ -167,40 +167,7 @@ class EntityResolver:
         # slots' timelines settle at that moment (journaled: a quiet rollback inverts them),
         # every earlier segment stays as it was.
         await ctx.settle(ids + copies)
-        by_gone = {m["gone"]: m for m in merges}
-        gone_of = {r["id"]: r["gone"] for r in found}
-        why: dict[str, str | None] = {}
-        after: dict[str, Record] = {}
-        copied: dict[str, Record] = {}
-        events: list[dict[str, Any]] = []
-        for r in carried:
-            m = by_gone[gone_of[r["id"]]]
-            said = (
-                f"entity '{m['gone']}' merged into '{m['keep']}' in {m['scope']} "
-                f"(name similarity {m['score']:.3f})"
-            )
-            why[r["id"]] = f"{said}; continued as {r['copy']}"
-            # The state after is the one before with what the statement changed: the
-            # version retracted, its copy the version about the survivor.
-            after[r["id"]] = {**before[r["id"]], **r["retracted"]}
-            copied[r["copy"]] = {
-                **before[r["id"]],
-                **r["carried"],
-                **relinked.get(r["copy"], {}),
-            }
-            events.append(
-                audit.event(
-                    None,
-                    "merge_entity",
-                    "fact",
-                    r["copy"],
-                    ctx.now,
-                    after={k: r["carried"][k] for k in ("subject", "merged_from")},
-                    reason=f"{said}; carries over {r['id']}",
-                    actor=ACTOR,
-                    actor_type="consolidation",
-                )
-            )
+        why, after, copied, events = _carried(ctx, merges, found, before, carried, relinked)
         # One diff entry per version carried over (its after names the copy); the copies
         # are fingerprinted too, so a rollback sees a later change to one.
         events += await ctx.record("merge_entity", before, why, after)
@@ -250,3 +217,45 @@ class EntityResolver:
             )
             for r in rows
         ]
+
+
+def _carried(
+    ctx: RunContext,
+    merges: list[dict[str, Any]],
+    found: list[Record],
+    before: dict[str, Record],
+    carried: list[Record],
+    relinked: dict[str, dict[str, Any]],
+) -> tuple[dict[str, str | None], dict[str, Record], dict[str, Record], list[dict[str, Any]]]:
+    """A merge batch's outcome per version carried over: the reason, the version's state after
+    and its copy's (the state before with what the statements changed: no read back of
+    thousands of versions), and the copy's audit event."""
+    by_gone = {m["gone"]: m for m in merges}
+    gone_of = {r["id"]: r["gone"] for r in found}
+    why: dict[str, str | None] = {}
+    after: dict[str, Record] = {}
+    copied: dict[str, Record] = {}
+    events: list[dict[str, Any]] = []
+    for r in carried:
+        m = by_gone[gone_of[r["id"]]]
+        said = (
+            f"entity '{m['gone']}' merged into '{m['keep']}' in {m['scope']} "
+            f"(name similarity {m['score']:.3f})"
+        )
+        why[r["id"]] = f"{said}; continued as {r['copy']}"
+        after[r["id"]] = {**before[r["id"]], **r["retracted"]}
+        copied[r["copy"]] = {**before[r["id"]], **r["carried"], **relinked.get(r["copy"], {})}
+        events.append(
+            audit.event(
+                None,
+                "merge_entity",
+                "fact",
+                r["copy"],
+                ctx.now,
+                after={k: r["carried"][k] for k in ("subject", "merged_from")},
+                reason=f"{said}; carries over {r['id']}",
+                actor=ACTOR,
+                actor_type="consolidation",
+            )
+        )
+    return why, after, copied, events
