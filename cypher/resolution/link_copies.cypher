@@ -1,10 +1,12 @@
 // params: tenant, pairs, copy_of
 // returns: id, supersedes, superseded_by
 // Links between versions one merge carried over together, remade between their copies
-// (resolution/merge_many copies each version's edges to the versions it names, which are
-// the originals): a supersession chain of the absorbed slot continues as a chain of the
-// copies (SUPERSEDES edges and the supersedes / superseded_by names, which forget's chain
-// rewriting follows), and a dependency between two of them as one between the copies.
+// (resolution/merge_many copies each version's properties, which name the originals, and its
+// dependency edges, which join the originals; it copies no SUPERSEDES edge): a supersession
+// chain of the absorbed slot continues as a chain of the copies (SUPERSEDES edges and the
+// supersedes / superseded_by names, which forget's chain rewriting follows), and a dependency
+// between two of them as one between the copies. A copy whose neighbour in the chain was not
+// carried (retracted or rejected) keeps naming the original.
 // `pairs`: {id: original, copy} for the batch; `copy_of`: the same as a map. Returns each
 // copy whose names changed, with them (the caller's state after).
 UNWIND $pairs AS p

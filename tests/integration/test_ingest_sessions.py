@@ -988,3 +988,23 @@ def test_a_summary_the_model_made_too_long_is_clipped_not_the_session_lost(
     assert len(summary) <= 4000 and summary.endswith("\u2026")
     assert long.startswith(summary[:-1])
     assert any(i["kind"] == "fact" and i["error"] is None for i in j["items"])
+
+
+def test_a_nul_in_the_models_summary_is_dropped_not_the_session(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice said she moved\x00 to Berlin last spring and likes it there.",
+            facts=[{"subject": "alice", "predicate": "lives_in", "object": "Berlin", "turns": [0]}],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    assert j["status"] == "DONE" and j["episodeId"], j
+    stored = c.execute('query { episodes(scopes: ["user:alice"]) { summary } }')["episodes"]
+    assert [e["summary"] for e in stored] == [
+        "Alice said she moved to Berlin last spring and likes it there."
+    ]

@@ -77,9 +77,9 @@ def test_a_disconnected_clients_read_is_cancelled(
     outcome: dict[str, Any] = {}
 
     def impatient() -> None:
-        # 180 wide recalls (the parser's token limit allows ~200): seconds of work even on a fast,
-        # warm machine (150 narrow ones once finished inside the client's 1.5 s, and then the
-        # test proved nothing).
+        # 180 wide recalls (the parser's token limit allows ~200): seconds of work even on a
+        # fast, warm machine (150 narrow ones once finished inside the client's 1.5 s in CI,
+        # and the test failed for want of a disconnect, not of a cancellation).
         try:
             r = httpx.post(
                 patient_server, json={"query": _heavy(180)}, headers=headers, timeout=1.5

@@ -55,9 +55,11 @@ __all__ = ["prepare_session"]
 
 
 def clip_summary(text: str, limit: int = MAX_FIELD) -> str:
-    """The model's summary within the episode's field limit: a summary the model made too long
-    is cut at a word before the limit and marked, rather than refusing the episode and with it
-    every item of the session (they all cite it)."""
+    """The model's summary as the episode's field takes it, rather than refusing the episode
+    and with it every item of the session (they all cite it): a NUL the model emitted is
+    dropped (the gate refuses one), and a summary made too long is cut at a word before the
+    limit and marked."""
+    text = text.replace("\x00", "")
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
