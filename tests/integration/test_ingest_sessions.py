@@ -901,19 +901,30 @@ def test_jobs_are_the_tenants_own_and_only_writers_submit(
     assert e.value.code == "CONFLICT"
 
 
+BERLIN = {"subject": "alice", "predicate": "lives_in", "object": "Berlin", "turns": [0]}
+
+
+def _summarised(
+    make: Make,
+    tenant: str,
+    fake: FakeLLM,
+    llm: Settings,
+    embedder: Embedder,
+    summary: str,
+    fact_: dict[str, Any],
+) -> tuple[GraphMemoryClient, Any]:
+    """A session whose model answer is this summary and one fact, run to its end."""
+    c = make(tenant)
+    s = session()
+    fake.script(s["sessionId"], extraction(summary=summary, facts=[fact_]))
+    return c, run(c, llm, embedder, s, tenant)
+
+
 def test_an_episode_refused_by_the_gate_takes_its_items_with_it(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
-    c = make(tenant)
-    s = session()
-    fake.script(
-        s["sessionId"],
-        extraction(
-            summary="thanks",
-            facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
-        ),
-    )
-    j = run(c, llm, embedder, s, tenant)
+    jazz = {"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}
+    c, j = _summarised(make, tenant, fake, llm, embedder, "thanks", jazz)
     assert j["status"] == "NOTHING" and j["episodeId"] is None
     episode_item, fact_item = j["items"]
     assert episode_item["error"]["field"] == "summary"
@@ -970,17 +981,8 @@ def test_an_endpoint_without_json_schema_support_is_asked_for_a_json_object(
 def test_a_summary_the_model_made_too_long_is_clipped_not_the_session_lost(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
-    c = make(tenant)
-    s = session()
     long = "Alice explained her move to Berlin in great detail. " * 100  # ~5,200 characters
-    fake.script(
-        s["sessionId"],
-        extraction(
-            summary=long,
-            facts=[{"subject": "alice", "predicate": "lives_in", "object": "Berlin", "turns": [0]}],
-        ),
-    )
-    j = run(c, llm, embedder, s, tenant)
+    c, j = _summarised(make, tenant, fake, llm, embedder, long, BERLIN)
     assert j["status"] == "DONE" and j["episodeId"], j
     stored = c.execute('query { episodes(scopes: ["user:alice"]) { id summary } }')["episodes"]
     assert [e["id"] for e in stored] == [j["episodeId"]]
@@ -993,16 +995,8 @@ def test_a_summary_the_model_made_too_long_is_clipped_not_the_session_lost(
 def test_a_nul_in_the_models_summary_is_dropped_not_the_session(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
-    c = make(tenant)
-    s = session()
-    fake.script(
-        s["sessionId"],
-        extraction(
-            summary="Alice said she moved\x00 to Berlin last spring and likes it there.",
-            facts=[{"subject": "alice", "predicate": "lives_in", "object": "Berlin", "turns": [0]}],
-        ),
-    )
-    j = run(c, llm, embedder, s, tenant)
+    said = "Alice said she moved\x00 to Berlin last spring and likes it there."
+    c, j = _summarised(make, tenant, fake, llm, embedder, said, BERLIN)
     assert j["status"] == "DONE" and j["episodeId"], j
     stored = c.execute('query { episodes(scopes: ["user:alice"]) { summary } }')["episodes"]
     assert [e["summary"] for e in stored] == [
