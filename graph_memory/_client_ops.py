@@ -135,7 +135,7 @@ _AUDIT_FIELDS = """
 Q_REVIEW_QUEUE = f"""
 query($scopes: [String!]!, $first: Int!) {{
   reviewQueue(scopes: $scopes, first: $first) {{
-    sessions neededSessions contributors fact {{ {FACT_FIELDS} }}
+    sessions neededSessions contributors reason fact {{ {FACT_FIELDS} }}
     evidence {{ episodeId sessionId userId weight summary }}
   }}
 }}"""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -28,12 +29,14 @@ __all__ = [
     "MAX_TURNS",
     "MAX_TURN_CHARS",
     "ROLES",
+    "IngestCounts",
     "IngestJob",
     "IngestOptions",
     "SessionInput",
     "ToolCall",
     "Turn",
     "check_session",
+    "count_items",
     "request_hash",
     "turns_from_json",
     "turns_to_json",
@@ -80,6 +83,44 @@ class SessionInput:
     started_at: datetime | None
     ended_at: datetime | None
     turns: tuple[Turn, ...]
+
+
+# Outcomes that wrote nothing: refused (None), left alone, or found already stored.
+_NOT_WRITTEN = (None, "skipped", "found")
+
+
+@dataclass(frozen=True)
+class IngestCounts:
+    """What a session's run wrote, per kind, and how many items were refused."""
+
+    written: int
+    refused: int
+    facts: int
+    events: int
+    todos: int
+    procedures: int
+
+
+def count_items(items: Iterable[Mapping[str, Any]]) -> IngestCounts:
+    """The counts of a run's per-item outcomes. A memory counts once however many of the
+    session's items landed on it: the model saying one fact twice (the second item only
+    corroborates what the first wrote, by the same session) wrote one memory, not two."""
+    listed = list(items)
+    written: dict[str, set[str]] = {}
+    for i in listed:
+        if i["ok"] and i.get("action") not in _NOT_WRITTEN:
+            # An item without an id (none today) still counts, as itself.
+            written.setdefault(str(i["kind"]), set()).add(str(i.get("id") or f"#{i.get('index')}"))
+    return IngestCounts(
+        written=sum(len(ids) for ids in written.values()),
+        refused=sum(1 for i in listed if not i["ok"]),
+        facts=len(written.get("fact", ())),
+        events=len(written.get("event", ())),
+        todos=len(written.get("todo", ())),
+        procedures=len(
+            {str(i["id"]) for i in listed if i["kind"] == "procedure" and i["ok"] and i.get("id")}
+        ),
+    )
 
 
 @dataclass(frozen=True)

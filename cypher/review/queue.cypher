@@ -1,19 +1,33 @@
 // params: tenant, scopes, now, limit
 // returns: fact, sessions, contributors, evidence
-// Candidates awaiting corroboration or review, with their evidence: the best supported first
-// (closest to promotion), then the oldest. Candidates already past their TTL are not queued.
+// What awaits a human decision, with its evidence: active facts flagged for verification
+// first (a contradiction consolidation found, a premise in doubt: each says why in
+// verification_reason), oldest flag first, then candidates awaiting corroboration, the best
+// supported first (closest to promotion), then the oldest. Anything past its TTL is left out.
+// Two index seeks (tenant, status) rather than one scan of the tenant's facts.
 #include forget/_hidden
-MATCH (f:Fact {tenant: $tenant, status: 'candidate'})
-WHERE f.scope IN $scopes AND f.superseded_at IS NULL AND f.retracted_at IS NULL
-  AND (f.expires_at IS NULL OR f.expires_at > $now)
-  AND NOT
+CALL (hidden) {
+  MATCH (f:Fact {tenant: $tenant, status: 'active'})
+  WHERE f.scope IN $scopes AND f.needs_verification = true
+    AND f.superseded_at IS NULL AND f.retracted_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND NOT
 #include forget/_hidden_fact(f)
+  RETURN f, 0 AS band
+  UNION
+  MATCH (f:Fact {tenant: $tenant, status: 'candidate'})
+  WHERE f.scope IN $scopes AND f.superseded_at IS NULL AND f.retracted_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND NOT
+#include forget/_hidden_fact(f)
+  RETURN f, 1 AS band
+}
 OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
 WHERE NOT
 #include forget/_hidden_episode(e)
 OPTIONAL MATCH (e)-[:CONTRIBUTED_BY]->(u:User)
-WITH f, d, e, coalesce(u.id, e.user_id) AS user ORDER BY e.started_at
-WITH f,
+WITH f, band, d, e, coalesce(u.id, e.user_id) AS user ORDER BY e.started_at
+WITH f, band,
      // A session is (user, session id): two users' "s1" are two independent conversations.
      count(DISTINCT CASE WHEN e IS NULL THEN null ELSE [e.user_id, e.session_id] END) AS sessions,
      [x IN collect(DISTINCT user) WHERE x IS NOT NULL] AS contributors,
@@ -22,5 +36,6 @@ WITH f,
         linked_at: d.at, summary: e.summary, started_at: e.started_at, source: e.source
      } END) AS evidence
 RETURN f {.*, embedding: null} AS fact, sessions, contributors, evidence
-ORDER BY sessions DESC, f.confidence DESC, f.recorded_at ASC, f.id ASC
+ORDER BY band, CASE WHEN band = 0 THEN f.flagged_at END ASC, sessions DESC,
+         f.confidence DESC, f.recorded_at ASC, f.id ASC
 LIMIT $limit

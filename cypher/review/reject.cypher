@@ -1,9 +1,11 @@
 // params: tenant, id, now, actor, reason
 // returns: fact
-// Human rejection: the candidate is never served; history keeps it as rejected, with why.
+// Human rejection of what the review queue holds (review/queue): a candidate, or an active
+// fact flagged for verification (the losing side of a contradiction), is never served again;
+// history keeps it as rejected, with why.
 MATCH (f:Fact {id: $id})
-WHERE f.tenant = $tenant AND f.status = 'candidate'
-  AND f.superseded_at IS NULL AND f.retracted_at IS NULL
+WHERE f.tenant = $tenant AND f.superseded_at IS NULL AND f.retracted_at IS NULL
+  AND (f.status = 'candidate' OR (f.status = 'active' AND f.needs_verification = true))
 SET f.status = 'rejected', f.rejected_at = $now, f.rejected_by = $actor,
     f.reject_reason = $reason, f.reviewed_at = $now, f.reviewed_by = $actor,
     f.changes_at = coalesce(f.changes_at, []) + $now,

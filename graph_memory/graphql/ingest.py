@@ -18,7 +18,7 @@ from graph_memory.graphql.types.episode import ItemError
 from graph_memory.graphql.types.memo import Memo
 from graph_memory.graphql.types.memo import memo_from_record as _memo
 from graph_memory.ingestion import IngestJob as DJob
-from graph_memory.ingestion import IngestOptions, SessionInput, ToolCall, Turn
+from graph_memory.ingestion import IngestOptions, SessionInput, ToolCall, Turn, count_items
 
 __all__ = ["IngestMutation", "IngestQuery"]
 
@@ -155,11 +155,7 @@ def _item(raw: dict[str, Any]) -> IngestItem:
 
 def job_type(j: DJob) -> IngestJob:
     items = [_item(i) for i in j.items]
-    written = [i for i in items if i.ok and i.action not in (None, "skipped", "found")]
-
-    def n(kind: str) -> int:
-        return sum(1 for i in written if i.kind == kind)
-
+    counts = count_items(j.items)
     return IngestJob(
         id=strawberry.ID(j.id),
         user_id=j.user_id,
@@ -182,12 +178,12 @@ def job_type(j: DJob) -> IngestJob:
         model_ms=j.model_ms,
         overhead_ms=j.overhead_ms,
         counts=IngestCounts(
-            written=len(written),
-            refused=sum(1 for i in items if not i.ok),
-            facts=n("fact"),
-            events=n("event"),
-            todos=n("todo"),
-            procedures=sum(1 for i in items if i.kind == "procedure" and i.ok and i.id),
+            written=counts.written,
+            refused=counts.refused,
+            facts=counts.facts,
+            events=counts.events,
+            todos=counts.todos,
+            procedures=counts.procedures,
         ),
         items=items,
         error=ItemError(code=j.error_code, message=j.error_message or "", field=None)

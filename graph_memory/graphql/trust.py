@@ -48,8 +48,11 @@ def _need(service: T | None, name: str) -> T:
 @strawberry.type
 class TrustQuery:
     @strawberry.field(
-        description="Candidates awaiting review with their evidence (analyst, "
-        "admin), best supported first."
+        description="What awaits a human decision (analyst, admin), with its evidence: "
+        "active facts flagged for verification first (a contradiction consolidation found, a "
+        "premise in doubt; `reason` says which), then candidates awaiting corroboration, best "
+        "supported first. approveFact clears a flag or promotes a candidate; rejectFact ends "
+        "either."
     )
     async def review_queue(
         self, info: Info[Any, None], scopes: list[str], first: int = 50
@@ -61,6 +64,7 @@ class TrustQuery:
                 fact=fact_from_version(i.fact),
                 sessions=i.sessions,
                 needed_sessions=i.needed_sessions,
+                reason=i.fact.verification_reason if i.fact.needs_verification else None,
                 contributors=i.contributors,
                 evidence=[
                     Evidence(

@@ -4,7 +4,9 @@ contradiction across scopes flagged with its reason; scopes outside the run are 
 
 from __future__ import annotations
 
-from graph_memory.client import GraphMemoryClient
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.domain import utcnow
 from graph_memory.settings import Settings
 from tests.integration.conftest import elapse_ttl, episode, fact
@@ -110,3 +112,50 @@ def test_contradictions_across_scopes_are_flagged_with_the_reason(
         " { changes { targetId } } }"
     )["runConsolidation"]
     assert one["changes"] == []
+
+
+def test_contradictions_wait_in_the_review_queue_until_a_reviewer_decides(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+) -> None:
+    s = build_store(settings, tenant, client, admin)
+    before = {i["fact"]["id"] for i in admin.review_queue(SCOPES)}
+    assert not {s.core_day, s.ops_day} & before  # nothing flagged yet: only candidates
+    run(admin, steps=["CONTRADICTIONS"])
+    queue = admin.review_queue(SCOPES)
+    # Flagged facts come first, each with why, ahead of candidates awaiting corroboration.
+    flagged = [i for i in queue if i["reason"] is not None]
+    assert {i["fact"]["id"] for i in flagged} == {s.core_day, s.ops_day}
+    assert queue[: len(flagged)] == flagged
+    by_id = {i["fact"]["id"]: i for i in flagged}
+    assert "contradiction" in by_id[s.core_day]["reason"] and OPS in by_id[s.core_day]["reason"]
+    assert by_id[s.ops_day]["fact"]["status"] == "ACTIVE" and by_id[s.ops_day]["evidence"]
+    then = utcnow().isoformat()
+    # The reviewer keeps core's answer (verified: the flag clears, it stays active) and turns
+    # ops' down (no longer served, kept in history with why).
+    kept = admin.approve_fact(s.core_day)
+    assert kept["status"] == "ACTIVE" and not kept["needsVerification"]
+    dropped = admin.reject_fact(s.ops_day, "ops moved the meeting; core is right")
+    assert dropped["status"] == "REJECTED"
+    assert not {s.core_day, s.ops_day} & {i["fact"]["id"] for i in admin.review_queue(SCOPES)}
+    assert s.ops_day not in {e["node"]["id"] for e in client.facts(SCOPES)["edges"]}
+    # As of before the decisions, both were flagged and served, as they stood then.
+    past = {e["node"]["id"]: e["node"] for e in client.facts(SCOPES, as_of=then)["edges"]}
+    assert past[s.core_day]["needsVerification"] and past[s.ops_day]["status"] == "ACTIVE"
+    # Each decision is audited with the flag it settled.
+    events = admin.execute(
+        "query($t: String) { auditLog(filter: {target: $t}) "
+        "{ edges { node { action before after } } } }",
+        {"t": s.core_day},
+    )["auditLog"]["edges"]
+    approve = next(e["node"] for e in events if e["node"]["action"] == "approve")
+    assert "contradiction" in approve["before"] and "needs_verification" in approve["after"]
+    # Neither can be decided twice: an active fact without a flag is not awaiting review.
+    with pytest.raises(GraphMemoryClientError) as twice:
+        admin.approve_fact(s.core_day)
+    assert twice.value.code == "CONFLICT" and "not awaiting review" in str(twice.value)
+    with pytest.raises(GraphMemoryClientError) as again:
+        admin.reject_fact(s.ops_day)
+    assert again.value.code == "CONFLICT" and "not awaiting review" in str(again.value)

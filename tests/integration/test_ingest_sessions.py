@@ -757,6 +757,8 @@ def test_a_fact_told_twice_in_a_session_cites_both_turns(
     assert len(ids) == 1, j["items"]
     (cite,) = c.execute(CITES, {"ids": list(ids)})["factCitations"]
     assert cite["turns"] == [0, 2]
+    # One memory written, however many items said it (the episode is the other).
+    assert j["counts"]["facts"] == 1 and j["counts"]["written"] == 2, j["counts"]
 
 
 def test_entities_resolve_to_the_tenants_own_spelling(

@@ -117,7 +117,12 @@ def test_rejection_is_never_served_but_stays_in_history(
     )["results"][0]["factId"]
     rejected = admin.reject_fact(fid, "the team never used Trello")
     assert rejected["status"] == "REJECTED"
-    assert _served(client) == [] and analyst.review_queue(TEAM) == []
+    assert _served(client) == []
+    # The rejected candidate left the queue; the conclusion drawn from it waits there now,
+    # flagged, saying why.
+    queued = analyst.review_queue(TEAM)
+    assert [(i["fact"]["id"], i["fact"]["status"]) for i in queued] == [(derived, "ACTIVE")]
+    assert fid in queued[0]["reason"] and "rejected" in queued[0]["reason"]
     hist = client.history("Core team", "uses", TEAM)["versions"]
     assert [(v["object"], v["status"]) for v in hist] == [("Trello", "REJECTED")]
     ev = analyst.audit_log(target=fid, action="reject")["edges"][0]["node"]

@@ -169,7 +169,10 @@ def test_forgetting_a_contributor_across_tiers_chains_and_promotions(
     assert [(p["userId"], p["sessionId"]) for p in f2["provenance"]] == [("yara", "s-y1")]
     assert get(client, w["oslo"]) == oslo_before  # yara's own memory is untouched
     queue = analyst.execute(Q_QUEUE, {"sc": FSC})["reviewQueue"]
-    assert [(q["fact"]["id"], q["sessions"], q["contributors"]) for q in queue] == [
+    # The conclusion whose premise went is flagged and waits for review ahead of candidates.
+    assert [q["fact"]["id"] for q in queue if q["fact"]["status"] == "ACTIVE"] == [w["dep"]]
+    candidates = [q for q in queue if q["fact"]["status"] == "CANDIDATE"]
+    assert [(q["fact"]["id"], q["sessions"], q["contributors"]) for q in candidates] == [
         (w["rust"], 1, ["yara"])
     ]
     assert "Rust" not in objs(client, ["team:core"])

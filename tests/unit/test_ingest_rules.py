@@ -13,6 +13,7 @@ from graph_memory.ingestion import (
     ToolCall,
     Turn,
     check_session,
+    count_items,
     request_hash,
     turns_from_json,
     turns_to_json,
@@ -158,3 +159,24 @@ def test_a_session_too_long_for_a_model_is_refused() -> None:
             _session(*[turn] * (MAX_SESSION_CHARS // MAX_TURN_CHARS + 1)), IngestOptions()
         )
     assert [f for f, _ in e.value.problems] == ["turns"]
+
+
+def test_counts_name_each_memory_once_and_leave_out_what_wrote_nothing() -> None:
+    items = [
+        {"kind": "episode", "index": 0, "ok": True, "action": "recorded", "id": "ep1"},
+        {"kind": "fact", "index": 0, "ok": True, "action": "created", "id": "f1"},
+        # The same fact said again by the same session: still one memory written.
+        {"kind": "fact", "index": 1, "ok": True, "action": "corroborated", "id": "f1"},
+        {"kind": "fact", "index": 2, "ok": True, "action": "corroborated", "id": "f2"},
+        {"kind": "fact", "index": 3, "ok": False, "code": "VALIDATION"},
+        {"kind": "event", "index": 0, "ok": True, "action": "created", "id": "m1"},
+        {"kind": "todo", "index": 0, "ok": True, "action": "found", "id": "m2"},
+        {"kind": "procedure", "index": 0, "ok": True, "action": "skipped", "id": None},
+    ]
+    c = count_items(items)
+    assert (c.written, c.refused, c.facts, c.events, c.todos, c.procedures) == (4, 1, 2, 1, 0, 0)
+
+
+def test_counts_of_no_items_are_zero() -> None:
+    c = count_items([])
+    assert (c.written, c.refused, c.facts, c.events, c.todos, c.procedures) == (0, 0, 0, 0, 0, 0)

@@ -123,12 +123,20 @@ class Alerts:
     events: list[AuditEvent]
 
 
-@strawberry.type(description="A candidate fact awaiting corroboration or a human decision.")
+@strawberry.type(
+    description="A fact awaiting a human decision: a candidate awaiting corroboration, or an "
+    "active fact flagged for verification."
+)
 class ReviewItem:
     fact: Fact
     sessions: int = strawberry.field(description="Distinct sessions supporting it.")
     needed_sessions: int = strawberry.field(description="Sessions that promote it unaided.")
     contributors: list[str]
+    reason: str | None = strawberry.field(
+        default=None,
+        description="Why it is flagged (a contradiction with its other side, a premise in "
+        "doubt); null for a candidate that only awaits corroboration.",
+    )
     evidence: list[Evidence]
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph_memory.domain import FactInput, Principal
 from graph_memory.errors import GraphMemoryError
+from graph_memory.ingestion import count_items
 from graph_memory.services.facts.writes import PreparedBatch
 from graph_memory.services.ingest.extraction_schema import FactOut
 from graph_memory.services.ingest.memos import PreparedMemos
@@ -58,7 +59,7 @@ class Applied:
 
     @property
     def written(self) -> int:
-        return sum(1 for i in self.items if i["ok"] and i.get("action") not in (None, "skipped"))
+        return count_items(self.items).written
 
 
 @dataclass

@@ -1,8 +1,11 @@
-"""Promotion review: candidates wait here until corroborated (3 sessions) or a human decides.
+"""Review: what waits for a human decision, and the decision.
 
-Only analysts and admins decide. Approval makes the candidate active at once and marks it as
-human-approved; rejection ends it (status 'rejected', never served, kept in history) and flags
-facts derived from it. Both are audited with who, when and the status before/after.
+Candidates wait here until corroborated (3 sessions) or a human decides; active facts flagged
+for verification (a contradiction consolidation found, a premise in doubt) wait until a human
+decides or fresh evidence verifies them. Only analysts and admins decide. Approval makes a
+candidate active at once and marks it as human-approved, and clears a flag as verified;
+rejection ends either (status 'rejected', never served, kept in history) and flags facts
+derived from it. Both are audited with who, when and the state before/after.
 """
 
 from __future__ import annotations
@@ -51,8 +54,9 @@ class ReviewService:
         self._policy_for = policy_for
 
     async def queue(self, principal: Principal, scopes: list[str], first: int) -> list[ReviewItem]:
-        """Current candidates in ``scopes`` with their evidence, best supported first.
-        Candidates past their TTL are left out (they are not worth a reviewer's time)."""
+        """Flagged active facts in ``scopes`` (oldest flag first), then current candidates,
+        best supported first, with their evidence. Anything past its TTL is left out (not
+        worth a reviewer's time)."""
         require_reviewer(principal)
         if not 1 <= first <= MAX_QUEUE:
             raise ValidationError(f"first must be in 1..{MAX_QUEUE}", field="first")
@@ -70,13 +74,13 @@ class ReviewService:
         ]
 
     async def approve(self, principal: Principal, fact_id: str) -> FactVersion:
-        """Candidate -> active (audited 'approve'). Raises Forbidden, NotFound, Conflict (not a
-        current candidate)."""
+        """Candidate -> active, flagged -> verified (audited 'approve'). Raises Forbidden,
+        NotFound, Conflict (not awaiting review)."""
         return await self._decide(principal, fact_id, "approve", None)
 
     async def reject(self, principal: Principal, fact_id: str, reason: str | None) -> FactVersion:
-        """Candidate -> rejected (audited 'reject'); facts depending on it are flagged.
-        Raises Forbidden, NotFound, Conflict (not a current candidate)."""
+        """Candidate or flagged active fact -> rejected (audited 'reject'); facts depending on
+        it are flagged. Raises Forbidden, NotFound, Conflict (not awaiting review)."""
         return await self._decide(principal, fact_id, "reject", reason)
 
     async def _decide(
@@ -104,8 +108,18 @@ class ReviewService:
                 )
             if after is None:
                 raise Conflict(
-                    f"fact {fact_id} is {before['status']}, not a current candidate awaiting review"
+                    f"fact {fact_id} is {before['status']}"
+                    f"{'' if before.get('needs_verification') else ' and not flagged'}: not "
+                    "awaiting review (a current candidate, or an active fact flagged for "
+                    "verification)"
                 )
+            was: dict[str, Any] = {"status": before["status"]}
+            now_is: dict[str, Any] = {"status": after["status"]}
+            if before.get("needs_verification"):  # what the decision settled, kept in the log
+                was.update(
+                    needs_verification=True, verification_reason=before.get("verification_reason")
+                )
+                now_is["needs_verification"] = bool(after.get("needs_verification"))
             events: list[dict[str, Any]] = [
                 audit.event(
                     principal,
@@ -113,8 +127,8 @@ class ReviewService:
                     "fact",
                     fact_id,
                     now,
-                    before={"status": before["status"]},
-                    after={"status": after["status"]},
+                    before=was,
+                    after=now_is,
                     reason=reason,
                     confidence_delta=0.0,
                 )
