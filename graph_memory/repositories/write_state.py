@@ -8,7 +8,7 @@ versions) and a fifth after the write (timeline.slot_state) for the timeline.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -75,7 +75,8 @@ def _slot(r: Record) -> SlotState:
     versions = r["versions"]
     return SlotState(
         current=[{k: v[k] for k in _CURRENT_KEYS} for v in versions if v["current"]],
-        max_version=max((int(v["version"]) for v in versions), default=0),
+        # Of the whole slot: a narrowed read (fact.write_state) holds only some versions.
+        max_version=int(r["top"] or 0),
         lives=[_life(v) for v in versions],
         open={_segment({**s, "sys_to": None}): s["id"] for s in r["open"]},
     )
@@ -90,9 +91,17 @@ class WriteStateRepository:
         episode_ids: Iterable[str],
         predicates: Iterable[str],
         slots: Iterable[SlotKey],
+        objects: Mapping[SlotKey, Iterable[str]] | None = None,
     ) -> WriteState:
         """Take the scope locks (sorted here, the order every writer takes them in), then read
-        what the batch decides on; a slot without versions comes back as an empty state."""
+        what the batch decides on; a slot without versions comes back as an empty state.
+        ``objects``: per slot, the objects the batch's items name. Of a many-valued slot only
+        the versions of those objects compete with the batch's (graph_memory/temporal), so
+        only they (and their open segments) are read: a "likes" slot told hundreds of objects
+        costs what its few named ones do. Every decision and settle of a many-valued slot
+        looks at one object's versions (services/facts/validity.place, rules.
+        check_slot_capacity, temporal.timeline._groups); the highest version number is the
+        whole slot's."""
         tenant = require_tenant(tenant)
         keys = sorted(set(slots))
         # A lock this transaction holds already (a session's ingestion writes its episode
@@ -106,7 +115,17 @@ class WriteStateRepository:
                 "scopes": wanted,
                 "ids": sorted(set(episode_ids)),
                 "names": sorted(set(predicates)),
-                "slots": [{"scope": s, "subject": su, "predicate": p} for s, su, p in keys],
+                "slots": [
+                    {
+                        "scope": s,
+                        "subject": su,
+                        "predicate": p,
+                        "objects": sorted(objects[(s, su, p)])
+                        if objects is not None and (s, su, p) in objects
+                        else None,
+                    }
+                    for s, su, p in keys
+                ],
             },
         )
         tx.held.update(("scope", tenant, s) for s in wanted)

@@ -333,3 +333,40 @@ def test_an_episode_cited_twice_is_one_piece_of_evidence(client: GraphMemoryClie
     assert out["ok"] and out["confidence"] == pytest.approx(0.6)
     node = client.facts(SCOPES, subject="alice")["edges"][0]["node"]
     assert [p["episodeId"] for p in node["provenance"]] == [e1]
+
+
+def test_a_many_valued_slot_numbers_versions_across_objects_and_ends_only_its_own(
+    client: GraphMemoryClient,
+) -> None:
+    """A write to a many-valued slot reads only the versions of the objects it names (they
+    alone compete); the version number still counts the whole slot, an end of one object
+    leaves the others, and the stored timeline matches the rule (the autouse check)."""
+    ep = client.record_episode(**episode("alice", "s1"))
+    objs = [f"band {n}" for n in range(12)]
+    first = client.assert_facts(
+        [fact("alice", "likes", o, [ep], cardinality="MANY") for o in objs[:10]]
+    )["results"]
+    assert sorted(r["version"] for r in first) == list(range(1, 11))
+    ep2 = client.record_episode(**episode("alice", "s2"))
+    later = client.assert_facts(
+        [
+            fact("alice", "likes", objs[10], [ep2]),  # a new object: the slot's 11th version
+            fact("alice", "likes", objs[3], [ep2]),  # told again: corroborated, no version
+            fact("alice", "likes", objs[5], [ep2], validTo="2026-06-01T00:00:00Z"),  # ended
+        ]
+    )["results"]
+    assert [(r["action"], r["version"]) for r in later] == [
+        ("created", 11),
+        ("corroborated", 4),
+        ("superseded", 12),
+    ]
+    now = _objects(client.facts(["user:alice"], subject="alice", predicate="likes", first=50))
+    assert sorted(now) == sorted(o for o in objs[:11] if o != objs[5])
+    before_end = client.facts(
+        ["user:alice"],
+        subject="alice",
+        predicate="likes",
+        first=50,
+        valid_at="2026-05-01T00:00:00Z",
+    )
+    assert objs[5] in _objects(before_end) and len(_objects(before_end)) == 11

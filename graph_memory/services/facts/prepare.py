@@ -32,7 +32,7 @@ from graph_memory.versions import FactVersion
 if TYPE_CHECKING:
     from graph_memory.services.facts.writes import ItemResult
 
-__all__ = ["PreparedBatch", "checked_items", "lock_plan"]
+__all__ = ["PreparedBatch", "checked_items", "lock_plan", "slot_objects"]
 
 SlotKey = tuple[str, str, str]
 
@@ -52,6 +52,7 @@ class PreparedBatch:
     vectors: dict[int, list[float]]
     scopes: frozenset[str]  # scope locks to take (the idempotency key's included)
     slots: frozenset[SlotKey]  # where the items land, as far as known before the locks
+    objects: dict[SlotKey, frozenset[str]]  # per slot, the objects its items name
     register: bool  # a predicate is not registered yet: take the tenant lock first
 
 
@@ -118,6 +119,20 @@ def lock_plan(
     if idempotency_key:
         scopes.add(idempotency_lock(idempotency_key))
     return frozenset(scopes), frozenset(slots)
+
+
+def slot_objects(
+    checked: dict[int, CheckedFact], episodes: dict[str, Record]
+) -> dict[SlotKey, frozenset[str]]:
+    """Per slot the batch lands in (as lock_plan places it), the objects its items name: of a
+    many-valued slot only those objects' versions compete with the batch's (graph_memory/
+    temporal), so only they are read (fact.write_state)."""
+    out: dict[SlotKey, set[str]] = {}
+    for cf in checked.values():
+        scope = fact_rules.scope_or_none(cf, episodes)
+        if scope is not None:
+            out.setdefault((scope, cf.subject_key, cf.predicate), set()).add(cf.object_key)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 # Keyed batches lock one of a fixed number of buckets by the key's hash: a lock node per key

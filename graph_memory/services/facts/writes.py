@@ -37,7 +37,12 @@ from graph_memory.services.facts import inline_timeline, predicates
 from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.decide import decide_items
 from graph_memory.services.facts.gate import CheckedFact
-from graph_memory.services.facts.prepare import PreparedBatch, checked_items, lock_plan
+from graph_memory.services.facts.prepare import (
+    PreparedBatch,
+    checked_items,
+    lock_plan,
+    slot_objects,
+)
 from graph_memory.services.facts.results import ItemResult
 from graph_memory.services.trust.policy import enforce_capacity
 
@@ -127,6 +132,7 @@ class FactService:
         embeddings = await self._embed([c.text for c in checked.values()]) if embed else []
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
         scopes, slots = lock_plan(checked, episodes, idempotency_key)
+        objects = slot_objects(checked, episodes)
         return PreparedBatch(
             principal=principal,
             policy=policy,
@@ -138,6 +144,7 @@ class FactService:
             vectors=vectors,
             scopes=scopes,
             slots=slots,
+            objects=objects,
             register=any(cf.predicate not in registered for cf in checked.values()),
         )
 
@@ -158,6 +165,7 @@ class FactService:
             {c.episode_id for cf in batch.checked.values() for c in cf.item.citations},
             {cf.predicate for cf in batch.checked.values()},
             batch.slots,
+            batch.objects,
         )
         state = await self._complete(tx, batch, state)
         # The clock is read under the locks, so recordedAt/supersededAt follow commit order
@@ -217,7 +225,13 @@ class FactService:
             # the other way round is a deadlock Neo4j breaks, and the retry redoes the batch.
             await WriteLocks.tenant(tx, tenant)
         more = await WriteStateRepository.lock_and_read(
-            tx, tenant, more_scopes, [], names if lost else [], more_slots
+            tx,
+            tenant,
+            more_scopes,
+            [],
+            names if lost else [],
+            more_slots,
+            slot_objects(batch.checked, state.episodes),
         )
         return WriteState(
             episodes=state.episodes,
