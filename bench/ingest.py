@@ -173,6 +173,7 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=400)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--facts", type=int, default=3)
+    ap.add_argument("--users", type=int, default=1, help="spread the sessions over N users")
     ap.add_argument("--model-delay", type=float, default=0.0)
     ap.add_argument("--worker-concurrency", type=int, default=4)
     ap.add_argument("--no-worker", action="store_true", help="measure the queue only")
@@ -204,13 +205,15 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}/graphql"
     _wait_up(url)
     try:
-        sessions = [session() for _ in range(args.sessions)]
+        # --users: the sessions spread over that many users (a user's writes take their own
+        # scope's lock, so one user's sessions are written one at a time).
+        sessions = [session(user=f"user{n % args.users}") for n in range(args.sessions)]
         for n, s in enumerate(sessions):
             answer = extraction(
                 summary=f"Alice talked about her plans and preferences, conversation {n}.",
                 facts=[
                     {
-                        "subject": "alice",
+                        "subject": s["userId"],
                         "predicate": "likes",
                         "object": f"thing {n}.{k}",
                         "turns": [0],
@@ -252,7 +255,11 @@ def main() -> None:
         print(
             f"worker: {len(ran)} jobs in {wall:.2f} s ({len(ran) / wall:.1f} jobs/s, one worker, "
             f"{args.worker_concurrency} in flight); "
-            f"{args.facts} facts + 1 event + 1 todo each"
+            f"{args.facts} facts + 1 event + 1 todo each, {args.users} user(s)"
+        )
+        print(
+            f"  throughput cost per session (worker wall time / jobs): "
+            f"{wall / max(len(ran), 1) * 1000:.1f} ms"
         )
         print(
             f"  model time per session: p50 {statistics.median(model):.1f} ms, "
