@@ -37,6 +37,7 @@ __all__ = [
     "Turn",
     "check_session",
     "count_items",
+    "keeps_anything",
     "request_hash",
     "turns_from_json",
     "turns_to_json",
@@ -99,6 +100,13 @@ class IngestCounts:
     events: int
     todos: int
     procedures: int
+
+
+def keeps_anything(items: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the run leaves any of the session's memories stored: what makes a job 'done'
+    rather than 'nothing'. Unlike the counts, a memory found already stored (a resumed job's
+    episode and memos) counts: the session's memories exist and cite it."""
+    return any(i["ok"] and i.get("action") not in (None, "skipped") for i in items)
 
 
 def count_items(items: Iterable[Mapping[str, Any]]) -> IngestCounts:

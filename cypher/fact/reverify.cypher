@@ -6,7 +6,5 @@ UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant AND f.needs_verification = true
 WITH f, f.verification_reason AS reason
-SET f.needs_verification = false, f.verification_reason = null, f.verified_at = $now,
-    f.changes_at = coalesce(f.changes_at, []) + $now,
-    f.changes = coalesce(f.changes, []) + 'verified'
+#include fact/_verify(f)
 RETURN f.id AS id, reason

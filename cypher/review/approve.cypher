@@ -3,19 +3,20 @@
 // Human approval of what the review queue holds (review/queue): a current candidate becomes
 // active (approved_at marks it human-approved, so a later loss of corroborating evidence does
 // not send it back to review); a flag on it (a contradiction, a premise in doubt) is cleared
-// as verified, logged like every verification, for as-of reads. An active fact is approved
-// only when flagged: there is nothing else to decide about it.
+// as verified (fact/_verify). An active fact is approved only when flagged: there is nothing
+// else to decide about it; a reviewer's verification marks it human-approved too (as
+// approving a candidate does), so a later loss of evidence does not send it back to review.
 MATCH (f:Fact {id: $id})
 WHERE f.tenant = $tenant AND f.superseded_at IS NULL AND f.retracted_at IS NULL
   AND (f.status = 'candidate' OR (f.status = 'active' AND f.needs_verification = true))
 WITH f, f.status = 'candidate' AS promote, coalesce(f.needs_verification, false) AS flagged
-SET f.reviewed_at = $now, f.reviewed_by = $actor
+SET f.reviewed_at = $now, f.reviewed_by = $actor,
+    f.approved_at = coalesce(f.approved_at, $now), f.approved_by = coalesce(f.approved_by, $actor)
 FOREACH (_ IN CASE WHEN promote THEN [1] ELSE [] END |
-  SET f.status = 'active', f.activated_at = $now, f.approved_at = $now, f.approved_by = $actor,
+  SET f.status = 'active', f.activated_at = $now,
       f.changes_at = coalesce(f.changes_at, []) + $now,
       f.changes = coalesce(f.changes, []) + 'activated')
 FOREACH (_ IN CASE WHEN flagged THEN [1] ELSE [] END |
-  SET f.needs_verification = false, f.verification_reason = null, f.verified_at = $now,
-      f.changes_at = coalesce(f.changes_at, []) + $now,
-      f.changes = coalesce(f.changes, []) + 'verified')
+#include fact/_verify(f)
+)
 RETURN f {.*, embedding: null} AS fact

@@ -6,22 +6,19 @@
 // supported first (closest to promotion), then the oldest. Anything past its TTL is left out.
 // Two index seeks (tenant, status) rather than one scan of the tenant's facts.
 #include forget/_hidden
-CALL (hidden) {
+CALL () {
   MATCH (f:Fact {tenant: $tenant, status: 'active'})
-  WHERE f.scope IN $scopes AND f.needs_verification = true
-    AND f.superseded_at IS NULL AND f.retracted_at IS NULL
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND NOT
-#include forget/_hidden_fact(f)
+  WHERE f.needs_verification = true
   RETURN f, 0 AS band
   UNION
   MATCH (f:Fact {tenant: $tenant, status: 'candidate'})
-  WHERE f.scope IN $scopes AND f.superseded_at IS NULL AND f.retracted_at IS NULL
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND NOT
-#include forget/_hidden_fact(f)
   RETURN f, 1 AS band
 }
+WITH hidden, f, band
+WHERE f.scope IN $scopes AND f.superseded_at IS NULL AND f.retracted_at IS NULL
+  AND (f.expires_at IS NULL OR f.expires_at > $now)
+  AND NOT
+#include forget/_hidden_fact(f)
 OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
 WHERE NOT
 #include forget/_hidden_episode(e)

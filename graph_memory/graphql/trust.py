@@ -64,7 +64,7 @@ class TrustQuery:
                 fact=fact_from_version(i.fact),
                 sessions=i.sessions,
                 needed_sessions=i.needed_sessions,
-                reason=i.fact.verification_reason if i.fact.needs_verification else None,
+                reason=i.reason,
                 contributors=i.contributors,
                 evidence=[
                     Evidence(

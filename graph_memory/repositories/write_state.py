@@ -49,8 +49,9 @@ class SlotState:
 
     @property
     def fresh(self) -> bool:
-        """No version at all before the batch (so no segment either)."""
-        return not self.lives
+        """No version at all before the batch (so no segment either); a many-valued slot read
+        for some objects only (fact.write_state) may hold other objects' versions."""
+        return not self.lives and self.max_version == 0
 
     @property
     def last_stamp(self) -> datetime | None:
@@ -90,12 +91,12 @@ class WriteStateRepository:
         scopes: Iterable[str],
         episode_ids: Iterable[str],
         predicates: Iterable[str],
-        slots: Iterable[SlotKey],
-        objects: Mapping[SlotKey, Iterable[str]] | None = None,
+        slots: Mapping[SlotKey, Iterable[str] | None],
     ) -> WriteState:
         """Take the scope locks (sorted here, the order every writer takes them in), then read
         what the batch decides on; a slot without versions comes back as an empty state.
-        ``objects``: per slot, the objects the batch's items name. Of a many-valued slot only
+        ``slots``: each with the objects the batch's items name there (None: read it whole). Of
+        a many-valued slot only
         the versions of those objects compete with the batch's (graph_memory/temporal), so
         only they (and their open segments) are read: a "likes" slot told hundreds of objects
         costs what its few named ones do. Every decision and settle of a many-valued slot
@@ -104,6 +105,7 @@ class WriteStateRepository:
         whole slot's."""
         tenant = require_tenant(tenant)
         keys = sorted(set(slots))
+        named = {k: None if (objects := slots[k]) is None else sorted(set(objects)) for k in keys}
         # A lock this transaction holds already (a session's ingestion writes its episode
         # first) is not taken again: re-locking a held node can deadlock against a writer
         # waiting for it (repositories/locks.py).
@@ -120,9 +122,7 @@ class WriteStateRepository:
                         "scope": s,
                         "subject": su,
                         "predicate": p,
-                        "objects": sorted(objects[(s, su, p)])
-                        if objects is not None and (s, su, p) in objects
-                        else None,
+                        "objects": named[(s, su, p)],
                     }
                     for s, su, p in keys
                 ],

@@ -100,8 +100,11 @@ def test_contradictions_across_scopes_are_flagged_with_the_reason(
     core, ops = client.fact(s.core_day), client.fact(s.ops_day)
     assert core and ops and core["needsVerification"] and ops["needsVerification"]
     assert "contradiction" in core["verificationReason"]
-    assert OPS in core["verificationReason"] and "Thursday" in core["verificationReason"]
-    assert CORE in ops["verificationReason"] and "Monday" in ops["verificationReason"]
+    # Each names its own claim and the other side by id only (the other's words and scope
+    # would outlive a forget of its contributor on this fact).
+    assert s.ops_day in core["verificationReason"] and CORE in core["verificationReason"]
+    assert s.core_day in ops["verificationReason"] and OPS in ops["verificationReason"]
+    assert OPS not in core["verificationReason"] and "Thursday" not in core["verificationReason"]
     flagged = client.facts(SCOPES, needsVerification=True)["edges"]
     assert {s.core_day, s.ops_day} <= {e["node"]["id"] for e in flagged}
     # Flagged once: a second run does not flag the same disagreement again.
@@ -130,7 +133,8 @@ def test_contradictions_wait_in_the_review_queue_until_a_reviewer_decides(
     assert {i["fact"]["id"] for i in flagged} == {s.core_day, s.ops_day}
     assert queue[: len(flagged)] == flagged
     by_id = {i["fact"]["id"]: i for i in flagged}
-    assert "contradiction" in by_id[s.core_day]["reason"] and OPS in by_id[s.core_day]["reason"]
+    assert "contradiction" in by_id[s.core_day]["reason"]
+    assert s.ops_day in by_id[s.core_day]["reason"]
     assert by_id[s.ops_day]["fact"]["status"] == "ACTIVE" and by_id[s.ops_day]["evidence"]
     then = utcnow().isoformat()
     # The reviewer keeps core's answer (verified: the flag clears, it stays active) and turns
@@ -159,3 +163,40 @@ def test_contradictions_wait_in_the_review_queue_until_a_reviewer_decides(
     with pytest.raises(GraphMemoryClientError) as again:
         admin.reject_fact(s.ops_day)
     assert again.value.code == "CONFLICT" and "not awaiting review" in str(again.value)
+    # A settled disagreement is not raised again by the next run.
+    assert run(admin, steps=["CONTRADICTIONS"])["changes"] == []
+
+
+def test_a_reviewer_cannot_reject_a_flagged_fact_above_their_tier(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+    analyst: GraphMemoryClient,
+) -> None:
+    """Rejecting a fact served as truth ends it, as a retraction does: the same tier rule."""
+    ep = client.record_episode(**episode("erin", "s-admin", scope=OPS))
+    written = admin.assert_facts(
+        [fact("Core team", "on_call", "Erin", [ep], scope=OPS, source="admin", cardinality="ONE")]
+    )["results"][0]
+    policy = written["factId"]
+    assert policy, written["error"]
+    ep2 = client.record_episode(**episode("finn", "s-user", scope=CORE))
+    mine = client.assert_facts([fact("Core team", "on_call", "Finn", [ep2], scope=CORE)])[
+        "results"
+    ][0]["factId"]
+    admin.execute(
+        'mutation { runConsolidation(scopes: ["team:core", "team:ops"], steps: [CONTRADICTIONS])'
+        " { id } }"
+    )
+    queued = {i["fact"]["id"]: i for i in analyst.review_queue([CORE, OPS])}
+    assert {policy, mine} <= set(queued)
+    with pytest.raises(GraphMemoryClientError) as refused:
+        analyst.reject_fact(policy, "wrong")
+    assert refused.value.code == "TIER_CONFLICT"
+    kept = client.fact(policy)
+    assert kept and kept["status"] == "ACTIVE" and kept["needsVerification"]
+    # The refusal is on record; the analyst may still end the user-tier side.
+    conflicts = analyst.audit_log(target=policy, action="tier_conflict")["edges"]
+    assert conflicts and "cannot reject" in conflicts[0]["node"]["reason"]
+    assert analyst.reject_fact(mine, "Erin is on call")["status"] == "REJECTED"

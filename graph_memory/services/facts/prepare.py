@@ -32,7 +32,7 @@ from graph_memory.versions import FactVersion
 if TYPE_CHECKING:
     from graph_memory.services.facts.writes import ItemResult
 
-__all__ = ["PreparedBatch", "checked_items", "lock_plan", "slot_objects"]
+__all__ = ["PreparedBatch", "checked_items", "lock_plan"]
 
 SlotKey = tuple[str, str, str]
 
@@ -51,8 +51,9 @@ class PreparedBatch:
     checked: dict[int, CheckedFact]  # the items still to decide
     vectors: dict[int, list[float]]
     scopes: frozenset[str]  # scope locks to take (the idempotency key's included)
-    slots: frozenset[SlotKey]  # where the items land, as far as known before the locks
-    objects: dict[SlotKey, frozenset[str]]  # per slot, the objects its items name
+    # Where the items land, as far as known before the locks: per slot, the objects its items
+    # name (of a many-valued slot only those objects' versions are read: fact.write_state).
+    slots: dict[SlotKey, frozenset[str]]
     register: bool  # a predicate is not registered yet: take the tenant lock first
 
 
@@ -101,38 +102,26 @@ def lock_plan(
     checked: dict[int, CheckedFact],
     episodes: dict[str, Record],
     idempotency_key: str | None,
-) -> tuple[frozenset[str], frozenset[SlotKey]]:
+) -> tuple[frozenset[str], dict[SlotKey, frozenset[str]]]:
     """The scope locks a batch takes before it reads what it decides on, the scope of every
     fact and of every episode it cites (a forget of that episode's user holds it) and the
-    idempotency key's, and the slots its items land in."""
+    idempotency key's, and the slots its items land in, each with the objects its items name
+    there (of a many-valued slot only those objects' versions compete with the batch's:
+    graph_memory/temporal)."""
     scopes: set[str] = set()
-    slots: set[SlotKey] = set()
+    slots: dict[SlotKey, set[str]] = {}
     for cf in checked.values():
         scope = fact_rules.scope_or_none(cf, episodes)
         if scope is not None:
             scopes.add(scope)
-            slots.add((scope, cf.subject_key, cf.predicate))
+            slots.setdefault((scope, cf.subject_key, cf.predicate), set()).add(cf.object_key)
         for c in cf.item.citations:
             ep = episodes.get(c.episode_id)
             if ep is not None and ep.get("scope"):
                 scopes.add(str(ep["scope"]))
     if idempotency_key:
         scopes.add(idempotency_lock(idempotency_key))
-    return frozenset(scopes), frozenset(slots)
-
-
-def slot_objects(
-    checked: dict[int, CheckedFact], episodes: dict[str, Record]
-) -> dict[SlotKey, frozenset[str]]:
-    """Per slot the batch lands in (as lock_plan places it), the objects its items name: of a
-    many-valued slot only those objects' versions compete with the batch's (graph_memory/
-    temporal), so only they are read (fact.write_state)."""
-    out: dict[SlotKey, set[str]] = {}
-    for cf in checked.values():
-        scope = fact_rules.scope_or_none(cf, episodes)
-        if scope is not None:
-            out.setdefault((scope, cf.subject_key, cf.predicate), set()).add(cf.object_key)
-    return {k: frozenset(v) for k, v in out.items()}
+    return frozenset(scopes), {k: frozenset(v) for k, v in slots.items()}
 
 
 # Keyed batches lock one of a fixed number of buckets by the key's hash: a lock node per key

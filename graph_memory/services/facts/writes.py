@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import TIER_RANK, FactInput, Principal, Tier, check_id, utcnow
+from graph_memory.domain import FactInput, Principal, check_id, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, TierConflict, ValidationError
 from graph_memory.limits import Limits
@@ -37,13 +37,9 @@ from graph_memory.services.facts import inline_timeline, predicates
 from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.decide import decide_items
 from graph_memory.services.facts.gate import CheckedFact
-from graph_memory.services.facts.prepare import (
-    PreparedBatch,
-    checked_items,
-    lock_plan,
-    slot_objects,
-)
+from graph_memory.services.facts.prepare import PreparedBatch, checked_items, lock_plan
 from graph_memory.services.facts.results import ItemResult
+from graph_memory.services.facts.tier_guard import refuse_override
 from graph_memory.services.trust.policy import enforce_capacity
 
 __all__ = ["MAX_BATCH", "FactService", "ItemResult", "PreparedBatch"]
@@ -132,7 +128,6 @@ class FactService:
         embeddings = await self._embed([c.text for c in checked.values()]) if embed else []
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
         scopes, slots = lock_plan(checked, episodes, idempotency_key)
-        objects = slot_objects(checked, episodes)
         return PreparedBatch(
             principal=principal,
             policy=policy,
@@ -144,7 +139,6 @@ class FactService:
             vectors=vectors,
             scopes=scopes,
             slots=slots,
-            objects=objects,
             register=any(cf.predicate not in registered for cf in checked.values()),
         )
 
@@ -165,7 +159,6 @@ class FactService:
             {c.episode_id for cf in batch.checked.values() for c in cf.item.citations},
             {cf.predicate for cf in batch.checked.values()},
             batch.slots,
-            batch.objects,
         )
         state = await self._complete(tx, batch, state)
         # The clock is read under the locks, so recordedAt/supersededAt follow commit order
@@ -211,11 +204,17 @@ class FactService:
     @staticmethod
     async def _complete(tx: Tx, batch: PreparedBatch, state: WriteState) -> WriteState:
         """What the read before the locks could not know: an episode recorded since (its
-        scope and the slots of the items citing it are locked and read now), a predicate
+        scope and the slots of the items citing it are locked and read now, and a slot read
+        for some objects is read again for every object its items now name), a predicate
         removed since (then the tenant lock is taken to register it again)."""
         tenant = batch.principal.tenant
         scopes, slots = lock_plan(batch.checked, state.episodes, None)
-        more_scopes, more_slots = scopes - batch.scopes, slots - state.slots.keys()
+        more_scopes = scopes - batch.scopes
+        more_slots = {
+            k: objects
+            for k, objects in slots.items()
+            if k not in batch.slots or not objects <= batch.slots[k]
+        }
         names = {cf.predicate for cf in batch.checked.values()}
         lost = not batch.register and any(n not in state.predicates for n in names)
         if not (more_scopes or more_slots or lost):
@@ -231,12 +230,11 @@ class FactService:
             [],
             names if lost else [],
             more_slots,
-            slot_objects(batch.checked, state.episodes),
         )
         return WriteState(
             episodes=state.episodes,
             predicates={**state.predicates, **more.predicates},
-            slots={**state.slots, **more.slots},
+            slots={**state.slots, **more.slots},  # a slot read again replaces its first read
         )
 
     async def _embed(self, texts: list[str]) -> list[list[float]]:
@@ -350,25 +348,9 @@ class FactService:
             before = found[fact_id]
             if before.get("retracted_at") is not None:
                 raise Conflict(f"fact {fact_id} is already retracted")
-            cap = policy.role_caps[principal.role]
-            if TIER_RANK[cap] < TIER_RANK[Tier(before["tier"])]:
-                await AuditRepository.record_in_tx(
-                    tx,
-                    tenant,
-                    [
-                        audit.event(
-                            principal,
-                            "tier_conflict",
-                            "fact",
-                            fact_id,
-                            now,
-                            reason=f"{cap.value} cannot retract a {before['tier']}-tier fact",
-                        )
-                    ],
-                )
-                # Returned, not raised: raising would roll back the audit event with it, and a
-                # refused override must stay on record (and in alerts).
-                return TierConflict(f"{cap.value} tier cannot retract a {before['tier']}-tier fact")
+            refused = await refuse_override(tx, principal, policy, before, now, "retract")
+            if refused is not None:
+                return refused  # its audit event commits with the transaction
             after = await FactRepository.retract(tx, tenant, fact_id, now, principal.actor, reason)
             if after is None:
                 raise NotFound(f"no fact {fact_id}")

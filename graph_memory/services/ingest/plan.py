@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph_memory.domain import FactInput, Principal
 from graph_memory.errors import GraphMemoryError
-from graph_memory.ingestion import count_items
+from graph_memory.ingestion import keeps_anything
 from graph_memory.services.facts.writes import PreparedBatch
 from graph_memory.services.ingest.extraction_schema import FactOut
 from graph_memory.services.ingest.memos import PreparedMemos
@@ -58,8 +58,10 @@ class Applied:
         self.items.append(item)
 
     @property
-    def written(self) -> int:
-        return count_items(self.items).written
+    def kept(self) -> bool:
+        """Any of the session's memories stored (ingestion.keeps_anything): 'done', not
+        'nothing'."""
+        return keeps_anything(self.items)
 
 
 @dataclass

@@ -249,7 +249,7 @@ class IngestWorker:
             if isinstance(plan, Applied):  # nothing qualifies, or the episode was refused
                 await self._finish(
                     record,
-                    "done" if plan.written else "nothing",
+                    "done" if plan.kept else "nothing",
                     plan.items,
                     keep_turns=policy.keep_raw_turns,
                     extra={"overhead_ms": _overhead(began, model_ms)},
@@ -258,7 +258,7 @@ class IngestWorker:
 
             async def complete(tx: Tx, applied: Applied) -> None:
                 changes = _finished(
-                    "done" if applied.written else "nothing",
+                    "done" if applied.kept else "nothing",
                     applied.items,
                     episode_id=applied.episode_id,
                     keep_turns=policy.keep_raw_turns,
@@ -277,7 +277,7 @@ class IngestWorker:
                     raise _LeaseLost(scope.job_id)  # rolls the whole session back
 
             applied = await write_session(self.services, plan, complete)
-            metrics.INGEST_JOBS.labels("done" if applied.written else "nothing").inc()
+            metrics.INGEST_JOBS.labels("done" if applied.kept else "nothing").inc()
         except ModelOutputInvalid as e:
             p, c, ms = e.usage
             item = {

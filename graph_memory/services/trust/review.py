@@ -16,7 +16,7 @@ from typing import Any
 
 from graph_memory.db import Record, Tx
 from graph_memory.domain import Principal, Role, parse_scopes, utcnow
-from graph_memory.errors import Conflict, Forbidden, NotFound, ValidationError
+from graph_memory.errors import Conflict, Forbidden, NotFound, TierConflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
@@ -24,6 +24,7 @@ from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit import events as audit
+from graph_memory.services.facts.tier_guard import refuse_override
 from graph_memory.versions import FactVersion
 
 __all__ = ["ReviewItem", "ReviewService"]
@@ -39,6 +40,13 @@ class ReviewItem:
     needed_sessions: int
     contributors: list[str]
     evidence: list[Record]
+
+    @property
+    def reason(self) -> str | None:
+        """Why it awaits a decision beyond corroboration: its flag's reason (a
+        contradiction, a premise in doubt); None for a candidate that only awaits
+        corroboration."""
+        return self.fact.verification_reason if self.fact.needs_verification else None
 
 
 def require_reviewer(principal: Principal) -> None:
@@ -89,8 +97,9 @@ class ReviewService:
         require_reviewer(principal)
         tenant = principal.tenant
         reason = reason.strip() if reason and reason.strip() else None
+        policy = await self._policy_for(tenant)
 
-        async def work(tx: Tx) -> Record:
+        async def work(tx: Tx) -> Record | TierConflict:
             # Serialised with writers: a corroborating write cannot promote it mid-decision.
             await WriteLocks.facts(tx, tenant, [fact_id])
             # Read under the lock, never before a moment already in the fact's slot: times
@@ -100,6 +109,12 @@ class ReviewService:
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")
             before = found[fact_id]
+            if action == "reject" and before["status"] == "active":
+                # Ending a fact served as truth is an override, as a retraction is: a role
+                # may not end a fact of a tier above its own (a candidate is always inferred).
+                refused = await refuse_override(tx, principal, policy, before, now, "reject")
+                if refused is not None:
+                    return refused  # its audit event commits with the transaction
             if action == "approve":
                 after = await TrustRepository.approve(tx, tenant, fact_id, now, principal.actor)
             else:
@@ -130,7 +145,10 @@ class ReviewService:
                     before=was,
                     after=now_is,
                     reason=reason,
-                    confidence_delta=0.0,
+                    # A served fact rejected stops counting, as a retracted one does.
+                    confidence_delta=-(before.get("confidence") or 0.0)
+                    if action == "reject" and before["status"] == "active"
+                    else 0.0,
                 )
             ]
             if action == "reject":
@@ -150,5 +168,7 @@ class ReviewService:
             await TimelineRepository.settle_facts(tx, tenant, [fact_id], now)
             return after
 
-        result: Record = await self.repo.db.write_tx(work)
+        result: Record | TierConflict = await self.repo.db.write_tx(work)
+        if isinstance(result, TierConflict):
+            raise result
         return FactVersion.from_row(result)
