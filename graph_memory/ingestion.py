@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -193,6 +194,12 @@ def _aware(value: datetime | None, name: str, problems: list[tuple[str, str]]) -
         problems.append((name, f"cannot be stored: {problem}"))
 
 
+def _controlled(text: str) -> bool:
+    """A control character or a line/paragraph separator: an id or a name shown to the model
+    on one line could start a line of its own (a forged turn) with one."""
+    return any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in text)
+
+
 def check_session(session: SessionInput, options: IngestOptions) -> str:
     """Every problem of the session at once (InvalidInput, code VALIDATION); returns the scope.
 
@@ -206,6 +213,8 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
     for field_name, ident in (("userId", session.user_id), ("sessionId", session.session_id)):
         if id_too_long(ident.strip()):
             problems.append((field_name, f"is longer than {MAX_ID_BYTES} bytes"))
+        if _controlled(ident):
+            problems.append((field_name, "contains a control character or line break"))
     for name, value in (("startedAt", session.started_at), ("endedAt", session.ended_at)):
         _aware(value, name, problems)
     started, ended = session.started_at, session.ended_at
@@ -235,6 +244,10 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
         for j, call in enumerate(turn.tool_calls):
             if not call.name.strip():
                 problems.append((f"{where}.toolCalls[{j}].name", "is empty"))
+            elif _controlled(call.name):
+                problems.append(
+                    (f"{where}.toolCalls[{j}].name", "contains a control character or line break")
+                )
         if turn.at is None:
             continue
         before = len(problems)

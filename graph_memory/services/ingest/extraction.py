@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,7 +85,7 @@ def render_session(
     """The conversation as the model reads it: numbered turns, tool calls and their result,
     after the predicates the tenant already uses (name and cardinality)."""
     lines = [
-        f"Session {session.session_id} of user {session.user_id}",
+        f"Session {_flat(session.session_id)} of user {_flat(session.user_id)}",
         f"started {session.started_at.isoformat() if session.started_at else 'unknown'}, "
         f"ended {session.ended_at.isoformat() if session.ended_at else 'unknown'}",
     ]
@@ -97,14 +98,28 @@ def render_session(
     lines.append("")
     for i, t in enumerate(turns):
         when = f" ({t.at.isoformat()})" if t.at else ""
-        # Continuation lines are indented: a turn cannot forge a "[n] role:" line of its own.
-        content = t.content.replace("\r", "").replace("\n", "\n    ")
-        lines.append(f"[{i}] {t.role}{when}: {content}")
+        lines.append(f"[{i}] {t.role}{when}: {_indented(t.content)}")
         for c in t.tool_calls:
             verdict = "" if c.ok is None else (" -> ok" if c.ok else " -> failed")
-            args = f"({c.arguments})" if c.arguments else "()"
-            lines.append(f"    tool call {c.name}{args}{verdict}")
+            args = f"({_indented(c.arguments)})" if c.arguments else "()"
+            lines.append(f"    tool call {_flat(c.name)}{args}{verdict}")
     return "\n".join(lines)
+
+
+def _indented(text: str) -> str:
+    """Continuation lines indented, whatever breaks them (\\r, \\u2028, ...: what
+    str.splitlines knows): a turn or a tool's arguments cannot forge a "[n] role:" line."""
+    return "\n    ".join(text.splitlines())
+
+
+def _flat(text: str) -> str:
+    """On one line: every control character and line or paragraph separator becomes a space
+    (an id or a tool's name is shown inline; submission refuses them, this guards older
+    jobs)."""
+    return "".join(" " if unicodedata.category(ch) in _BREAKS else ch for ch in text)
+
+
+_BREAKS = frozenset({"Cc", "Zl", "Zp"})
 
 
 # How much of a malformed answer is sent back with the correction (a runaway answer would
