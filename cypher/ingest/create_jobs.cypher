@@ -18,6 +18,7 @@ ON MATCH SET j += CASE
   THEN {status: 'queued', available_at: $now, attempts: 0, turns_json: row.turns_json,
         max_attempts: row.max_attempts, principal_role: row.principal_role,
         principal_key: row.principal_key, principal_name: row.principal_name,
+        principal_scopes: row.principal_scopes, principal_user: row.principal_user,
         items_json: null, error_code: null,
         error_message: null, finished_at: null, lease_owner: null, lease_token: null,
         created_at: $now, requeued_at: $now}

@@ -1004,3 +1004,47 @@ def test_a_nul_in_the_models_summary_is_dropped_not_the_session(
     assert [e["summary"] for e in stored] == [
         "Alice said she moved to Berlin last spring and likes it there."
     ]
+
+
+def test_a_session_tokens_session_stays_within_its_scopes(
+    make: Make,
+    ingest_url: str,
+    tenant: str,
+    fake: FakeLLM,
+    llm: Settings,
+    embedder: Embedder,
+) -> None:
+    """A token bound to zed's own scope: its session's facts land there, but it neither
+    teaches the tenant's procedures (it may not upsertProcedure there) nor learns, through
+    entity resolution, the spelling of a name only another user's memories hold."""
+    c = make(tenant)
+    gina = c.record_episode(**episode("gina", "s-g", scope="user:gina"))
+    c.assert_facts([fact("Gina Lopez", "lives_in", "Oslo", [gina], scope="user:gina")])
+    minted = c.execute(
+        'mutation { mintSessionToken(userId: "zed", includeTenant: false) { token scopes } }'
+    )["mintSessionToken"]
+    assert minted["scopes"] == ["user:zed"]
+    with GraphMemoryClient(ingest_url, minted["token"]) as zed:
+        s = _tool_session(ok=True)
+        s["userId"] = "zed"
+        fake.script(
+            s["sessionId"],
+            extraction(
+                summary="Zed reset his password and mentioned he knows Gina.",
+                facts=[
+                    {"subject": "zed", "predicate": "knows", "object": "GINA  LOPEZ", "turns": [0]}
+                ],
+                intent="reset_password",
+            ),
+        )
+        j = run(zed, llm, embedder, s, tenant)
+    facts = [i for i in j["items"] if i["kind"] == "fact"]
+    assert [(i["ok"], i["text"]) for i in facts] == [(True, "zed knows GINA LOPEZ")], facts
+    assert not (facts[0]["detail"] or {}).get("object_resolved")
+    (proc,) = [i for i in j["items"] if i["kind"] == "procedure"]
+    assert not proc["ok"] and proc["error"]["code"] == "FORBIDDEN", proc
+    listed = c.execute(
+        'query { procedures(intent: "reset_password", scopes: ["tenant"], '
+        "includeCandidates: true) { id } }"
+    )["procedures"]
+    assert listed == []

@@ -23,6 +23,7 @@ from graph_memory.domain import (
     EpisodeInput,
     FactInput,
     Outcome,
+    Principal,
     entity_id,
     normalise_predicate,
     unstorable_time,
@@ -104,11 +105,17 @@ def _of_session(turns: tuple[int, ...], count: int) -> list[int]:
     return sorted({t for t in turns if 0 <= t < count})
 
 
-async def _resolve(services: Services, tenant: str, names: set[str]) -> dict[str, tuple[str, bool]]:
+async def _resolve(
+    services: Services, principal: Principal, names: set[str]
+) -> dict[str, tuple[str, bool]]:
     """Per name: the tenant's own spelling of an entity it already knows (case and spacing
-    aside, the key facts are filed under) and whether it knew it; one round trip for all."""
+    aside, the key facts are filed under) and whether it knew it; one round trip for all.
+    A session token knows only the entities its scopes' facts name (entity/_in_scopes): the
+    spelling, or even the existence, of a name only other users' memories hold is not told
+    to it through the job's report."""
+    tenant = principal.tenant
     ids = {n: entity_id(tenant, n) for n in names}
-    found = await services.entity_repo.get(tenant, sorted(set(ids.values())))
+    found = await services.entity_repo.get(tenant, sorted(set(ids.values())), principal.scopes)
     out: dict[str, tuple[str, bool]] = {}
     for name, eid in ids.items():
         known = found.get(eid)
@@ -248,7 +255,6 @@ async def _facts(
     known: dict[str, Any],
     out: Applied,
 ) -> FactPlan:
-    tenant = job.principal.tenant
     inputs: list[FactInput] = []
     meta: list[tuple[int, FactOut, dict[str, Any]]] = []
     valid: list[tuple[int, FactOut, datetime | None, datetime | None]] = []
@@ -269,7 +275,7 @@ async def _facts(
     if not valid:
         return FactPlan([], [], None)
     names = await _resolve(
-        services, tenant, {n for _, f, _, _ in valid for n in (f.subject, f.object)}
+        services, job.principal, {n for _, f, _, _ in valid for n in (f.subject, f.object)}
     )
     for i, f, valid_from, valid_to in valid:
         subject, subject_known = names[f.subject]

@@ -87,10 +87,14 @@ class IngestService:
             "turns_json": turns_to_json(session.turns),
             "turn_count": len(session.turns),
             "request_hash": digest,
-            # The worker acts as the caller did: same tenant, role (tier cap) and key.
+            # The worker acts as the caller did: same tenant, role (tier cap) and key, and a
+            # session token's binding (its scopes and user), which every write and read of
+            # the job obeys as the token's own requests do.
             "principal_role": principal.role.value,
             "principal_key": principal.key_id,
             "principal_name": principal.name,
+            "principal_scopes": sorted(principal.scopes) if principal.scopes is not None else None,
+            "principal_user": principal.user_id,
             "max_attempts": self.settings.ingest_max_attempts,
             "prompt_tokens": 0,
             "completion_tokens": 0,
@@ -155,9 +159,13 @@ class IngestService:
 
 
 def principal_of(record: dict[str, object]) -> Principal:
+    scopes = record.get("principal_scopes")
+    user = record.get("principal_user")
     return Principal(
         tenant=str(record["tenant"]),
         role=Role(str(record.get("principal_role") or "agent")),
         key_id=str(record.get("principal_key") or "ingest"),
         name=str(record.get("principal_name") or ""),
+        scopes=frozenset(str(s) for s in scopes) if isinstance(scopes, list) else None,
+        user_id=str(user) if user is not None else None,
     )

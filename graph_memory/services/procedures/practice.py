@@ -19,6 +19,7 @@ from graph_memory.domain import Principal, normalise_name, utcnow
 from graph_memory.errors import GraphMemoryError
 from graph_memory.ingestion import Turn
 from graph_memory.repositories.procedures import ProcedureRepository
+from graph_memory.services.access.session_scope import ScopeGuard
 from graph_memory.services.procedures.service import ProcedureService, intent_text
 
 __all__ = [
@@ -86,6 +87,10 @@ async def plan_practice(
     success: bool,
 ) -> PracticePlan:
     try:
+        # Practice teaches (or demotes) the tenant's procedures: a session token bound to its
+        # user's scopes may not, as it may not upsertProcedure there (its session's facts,
+        # events and todos still land in its own scope).
+        ScopeGuard.within(principal, [SCOPE], "procedure")
         intent_n = normalise_name(intent, "intent")
         role_n = normalise_name(role, "role")
         clean = procedures.clean_steps(steps)
