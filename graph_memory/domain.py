@@ -267,8 +267,9 @@ SERVABLE_STATUSES = ("active", "superseded", "retracted", "expired", "candidate"
 
 
 def normalise_predicate(name: str) -> str:
-    """How predicates are stored and matched: lower_snake words, dots for namespaces."""
-    return "_".join(name.strip().lower().split())
+    """How predicates are stored and matched: lower_snake words, dots for namespaces (each
+    namespace segment on its own: "policy .refunds" is policy.refunds, not policy_.refunds)."""
+    return ".".join("_".join(part.split()) for part in name.strip().lower().split("."))
 
 
 def entity_key(name: str) -> str:

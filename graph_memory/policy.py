@@ -107,7 +107,12 @@ class TenantPolicy:
     )
 
     def is_protected(self, predicate: str) -> bool:
-        return predicate.startswith(self.protected_prefixes)
+        """In a protected namespace, however it is dressed: "policy_.x" or "-policy.x" is in
+        "policy." too (a writer cannot step around the namespace with a separator)."""
+        if predicate.startswith(self.protected_prefixes):
+            return True
+        head, dot, _ = predicate.partition(".")
+        return bool(dot) and f"{head.strip('_-')}." in self.protected_prefixes
 
     def ttl_for(self, predicate: str, kind: str) -> int | None:
         best: tuple[int, int] | None = None

@@ -1048,3 +1048,41 @@ def test_a_session_tokens_session_stays_within_its_scopes(
         "includeCandidates: true) { id } }"
     )["procedures"]
     assert listed == []
+
+
+def test_a_session_writes_no_more_than_an_api_batch_holds(
+    make: Make,
+    tenant: str,
+    fake: FakeLLM,
+    llm: Settings,
+    embedder: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The model's answer is input too: past the deployment's batch and list bounds (lowered
+    here to 2, the worker runs in this process) each further item is refused on its own."""
+    from graph_memory.limits import Limits
+    from graph_memory.services.ingest import apply
+
+    monkeypatch.setattr(apply, "LIMITS", Limits(max_batch=2, max_list=1))
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice listed the bands she likes and two errands.",
+            facts=[
+                {"subject": "alice", "predicate": "likes", "object": f"band {n}", "turns": [0]}
+                for n in range(3)
+            ],
+            todos=[{"text": f"Errand {n} before June", "turns": [2]} for n in range(2)],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    facts = sorted((i for i in j["items"] if i["kind"] == "fact"), key=lambda i: i["index"])
+    assert [i["ok"] for i in facts] == [True, True, False], facts
+    assert (
+        facts[2]["error"]["code"] == "VALIDATION" and "more than 2" in facts[2]["error"]["message"]
+    )
+    todos = sorted((i for i in j["items"] if i["kind"] == "todo"), key=lambda i: i["index"])
+    assert [i["ok"] for i in todos] == [True, False], todos
+    assert j["counts"]["facts"] == 2 and j["counts"]["todos"] == 1

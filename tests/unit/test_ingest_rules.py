@@ -207,3 +207,18 @@ def test_ids_and_tool_names_with_line_breaks_are_refused_at_submit() -> None:
         check_session(s, IngestOptions())
     fields = {field for field, _ in e.value.problems}
     assert {"userId", "sessionId", "turns[0].toolCalls[0].name"} <= fields
+
+
+def test_a_models_topics_are_clipped_to_what_record_episodes_takes() -> None:
+    from graph_memory.services.ingest.extraction_schema import LIMITS, EpisodeOut
+
+    ep = EpisodeOut.model_validate(
+        {
+            "summary": "s",
+            "outcome": "success",
+            "topics": ["t" * (LIMITS.max_string + 50)] + ["x"] * (LIMITS.max_list + 5),
+            "key_entities": ["", "Acme"],
+        }
+    )
+    assert len(ep.topics) == LIMITS.max_list and len(ep.topics[0]) == LIMITS.max_string
+    assert ep.key_entities == ("Acme",)

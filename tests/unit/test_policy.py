@@ -84,3 +84,16 @@ def test_memory_value_prefers_confident_recent_and_used_memories() -> None:
     assert memory_value(0.8, 60, 0) < base  # idle for two months
     assert memory_value(0.8, 0, 10) > base  # retrieved often
     assert memory_value(0.99, 0, 100, expired=True) == 0.0  # expired is worth nothing
+
+
+def test_a_separator_does_not_step_around_a_protected_namespace() -> None:
+    from graph_memory.domain import normalise_predicate
+    from graph_memory.policy import TenantPolicy
+
+    policy = TenantPolicy()
+    assert normalise_predicate("Policy .Refund Multiplier") == "policy.refund_multiplier"
+    assert normalise_predicate("lives in") == "lives_in"
+    for name in ("policy.refunds", "policy_.refunds", "_policy.refunds", "system-.x"):
+        assert policy.is_protected(name), name
+    for name in ("policyholder.refunds", "refund_policy", "my_policy.x", "policy"):
+        assert not policy.is_protected(name), name

@@ -28,12 +28,13 @@ from graph_memory.domain import (
     normalise_predicate,
     unstorable_time,
 )
-from graph_memory.errors import ValidationError
+from graph_memory.errors import LimitExceeded, ValidationError
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts.gate import MAX_FIELD
 from graph_memory.services.ingest.extraction_schema import (
+    LIMITS,
     EventOut,
     Extraction,
     FactOut,
@@ -88,6 +89,17 @@ def _when(value: str | None, name: str) -> datetime | None:
     if problem is not None:
         raise ValidationError(f"{name} {value!r} cannot be stored: {problem}", field=name)
     return parsed
+
+
+def _too_many(what: str, maximum: int, limit: str) -> LimitExceeded:
+    """An item past what one session may write: no more than an assertFacts batch or a list
+    argument holds (LIMITS)."""
+    return LimitExceeded(
+        f"more than {maximum} {what} in one session: the rest are refused",
+        field=what,
+        limit=limit,
+        maximum=maximum,
+    )
 
 
 def _grounded(turns: tuple[int, ...], count: int) -> None:
@@ -259,6 +271,9 @@ async def _facts(
     meta: list[tuple[int, FactOut, dict[str, Any]]] = []
     valid: list[tuple[int, FactOut, datetime | None, datetime | None]] = []
     for i, raw in enumerate(extraction.facts):
+        if i >= LIMITS.max_batch:
+            out.add("fact", i, error=_too_many("facts", LIMITS.max_batch, "max_batch"))
+            continue
         try:
             f = FactOut.model_validate(raw)
             _grounded(f.turns, turn_count)
@@ -327,6 +342,9 @@ def _memos(
     where: list[tuple[str, int]] = []
     for kind, raws in (("event", extraction.events), ("todo", extraction.todos)):
         for i, raw in enumerate(raws):
+            if i >= LIMITS.max_list:
+                out.add(kind, i, error=_too_many(f"{kind}s", LIMITS.max_list, "max_list"))
+                continue
             try:
                 if kind == "event":
                     ev = EventOut.model_validate(raw)

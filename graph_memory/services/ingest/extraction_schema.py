@@ -26,6 +26,7 @@ from graph_memory.limits import Limits
 
 __all__ = [
     "EXTRACTOR_ID",
+    "LIMITS",
     "RESPONSE_FORMAT",
     "SCHEMA",
     "SYSTEM_PROMPT",
@@ -147,6 +148,10 @@ RESPONSE_FORMAT: dict[str, Any] = {
 }
 
 
+# The API's bounds (graph_memory.limits) applied to the model's answer too: it is input.
+LIMITS = Limits()
+
+
 class _Strict(BaseModel):
     # Extra keys are ignored, not refused: not every OpenAI-compatible server enforces the
     # schema, and a model's unasked-for "confidence" or "reason" harms nothing we write.
@@ -158,6 +163,15 @@ class EpisodeOut(_Strict):
     outcome: Literal["success", "escalated", "abandoned"]
     topics: tuple[str, ...] = ()
     key_entities: tuple[str, ...] = ()
+
+    @field_validator("topics", "key_entities")
+    @classmethod
+    def _bounded(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        # What recordEpisodes takes (graph_memory.limits: a list field, a string field):
+        # clipped rather than refused, as the summary is, since refusing the episode refuses
+        # every item of the session with it.
+        clipped = (t[: LIMITS.max_string] for t in v[: LIMITS.max_list])
+        return tuple(t for t in clipped if t)
 
 
 class _Grounded(_Strict):
@@ -221,7 +235,6 @@ class Extraction(BaseModel):
         return self
 
 
-_LIMITS = Limits()
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
 
 
@@ -237,8 +250,8 @@ def parse_answer(content: str | None) -> Extraction:
     try:
         # The client's body rules (http_guard): a lone surrogate, NaN or nesting past the
         # limit is malformed here too, not an error deep in the write or its checkpoint.
-        value = decode_json(text, _LIMITS)
-        check_value(value, _LIMITS)
+        value = decode_json(text, LIMITS)
+        check_value(value, LIMITS)
     except Refusal as e:
         raise ValueError(e.message.replace("the request", "the answer")) from None
     return Extraction.model_validate(value)
