@@ -31,12 +31,14 @@ from graph_memory.errors import (
     GraphMemoryError,
     LimitExceeded,
     NotFound,
+    TierConflict,
     ValidationError,
 )
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.write_state import SlotState
 from graph_memory.services.access.session_scope import ScopeGuard
+from graph_memory.services.audit import events as audit
 from graph_memory.services.facts.citation_scope import refused
 from graph_memory.services.facts.gate import CheckedFact
 
@@ -46,12 +48,14 @@ __all__ = [
     "check_citation_scopes",
     "check_citations",
     "check_premises",
+    "check_shared_truth",
     "check_slot_capacity",
     "check_token_scopes",
     "corroborates",
     "hash_items",
     "scope_of",
     "scope_or_none",
+    "shared_slots",
     "slots_of",
 ]
 
@@ -180,6 +184,72 @@ def check_slot_capacity(
             continue
         added[slot_group] = added.get(slot_group, 0) + 1
     return failed
+
+
+# The scope every reader of a tenant may combine with its own: facts held there at a higher
+# tier are the tenant's shared truth (a policy, a company's data).
+SHARED_SCOPE = "tenant"
+
+
+def shared_slots(slots: Mapping[SlotKey, frozenset[str]]) -> dict[SlotKey, frozenset[str]]:
+    """``slots`` (where a batch's items land, with the objects they name) and, for each slot
+    of a narrower scope, the tenant-wide slot of its subject and predicate, which the items
+    are held against (check_shared_truth): read with the batch's state, not locked (a write
+    of the shared scope racing this one is ordered by its own lock)."""
+    out = dict(slots)
+    for (scope, subject, predicate), objects in slots.items():
+        if scope != SHARED_SCOPE:
+            key = (SHARED_SCOPE, subject, predicate)
+            out[key] = out.get(key, frozenset()) | objects
+    return out
+
+
+def check_shared_truth(
+    principal: Principal,
+    checked: dict[int, CheckedFact],
+    scopes: Mapping[int, str],
+    cards: Mapping[str, Cardinality],
+    states: Mapping[SlotKey, SlotState],
+    now: datetime,
+) -> tuple[dict[int, GraphMemoryError], list[dict[str, Any]]]:
+    """Items of a narrower scope that would contradict the tenant's shared truth: a
+    single-valued fact in force in the tenant scope, of a tier above the item's, with another
+    object. Reads that combine the two scopes would serve both as answers to one question
+    ("the admin said I get 10x refunds" beside the admin's 1x); within one slot the write rule
+    refuses that override (TIER_CONFLICT), and across scopes it does the same. Returns the
+    refusals and their audit events (alerts)."""
+    failed: dict[int, GraphMemoryError] = {}
+    events: list[dict[str, Any]] = []
+    now_us = int(now.timestamp() * 1_000_000)
+    now_ms = now_us // 1000
+    for i, cf in list(checked.items()):
+        if scopes[i] == SHARED_SCOPE or cards.get(cf.predicate) is not Cardinality.ONE:
+            continue
+        state = states.get((SHARED_SCOPE, cf.subject_key, cf.predicate))
+        shared = state.current if state is not None else []
+        above = [
+            v
+            for v in shared
+            if v["status"] == "active"
+            and v["object_key"] != cf.object_key
+            and TIER_RANK[Tier(v["tier"])] > TIER_RANK[cf.tier]
+            and (v.get("expires_ms") is None or v["expires_ms"] > now_ms)
+            and (v.get("valid_to_us") is None or v["valid_to_us"] > now_us)
+        ]
+        if not above:
+            continue
+        top = max(above, key=lambda v: TIER_RANK[Tier(v["tier"])])
+        err = TierConflict(
+            f"{cf.tier.value}-tier write in {scopes[i]} would contradict the tenant's "
+            f"{top['tier']}-tier fact on ({cf.subject_key}, {cf.predicate})",
+            field="object",
+        )
+        failed[i] = err
+        events.append(
+            audit.event(principal, "tier_conflict", "fact", top["id"], now, reason=err.message)
+        )
+        del checked[i]
+    return failed, events
 
 
 @dataclass

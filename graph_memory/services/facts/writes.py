@@ -158,7 +158,7 @@ class FactService:
             batch.scopes,
             {c.episode_id for cf in batch.checked.values() for c in cf.item.citations},
             {cf.predicate for cf in batch.checked.values()},
-            batch.slots,
+            fact_rules.shared_slots(batch.slots),
         )
         state = await self._complete(tx, batch, state)
         # The clock is read under the locks, so recordedAt/supersededAt follow commit order
@@ -229,7 +229,7 @@ class FactService:
             more_scopes,
             [],
             names if lost else [],
-            more_slots,
+            fact_rules.shared_slots(more_slots),
         )
         return WriteState(
             episodes=state.episodes,
@@ -275,6 +275,11 @@ class FactService:
         # A registered cardinality is final and decides every later write: who set it is audited.
         events += predicates.registered_events(principal, registered, now)
         scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
+        refused, conflicts = fact_rules.check_shared_truth(
+            principal, checked, scopes, cards, state.slots, now
+        )
+        _fail(results, refused)
+        events += conflicts
         _fail(
             results,
             fact_rules.check_slot_capacity(

@@ -107,6 +107,9 @@ class MemoService:
         rows: list[dict[str, Any]] = []
         now = utcnow()
         counters = {k: 0 for k in MEMO_KINDS}
+        # One memo per thing said: the model listing a todo (or an event) twice in one
+        # session gives one memo, which both items report (case and spacing aside).
+        seen: dict[tuple[str, str], str] = {}
         for d in drafts:
             index = counters[d.kind]
             counters[d.kind] += 1
@@ -121,8 +124,13 @@ class MemoService:
             except GraphMemoryError as e:
                 out.append((None, e))
                 continue
+            same = seen.get((d.kind, text.casefold()))
+            if same is not None:
+                out.append((same, None))
+                continue
             ttl = policy.ttl_for("", d.kind) if d.kind == "event" else None
             rid = memo_id(job_id, d.kind, index)
+            seen[(d.kind, text.casefold())] = rid
             rows.append(
                 {
                     "id": rid,
