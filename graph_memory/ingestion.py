@@ -26,6 +26,7 @@ from graph_memory.domain import (
 from graph_memory.errors import InvalidInput, ValidationError
 
 __all__ = [
+    "LINE_BREAKING",
     "MAX_SESSION_CHARS",
     "MAX_TURNS",
     "MAX_TURN_CHARS",
@@ -194,10 +195,15 @@ def _aware(value: datetime | None, name: str, problems: list[tuple[str, str]]) -
         problems.append((name, f"cannot be stored: {problem}"))
 
 
+# Unicode categories that break a line or control a terminal: control characters, line and
+# paragraph separators.
+LINE_BREAKING = frozenset({"Cc", "Zl", "Zp"})
+
+
 def _controlled(text: str) -> bool:
     """A control character or a line/paragraph separator: an id or a name shown to the model
     on one line could start a line of its own (a forged turn) with one."""
-    return any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in text)
+    return any(unicodedata.category(ch) in LINE_BREAKING for ch in text)
 
 
 def check_session(session: SessionInput, options: IngestOptions) -> str:

@@ -528,9 +528,21 @@ def test_a_claim_against_the_tenants_shared_truth_is_refused_outside_its_namespa
         {"scopes": ["user:mallory", "tenant"], "s": "company", "p": "refund_multiplier"},
     )
     assert [e["node"]["id"] for e in served["facts"]["edges"]] == [shared_id]
-    # Each refusal is on record, naming the shared fact it would have contradicted.
+    # Each refusal is on record, naming the shared fact it would have contradicted (and not
+    # the writer's scope, which names a user a forget may remove).
     alerts = admin.audit_log(target=shared_id, action="tier_conflict")["edges"]
-    assert len(alerts) == 3
+    assert len(alerts) == 3 and "mallory" not in alerts[0]["node"]["reason"]
+    # Another stretch of time is no contradiction: what held before the shared fact began.
+    ep2 = c.record_episode(**episode("mallory", "s-hist"))
+    past = fact(
+        "company",
+        "refund_multiplier",
+        "2x",
+        [ep2],
+        validFrom="2024-01-01T00:00:00Z",
+        validTo="2025-01-01T00:00:00Z",
+    )
+    assert c.assert_facts([past])["results"][0]["ok"]
 
 
 MEMOS = """
@@ -561,7 +573,11 @@ def test_a_todo_said_twice_in_a_session_is_one_memo(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
     c = make(tenant)
-    again = {"text": "renew  alice's PASSPORT before june", "turns": [0]}
+    again = {
+        "text": "renew  alice's PASSPORT before june",
+        "due": "2026-06-01T00:00:00Z",
+        "turns": [0],
+    }
     j = run(c, llm, embedder, _berlin_and_passport(fake, again), tenant)
     todos = [i for i in j["items"] if i["kind"] == "todo"]
     assert len(todos) == 2 and all(i["ok"] for i in todos), todos

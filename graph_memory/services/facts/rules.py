@@ -39,6 +39,7 @@ from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.write_state import SlotState
 from graph_memory.services.access.session_scope import ScopeGuard
 from graph_memory.services.audit import events as audit
+from graph_memory.services.facts import validity
 from graph_memory.services.facts.citation_scope import refused
 from graph_memory.services.facts.gate import CheckedFact
 
@@ -220,28 +221,38 @@ def check_shared_truth(
     refusals and their audit events (alerts)."""
     failed: dict[int, GraphMemoryError] = {}
     events: list[dict[str, Any]] = []
-    now_us = int(now.timestamp() * 1_000_000)
-    now_ms = now_us // 1000
+    if principal.scopes is not None and SHARED_SCOPE not in principal.scopes:
+        # A session token kept from the tenant scope: a refusal that depends on what the
+        # tenant holds would tell it what it may not read.
+        return failed, events
+    now_us = validity.micros(now)
+    assert now_us is not None
     for i, cf in list(checked.items()):
         if scopes[i] == SHARED_SCOPE or cards.get(cf.predicate) is not Cardinality.ONE:
             continue
         state = states.get((SHARED_SCOPE, cf.subject_key, cf.predicate))
-        shared = state.current if state is not None else []
+        # The item's own validity as far as it is stated (an open start: when it is said,
+        # now); a shared fact over another stretch of time is no contradiction.
+        start = validity.micros(cf.valid_from) or now_us
+        end = validity.micros(cf.valid_to)
         above = [
             v
-            for v in shared
+            for v in (state.current if state is not None else [])
             if v["status"] == "active"
             and v["object_key"] != cf.object_key
             and TIER_RANK[Tier(v["tier"])] > TIER_RANK[cf.tier]
-            and (v.get("expires_ms") is None or v["expires_ms"] > now_ms)
-            and (v.get("valid_to_us") is None or v["valid_to_us"] > now_us)
+            and served(v, now)
+            and (v.get("valid_to_us") is None or v["valid_to_us"] > start)
+            and (end is None or v.get("valid_from_us") is None or v["valid_from_us"] < end)
         ]
         if not above:
             continue
         top = max(above, key=lambda v: TIER_RANK[Tier(v["tier"])])
+        # Ids and the shared fact's own words only: the writer's scope (a user's id) would
+        # outlive a forget of them in this event, which is about the shared fact.
         err = TierConflict(
-            f"{cf.tier.value}-tier write in {scopes[i]} would contradict the tenant's "
-            f"{top['tier']}-tier fact on ({cf.subject_key}, {cf.predicate})",
+            f"{cf.tier.value}-tier write would contradict the tenant's {top['tier']}-tier "
+            f"fact on ({cf.subject_key}, {cf.predicate})",
             field="object",
         )
         failed[i] = err
@@ -379,5 +390,10 @@ def corroborates(existing: dict[str, Any], cf: CheckedFact, now: datetime) -> bo
         return False
     if existing["status"] not in ("active", "candidate"):
         return False
-    expires_ms = existing.get("expires_ms")
+    return served(existing, now)
+
+
+def served(version: dict[str, Any], now: datetime) -> bool:
+    """Not past its TTL at ``now`` (a version as fact.write_state reads it)."""
+    expires_ms = version.get("expires_ms")
     return expires_ms is None or expires_ms > now.timestamp() * 1000

@@ -229,7 +229,7 @@ class FactService:
             more_scopes,
             [],
             names if lost else [],
-            fact_rules.shared_slots(more_slots),
+            _again(fact_rules.shared_slots(more_slots), fact_rules.shared_slots(batch.slots)),
         )
         return WriteState(
             episodes=state.episodes,
@@ -392,6 +392,15 @@ class FactService:
         if isinstance(result, TierConflict):
             raise result
         return result
+
+
+def _again(
+    wanted: dict[tuple[str, str, str], frozenset[str]],
+    read: dict[tuple[str, str, str], frozenset[str]],
+) -> dict[tuple[str, str, str], frozenset[str]]:
+    """Slots to read again under the locks: a slot read before for some objects is read for
+    those and the new ones, since the new read replaces the first."""
+    return {k: objects | read.get(k, frozenset()) for k, objects in wanted.items()}
 
 
 def _fail(results: dict[int, ItemResult], failed: dict[int, GraphMemoryError]) -> None:

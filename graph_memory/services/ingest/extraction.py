@@ -33,7 +33,7 @@ from graph_memory.errors import (
     ModelRequestRefused,
     ModelUnavailable,
 )
-from graph_memory.ingestion import SessionInput, Turn
+from graph_memory.ingestion import LINE_BREAKING, SessionInput, Turn
 from graph_memory.services.ingest.extraction_schema import (
     EXTRACTOR_ID,
     RESPONSE_FORMAT,
@@ -116,10 +116,7 @@ def _flat(text: str) -> str:
     """On one line: every control character and line or paragraph separator becomes a space
     (an id or a tool's name is shown inline; submission refuses them, this guards older
     jobs)."""
-    return "".join(" " if unicodedata.category(ch) in _BREAKS else ch for ch in text)
-
-
-_BREAKS = frozenset({"Cc", "Zl", "Zp"})
+    return "".join(" " if unicodedata.category(ch) in LINE_BREAKING else ch for ch in text)
 
 
 # How much of a malformed answer is sent back with the correction (a runaway answer would

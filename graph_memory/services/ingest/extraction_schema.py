@@ -149,7 +149,7 @@ RESPONSE_FORMAT: dict[str, Any] = {
 
 
 # The API's bounds (graph_memory.limits) applied to the model's answer too: it is input.
-LIMITS = Limits()
+LIMITS = Limits.from_env()  # the deployment's, as the API's (settings.Settings.limits)
 
 
 class _Strict(BaseModel):

@@ -108,8 +108,9 @@ class MemoService:
         now = utcnow()
         counters = {k: 0 for k in MEMO_KINDS}
         # One memo per thing said: the model listing a todo (or an event) twice in one
-        # session gives one memo, which both items report (case and spacing aside).
-        seen: dict[tuple[str, str], str] = {}
+        # session, for the same moment, gives one memo, which both items report (case and
+        # spacing aside); the same text for another moment is another memo.
+        seen: dict[tuple[str, str, datetime | None], str] = {}
         for d in drafts:
             index = counters[d.kind]
             counters[d.kind] += 1
@@ -124,13 +125,13 @@ class MemoService:
             except GraphMemoryError as e:
                 out.append((None, e))
                 continue
-            same = seen.get((d.kind, text.casefold()))
+            same = seen.get((d.kind, text.casefold(), d.at))
             if same is not None:
                 out.append((same, None))
                 continue
             ttl = policy.ttl_for("", d.kind) if d.kind == "event" else None
             rid = memo_id(job_id, d.kind, index)
-            seen[(d.kind, text.casefold())] = rid
+            seen[(d.kind, text.casefold(), d.at)] = rid
             rows.append(
                 {
                     "id": rid,

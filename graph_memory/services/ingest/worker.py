@@ -24,6 +24,7 @@ import socket
 import time
 import uuid
 from collections import Counter
+from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -201,19 +202,27 @@ class IngestWorker:
                 return
             policy = await self.services.facts.policy(tenant)
             # The registry, read once: the prompt shows it, and it decides which cardinality
-            # proposals count (services/ingest/apply.py).
-            known = {
-                n: c.value
-                for n, c in (
-                    await PredicateService(self.services.db).list(principal, policy)
-                ).items()
-            }
+            # proposals count (services/ingest/apply.py). A session token's prompt shows only
+            # the predicates its scopes use (others' are their words), but the whole
+            # registry decides: a predicate registered elsewhere keeps its cardinality.
+            registry = PredicateService(self.services.db)
+            shown = {n: c.value for n, c in (await registry.list(principal, policy)).items()}
+            known = (
+                shown
+                if principal.scopes is None
+                else {
+                    n: c.value
+                    for n, c in (
+                        await registry.list(replace(principal, scopes=None), policy)
+                    ).items()
+                }
+            )
             checkpoint = None
             if record.get("extraction_json"):
                 extraction = Extraction.model_validate_json(str(record["extraction_json"]))
                 extractor = str(record.get("extractor") or self.extractor_id)
             else:
-                result = await self.extractor.extract(session, turns, known)
+                result = await self.extractor.extract(session, turns, shown)
                 model_ms = result.model_ms
                 extraction = result.extraction
                 extractor = result.extractor
