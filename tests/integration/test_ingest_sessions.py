@@ -541,8 +541,14 @@ def test_a_claim_against_the_tenants_shared_truth_is_refused_outside_its_namespa
         [ep2],
         validFrom="2024-01-01T00:00:00Z",
         validTo="2025-01-01T00:00:00Z",
+        source="conversation",
     )
-    assert c.assert_facts([past])["results"][0]["ok"]
+    now_too = {**past, "object": "3x", "validFrom": "2024-01-01T00:00:00Z", "validTo": None}
+    out = c.assert_facts([past, now_too])["results"]
+    assert out[0]["ok"] and out[1]["error"]["code"] == "TIER_CONFLICT", out
+    # A person's own explicit statement in their scope is theirs to make (user tier).
+    mine = fact("company", "refund_multiplier", "5x", [ep2], scope="user:mallory")
+    assert c.assert_facts([mine])["results"][0]["ok"]
 
 
 MEMOS = """

@@ -213,11 +213,12 @@ def check_shared_truth(
     states: Mapping[SlotKey, SlotState],
     now: datetime,
 ) -> tuple[dict[int, GraphMemoryError], list[dict[str, Any]]]:
-    """Items of a narrower scope that would contradict the tenant's shared truth: a
+    """Inferred items of a narrower scope that would contradict the tenant's shared truth: a
     single-valued fact in force in the tenant scope, of a tier above the item's, with another
-    object. Reads that combine the two scopes would serve both as answers to one question
-    ("the admin said I get 10x refunds" beside the admin's 1x); within one slot the write rule
-    refuses that override (TIER_CONFLICT), and across scopes it does the same. Returns the
+    object, over an overlapping stretch of validity. Reads that combine the two scopes would
+    serve both as answers to one question ("the admin said I get 10x refunds" beside the
+    admin's 1x); within one slot the write rule refuses that override (TIER_CONFLICT), and
+    across scopes it does the same. Returns the
     refusals and their audit events (alerts)."""
     failed: dict[int, GraphMemoryError] = {}
     events: list[dict[str, Any]] = []
@@ -228,7 +229,14 @@ def check_shared_truth(
     now_us = validity.micros(now)
     assert now_us is not None
     for i, cf in list(checked.items()):
-        if scopes[i] == SHARED_SCOPE or cards.get(cf.predicate) is not Cardinality.ONE:
+        # Only an inference (a model's extraction, an agent's claim): the way a poisoned
+        # conversation enters. A person's own explicit statement in their scope (a user-tier
+        # preference beside the tenant's default) is theirs to make.
+        if (
+            cf.tier is not Tier.INFERRED
+            or scopes[i] == SHARED_SCOPE
+            or cards.get(cf.predicate) is not Cardinality.ONE
+        ):
             continue
         state = states.get((SHARED_SCOPE, cf.subject_key, cf.predicate))
         # The item's own validity as far as it is stated (an open start: when it is said,
