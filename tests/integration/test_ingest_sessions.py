@@ -592,6 +592,31 @@ def test_a_todo_said_twice_in_a_session_is_one_memo(
     assert [m["id"] for m in listed] == [todos[0]["id"]]
 
 
+def test_a_todo_told_again_in_a_later_session_is_the_same_todo_until_it_is_closed(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    c = make(tenant)
+    first = run(c, llm, embedder, _berlin_and_passport(fake), tenant)
+    (todo,) = [i for i in first["items"] if i["kind"] == "todo"]
+    (event,) = [i for i in first["items"] if i["kind"] == "event"]
+    again = run(c, llm, embedder, _berlin_and_passport(fake), tenant)
+    same = {i["kind"]: i for i in again["items"] if i["kind"] in ("todo", "event")}
+    # The same open todo and the same event (same words, same moment), cited by both
+    # sessions: found, not written twice.
+    assert same["todo"]["id"] == todo["id"] and same["todo"]["action"] == "found"
+    assert same["event"]["id"] == event["id"] and same["event"]["action"] == "found"
+    assert again["counts"]["todos"] == 0 and again["counts"]["events"] == 0
+    listed = c.execute(MEMOS, {"kinds": ["todo"]})["memos"]
+    assert [m["id"] for m in listed] == [todo["id"]]
+    c.execute("mutation($id: ID!) { closeTodo(id: $id) { status } }", {"id": todo["id"]})
+    assert c.execute(MEMOS, {"kinds": ["todo"]})["memos"] == []
+    # Told once more after it was closed: a new todo (renewing the passport again).
+    third = run(c, llm, embedder, _berlin_and_passport(fake), tenant)
+    (new,) = [i for i in third["items"] if i["kind"] == "todo"]
+    assert new["id"] != todo["id"] and new["action"] == "created"
+    assert [m["id"] for m in c.execute(MEMOS, {"kinds": ["todo"]})["memos"]] == [new["id"]]
+
+
 def test_memos_the_gate_refuses_are_reported_when_none_passes(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

@@ -66,16 +66,17 @@ class PreparedMemos:
             r["embedding"] = v
 
     def outcomes(
-        self, created: dict[str, bool]
+        self, written: dict[str, tuple[str, bool]]
     ) -> list[tuple[str | None, bool, GraphMemoryError | None]]:
-        """Per draft (id, created, error), given what the write created (a memo the write did
-        not return: its episode is gone)."""
+        """Per draft (id, created, error), given what the write did with each row (the memo
+        it landed on, whether it created it; a row the write did not return: its episode is
+        gone)."""
         gone = NotFound(f"episode {self.episode_id} is gone", field="episodeId")
         return [
             (None, False, err)
             if rid is None
-            else (rid, created[rid], None)
-            if rid in created
+            else (*written[rid], None)
+            if rid in written
             else (None, False, gone)
             for rid, err in self.verdicts
         ]
@@ -162,14 +163,16 @@ class MemoService:
     @staticmethod
     async def write_in_tx(
         tx: Tx, principal: Principal, prepared: PreparedMemos
-    ) -> tuple[dict[str, bool], list[dict[str, Any]]]:
-        """Write prepared rows inside the caller's transaction: per memo id whether it was
-        created (False: a resumed job found it), and the audit events of those created, for
-        the caller to record in the same transaction."""
+    ) -> tuple[dict[str, tuple[str, bool]], list[dict[str, Any]]]:
+        """Write prepared rows inside the caller's transaction: per row id the memo it landed
+        on and whether it was created (False: a resumed job found it, or the same thing was
+        told in an earlier session), and the audit events of those created, for the caller
+        to record in the same transaction."""
         rows = prepared.rows
         now = utcnow()
-        written = await MemoRepository.create_in_tx(tx, principal.tenant, rows, now)
-        created = {str(w["id"]): bool(w["created"]) for w in written}
+        landed = await MemoRepository.create_in_tx(tx, principal.tenant, rows, now)
+        written = {str(w["row_id"]): (str(w["id"]), bool(w["created"])) for w in landed}
+        created = {rid: made for rid, (mid, made) in written.items() if mid == rid}
         events = [
             audit.event(
                 principal,
@@ -182,7 +185,7 @@ class MemoService:
             for r in rows
             if created.get(r["id"])
         ]
-        return created, events
+        return written, events
 
     async def list(
         self,

@@ -72,12 +72,12 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
             _fact_outcomes(plan, results, facts)
         memos = Applied(items=list(plan.memo_refused.items))
         if plan.memos is not None:
-            created: dict[str, bool] = {}
+            written: dict[str, tuple[str, bool]] = {}
             if plan.memos.rows:
-                created, memo_events = await MemoService.write_in_tx(tx, principal, plan.memos)
+                written, memo_events = await MemoService.write_in_tx(tx, principal, plan.memos)
                 events += memo_events
             # Every draft is reported, the gate's refusals too when none passed it.
-            _memo_outcomes(plan, created, memos)
+            _memo_outcomes(plan, written, memos)
         practice = Applied()
         if plan.practice is not None:
             res = await practice_in_tx(
@@ -126,9 +126,9 @@ def _fact_outcomes(plan: SessionPlan, results: list[ItemResult], out: Applied) -
             out.add("fact", i, turns=list(f.turns), text=text, error=err, **extra)
 
 
-def _memo_outcomes(plan: SessionPlan, created: dict[str, bool], out: Applied) -> None:
+def _memo_outcomes(plan: SessionPlan, written: dict[str, tuple[str, bool]], out: Applied) -> None:
     assert plan.memos is not None
-    outcomes = plan.memos.outcomes(created)
+    outcomes = plan.memos.outcomes(written)
     for (kind, i), d, (memo, made, err) in zip(
         plan.memo_where, plan.memos.drafts, outcomes, strict=True
     ):
