@@ -192,12 +192,17 @@ def check_slot_capacity(
 SHARED_SCOPE = "tenant"
 
 
-def shared_slots(slots: Mapping[SlotKey, frozenset[str]]) -> dict[SlotKey, frozenset[str]]:
+def shared_slots(
+    slots: Mapping[SlotKey, frozenset[str]], checked: Mapping[int, CheckedFact]
+) -> dict[SlotKey, frozenset[str]]:
     """``slots`` (where a batch's items land, with the objects they name) and, for each slot
     of a narrower scope, the tenant-wide slot of its subject and predicate, which the items
     are held against (check_shared_truth): read with the batch's state, not locked (a write
-    of the shared scope racing this one is ordered by its own lock)."""
+    of the shared scope racing this one is ordered by its own lock). Only when an item is an
+    inference, the only kind that rule holds: an explicit batch reads nothing more."""
     out = dict(slots)
+    if not any(cf.tier is Tier.INFERRED for cf in checked.values()):
+        return out
     for (scope, subject, predicate), objects in slots.items():
         if scope != SHARED_SCOPE:
             key = (SHARED_SCOPE, subject, predicate)

@@ -158,7 +158,7 @@ class FactService:
             batch.scopes,
             {c.episode_id for cf in batch.checked.values() for c in cf.item.citations},
             {cf.predicate for cf in batch.checked.values()},
-            fact_rules.shared_slots(batch.slots),
+            fact_rules.shared_slots(batch.slots, batch.checked),
         )
         state = await self._complete(tx, batch, state)
         # The clock is read under the locks, so recordedAt/supersededAt follow commit order
@@ -229,7 +229,10 @@ class FactService:
             more_scopes,
             [],
             names if lost else [],
-            _again(fact_rules.shared_slots(more_slots), fact_rules.shared_slots(batch.slots)),
+            _again(
+                fact_rules.shared_slots(more_slots, batch.checked),
+                fact_rules.shared_slots(batch.slots, batch.checked),
+            ),
         )
         return WriteState(
             episodes=state.episodes,
