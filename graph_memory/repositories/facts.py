@@ -162,7 +162,13 @@ class FactRepository:
 
     @staticmethod
     async def retract(
-        tx: Tx, tenant: str, fact_id: str, now: datetime, actor: str, reason: str | None
+        tx: Tx,
+        tenant: str,
+        fact_id: str,
+        now: datetime,
+        actor: str,
+        acted_for: str | None,
+        reason: str | None,
     ) -> Record | None:
         rows = await tx.run(
             "fact.retract",
@@ -171,6 +177,7 @@ class FactRepository:
                 "id": fact_id,
                 "now": now,
                 "actor": actor,
+                "acted_for": acted_for,
                 "reason": reason,
             },
         )

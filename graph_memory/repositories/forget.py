@@ -292,13 +292,20 @@ class ForgetRepository:
 
     @staticmethod
     async def redact_acted_for(
-        tx: Tx, tenant: str, label: str, stand_in: str, before: datetime, now: datetime
+        tx: Tx,
+        tenant: str,
+        user_id: str,
+        label: str,
+        stand_in: str,
+        before: datetime,
+        now: datetime,
     ) -> int:
         """Audit events of the session tokens that served the user (forget.redact_acted_for)."""
         rows = await tx.run(
             "forget.redact_acted_for",
             {
                 "tenant": require_tenant(tenant),
+                "user": user_id,
                 "label": label,
                 "stand_in": stand_in,
                 "before": before,
@@ -334,11 +341,18 @@ class ForgetRepository:
         return bool(rows and rows[0]["dropped"])
 
     @staticmethod
-    async def scrub_acted_for_marks(tx: Tx, tenant: str, label: str, stand_in: str) -> int:
+    async def scrub_acted_for_marks(
+        tx: Tx, tenant: str, user_id: str, label: str, stand_in: str
+    ) -> int:
         """Marks a token serving the user left on others' facts and todos
         (forget.acted_for_marks)."""
         rows = await tx.run(
             "forget.acted_for_marks",
-            {"tenant": require_tenant(tenant), "label": label, "stand_in": stand_in},
+            {
+                "tenant": require_tenant(tenant),
+                "user": user_id,
+                "label": label,
+                "stand_in": stand_in,
+            },
         )
         return int(rows[0]["marks"]) if rows else 0

@@ -77,7 +77,13 @@ class MemoRepository:
         )
 
     async def close(
-        self, tenant: str, memo_id: str, now: datetime, actor: str, reason: str | None
+        self,
+        tenant: str,
+        memo_id: str,
+        now: datetime,
+        actor: str,
+        acted_for: str | None,
+        reason: str | None,
     ) -> Record | None:
         rows = await self.db.write(
             "memo.close",
@@ -86,6 +92,7 @@ class MemoRepository:
                 "id": memo_id,
                 "now": now,
                 "actor": actor,
+                "acted_for": acted_for,
                 "reason": reason,
             },
         )

@@ -41,3 +41,51 @@ def test_refuses_a_database_migrated_by_newer_code(settings: Settings) -> None:
             await db.close()
 
     asyncio.run(go())
+
+
+def test_marks_written_before_acted_for_fields_get_them_from_the_actor(
+    settings: Settings,
+) -> None:
+    """Schema 110: what a session token did for a user before the field existed is found by a
+    forget afterwards (the user id after the last " for " of an agent's actor), and nothing
+    else is marked: a key's own actor, an admin's, one already redacted."""
+    tenant = "mig-acted-for"
+    make = """
+    CREATE (:AuditEvent {id: 'mig-a1', tenant: $t, actor: 'agent:bot key for ops for bob'})
+    CREATE (:AuditEvent {id: 'mig-a2', tenant: $t, actor: 'agent:plainkey'})
+    CREATE (:AuditEvent {id: 'mig-a3', tenant: $t, actor: 'admin:boss for bob'})
+    CREATE (:AuditEvent {id: 'mig-a4', tenant: $t, actor: 'agent:k for [forgotten]'})
+    CREATE (:Fact {id: 'mig-f1', tenant: $t, created_by: 'agent:k for bob',
+                   retracted_by: 'agent:k for carol'})
+    CREATE (:Memo {id: 'mig-m1', tenant: $t, closed_by: 'agent:k for dan'})
+    """
+    read = """
+    MATCH (n) WHERE n.tenant = $t
+    RETURN n.id AS id, n.acted_for AS acted, n.created_for AS created,
+           n.retracted_for AS retracted, n.closed_for AS closed
+    """
+
+    async def go() -> dict[str, tuple[object, ...]]:
+        db = Database.connect(settings.neo4j())
+        try:
+            await db.run_raw(make, {"t": tenant})
+            (m110,) = [m for m in schema_migrations() if m.version == 110]
+            for stmt in m110.statements:  # idempotent: applied again over a migrated store
+                await db.run_raw(stmt)
+            rows = await db.run_raw(read, {"t": tenant})
+            return {
+                str(r["id"]): (r["acted"], r["created"], r["retracted"], r["closed"]) for r in rows
+            }
+        finally:
+            await db.run_raw("MATCH (n) WHERE n.tenant = $t DETACH DELETE n", {"t": tenant})
+            await db.close()
+
+    got = asyncio.run(go())
+    assert got == {
+        "mig-a1": ("bob", None, None, None),
+        "mig-a2": (None, None, None, None),
+        "mig-a3": (None, None, None, None),
+        "mig-a4": (None, None, None, None),
+        "mig-f1": (None, "bob", "carol", None),
+        "mig-m1": (None, None, None, "dan"),
+    }

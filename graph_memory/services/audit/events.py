@@ -42,6 +42,9 @@ def event(
         # ISO text: written as datetime(ev.at) server-side (cheaper than the driver's encoding).
         "at": at.isoformat(),
         "actor": actor or (principal.actor if principal else "system"),
+        # The user a session token acted for (its actor ends " for <user>"): a forget finds
+        # the events by this range-indexed field (schema 110), not by the actor's suffix.
+        "acted_for": principal.user_id if principal is not None and actor is None else None,
         "actor_type": actor_type or (_actor_type(principal) if principal else "system"),
         "action": action,
         "target_type": target_type,

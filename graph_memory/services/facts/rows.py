@@ -202,6 +202,8 @@ def new_row(
         "expires_at": now + timedelta(days=cf.ttl_days) if cf.ttl_days else None,
         "ttl_days": cf.ttl_days,
         "created_by": principal.actor,
+        # Whom a session token wrote it for (forget/acted_for_marks finds it by this).
+        "created_for": principal.user_id,
         "supersedes": prior["id"] if prior else None,
         "needs_verification": False,
         "retrieval_count": 0,

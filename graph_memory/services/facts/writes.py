@@ -359,7 +359,9 @@ class FactService:
             refused = await refuse_override(tx, principal, policy, before, now, "retract")
             if refused is not None:
                 return refused  # its audit event commits with the transaction
-            after = await FactRepository.retract(tx, tenant, fact_id, now, principal.actor, reason)
+            after = await FactRepository.retract(
+                tx, tenant, fact_id, now, principal.actor, principal.user_id, reason
+            )
             if after is None:
                 raise NotFound(f"no fact {fact_id}")
             flagged = await FactRepository.flag_dependents(

@@ -37,6 +37,6 @@ async def scrub_acted_for(
     label = acting_for(user_id)
     procedures = await Repo.user_procedures(tx, tenant, user_id, label, before, REASON)
     redacted = await Repo.redact_audit(tx, tenant, procedures, now)
-    redacted += await Repo.redact_acted_for(tx, tenant, label, STAND_IN, before, now)
-    await Repo.scrub_acted_for_marks(tx, tenant, label, STAND_IN)
+    redacted += await Repo.redact_acted_for(tx, tenant, user_id, label, STAND_IN, before, now)
+    await Repo.scrub_acted_for_marks(tx, tenant, user_id, label, STAND_IN)
     return len(procedures), redacted

@@ -248,7 +248,9 @@ class MemoService:
         if found[0]["memo"].get("status") == "done":
             raise Conflict(f"todo {memo_id} is already done", field="id")
         now = utcnow()
-        row = await self.repo.close(principal.tenant, memo_id, now, principal.actor, reason)
+        row = await self.repo.close(
+            principal.tenant, memo_id, now, principal.actor, principal.user_id, reason
+        )
         if row is None:
             raise NotFound(f"no todo {memo_id}", field="id")
         await AuditRepository(self.db).record(
