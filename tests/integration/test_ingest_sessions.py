@@ -705,6 +705,18 @@ def test_events_and_todos_are_recalled_and_packed_into_context_as_they_stood(
     assert todos(as_of=open_then) == [todo["id"]]  # as it stood: still open then
 
 
+def test_memos_match_inflected_words_by_keyword(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """Memos are searched with the English analyzer, as facts and episodes are: "renewing
+    passports" finds "Renew Alice's passport" by its words, not by its meaning alone."""
+    c = make(tenant)
+    run(c, llm, embedder, _berlin_and_passport(fake), tenant)
+    got = c.recall("renewing passports", ["user:alice"], kinds=["MEMO"], min_relevance=0.0)
+    (todo,) = [i for i in got["items"] if i["memo"]["kind"] == "todo"]
+    assert todo["score"]["keyword"] > 0, todo["score"]
+
+
 PROCS = """
 query { procedures(intent: "reset_password", scopes: ["tenant"], includeCandidates: true) {
   id status steps successCount failureCount } }"""
