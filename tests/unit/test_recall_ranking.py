@@ -213,6 +213,19 @@ def test_query_terms_budget_counts_analyzer_tokens_not_words() -> None:
     assert lucene is not None and lucene.count("w") <= 64
 
 
+def test_query_terms_budget_counts_each_ideograph_and_kana_as_a_clause() -> None:
+    """Lucene's standard tokenizer makes every ideograph and kana a term of its own: a run of
+    1,100 Chinese characters is 1,100 clauses, not one word."""
+    ideographs = "".join(chr(0x4E00 + i) for i in range(1100))
+    terms = query_terms(ideographs)
+    assert 0 < len(terms) <= 64 and all(len(t) == 1 for t in terms)
+    mixed = query_terms("Where did Alice go \u65c5\u884c\u306b\u884c\u3063\u305f")
+    assert mixed[:2] == ["alice", "go"]
+    assert coverage("\u65c5\u884c", "\u5f7c\u306f\u65c5\u884c\u306b") == 1.0
+    assert query_terms("\u6211" * 1100) == ["\u6211"]  # once, not once per character
+    assert query_terms("___ __") == [] and build_lucene("t", ["tenant"], "___") is None
+
+
 def test_name_keys_are_word_runs_normalised_like_entity_keys() -> None:
     keys = name_keys("Where did James\u2019 sister and Alice's New York friend go?")
     assert "james" in keys and "alice" in keys and "new york" in keys

@@ -99,12 +99,17 @@ MAX_QUERY_TOKENS = 64  # analyzer tokens across all terms
 
 # Lucene's classic query syntax: each of these must be backslash-escaped in user text.
 _LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/<>')
-_WORD = re.compile(r"\w", re.UNICODE)
-# What Lucene's standard analyzer keeps as tokens: runs of letters and digits.
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-# Lucene's English stop set plus the question words agents phrase queries with. The index
-# keeps stop words (standard-no-stop-words), so dropping them here keeps "what" and "the"
-# from turning every memory into a keyword hit.
+# What Lucene's standard tokenizer (UAX#29) makes terms of: runs of letters and digits,
+# except that it makes every ideograph and kana a term of its own (and we count hangul so
+# too, to be safe): "我我我" is three clauses of the query, not one. Counted as one, a long
+# Chinese question passed the clause budget and Lucene refused the whole recall (over 1,024).
+_CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f" + (
+    "\uac00-\ud7af\U00020000-\U0003ffff"
+)
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+", re.UNICODE)
+# Lucene's English stop set plus the question words agents phrase queries with. The
+# analyzer drops the English stop set itself; dropping the question words here too keeps
+# "what" and "how" from turning every memory into a keyword hit.
 _STOP_WORDS = """
 a an and are as at be but by for if in into is it no not of on or such that the their then
 there these they this to was will with what which who whom whose where when why how do does
@@ -129,13 +134,15 @@ def query_terms(query: str) -> list[str]:
     budget = MAX_QUERY_TOKENS
     for raw in query.lower().split():
         bare = "".join(c for c in raw if c.isalnum())
-        if not _WORD.search(raw) or bare in _STOP or raw in out:
+        # A word Lucene makes no term of ("___") would leave only the scope clause: every
+        # memory of the scopes would match, at score 0.
+        if not _TOKEN.search(raw) or bare in _STOP or raw in out:
             continue
         # Lucene's analyzer splits "a-b-c" into three clauses: the budget counts those, since
         # past 1,024 clauses Lucene refuses the whole query.
         pieces = _TOKEN.findall(raw)
         if len(pieces) > budget:
-            out += [p for p in pieces[:budget] if p not in out]
+            out += [p for p in dict.fromkeys(pieces[:budget]) if p not in out]
             break
         budget -= len(pieces)
         out.append(raw)
