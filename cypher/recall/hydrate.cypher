@@ -16,7 +16,8 @@ CALL (hidden) {
   UNION ALL
   UNWIND $procedures AS id
   MATCH (p:Procedure {id: id})
-  WHERE p.tenant = $tenant
+  WHERE p.tenant = $tenant AND NOT
+#include forget/_hidden_procedure(p)
   OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
   WHERE NOT
 #include forget/_hidden_episode(src)

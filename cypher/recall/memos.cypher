@@ -1,8 +1,12 @@
-// params: tenant, scopes, vector, k, lucene, as_of, now
+// params: tenant, scopes, vector, content_vector, k, lucene, as_of, valid_at, include_expired, tiers
 // returns: rows, raw_hits
 // Hybrid candidates among memos (the events and todos ingestion extracted): as believed at
 // as_of (recorded by then; a todo still open then: one closed since was open at that moment),
-// not past their TTL, never one whose episode is gone or only a forgotten contributor gave.
+// not past their TTL at as_of (unless expired ones are asked for, as for facts), in the world
+// at valid_at (an event from when it happened or was told, whichever is first: a scheduled
+// one is known from the session that told it; a todo from the session that asked for it, as
+// an episode is from when it started), never one whose episode is gone or only a forgotten
+// contributor gave.
 // A done todo is settled business: `memos(statuses: ["done"])` lists it, recall does not.
 CYPHER 25
 #include forget/_hidden
@@ -30,8 +34,12 @@ CALL (hidden, hits) {
   WITH hidden, cand[0] AS m, cand[1] AS vscore, cand[2] AS kscore
   WHERE m.recorded_at <= $as_of
     AND (m.kind <> 'todo' OR m.closed_at IS NULL OR m.closed_at > $as_of)
-    AND (m.expires_at IS NULL OR m.expires_at > $now)
+    AND ($include_expired OR m.expires_at IS NULL OR m.expires_at > $as_of)
+    AND ($tiers IS NULL OR m.tier IN $tiers)  // a memo carries its tier, as a fact does
     AND EXISTS { (m)-[:DERIVED_FROM]->(:Episode) }
+    AND ((m.kind = 'event' AND m.at <= $valid_at)
+         OR EXISTS { MATCH (m)-[:DERIVED_FROM]->(told:Episode)
+                     WHERE told.started_at IS NULL OR told.started_at <= $valid_at })
     AND NOT
 #include forget/_hidden_fact(m)
   RETURN collect({
@@ -40,6 +48,8 @@ CALL (hidden, hits) {
     last_retrieved_ms: m.last_retrieved_at.epochMillis, recorded_ms: m.recorded_at.epochMillis,
     harmful: m.harmful_count, helpful: m.helpful_count,
     similarity: coalesce(vscore, vector.similarity.cosine(m.embedding, $vector)),
+    content: CASE WHEN $content_vector IS NULL THEN null
+                  ELSE vector.similarity.cosine(m.embedding, $content_vector) END,
     keyword: kscore
   }) AS rows
 }

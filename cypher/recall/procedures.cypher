@@ -2,8 +2,10 @@
 // returns: rows, raw_hits
 // Hybrid candidates among procedures: the version current at as_of, of an allowed status,
 // and of the requested intent/role when the caller names them (procedures are served only
-// for a matching intent; without one the service requires a close semantic match).
+// for a matching intent; without one the service requires a close semantic match), never
+// one only forgotten contributors' sessions evidence (forget/_hidden_procedure).
 CYPHER 25
+#include forget/_hidden
 CALL () {
   UNWIND $scopes AS scope
   // A filtered HNSW search costs Neo4j a few ms of CPU even when nothing matches (the
@@ -31,14 +33,14 @@ CALL () {
     AND p.scope IN $scopes
   RETURN p, null AS vscore, null AS kscore
 }
-WITH p, max(vscore) AS vscore, max(kscore) AS kscore
+WITH hidden, p, max(vscore) AS vscore, max(kscore) AS kscore
 // Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
 // than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
 // larger k. A long version history can otherwise crowd every current fact out.
-WITH collect([p, vscore, kscore]) AS hits
-CALL (hits) {
+WITH hidden, collect([p, vscore, kscore]) AS hits
+CALL (hidden, hits) {
   UNWIND hits AS cand
-  WITH cand[0] AS p, cand[1] AS vscore, cand[2] AS kscore
+  WITH hidden, cand[0] AS p, cand[1] AS vscore, cand[2] AS kscore
   // The status it had at as_of (procedure/list.cypher).
   WHERE CASE WHEN p.status_log_at IS NULL THEN p.status
              ELSE last([i IN range(0, size(p.status_log_at) - 1)
@@ -47,6 +49,8 @@ CALL (hits) {
     AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
     AND ($intent IS NULL OR p.intent = $intent)
     AND ($role IS NULL OR p.role = $role)
+    AND NOT
+#include forget/_hidden_procedure(p)
   RETURN collect({
     id: p.id, text: p.text, success_count: p.success_count,
     failure_count: p.failure_count, fresh_ms: coalesce(p.updated_at, p.created_at).epochMillis,

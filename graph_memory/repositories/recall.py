@@ -132,10 +132,13 @@ class RecallRepository:
         scopes: list[str],
         *,
         vector: list[float],
+        content_vector: list[float] | None = None,
         k: int,
         lucene: str | None,
         as_of: datetime,
-        now: datetime,
+        valid_at: datetime,
+        include_expired: bool,
+        tiers: list[str] | None,
     ) -> tuple[list[Record], int]:
         return _pool(
             await self.db.read(
@@ -144,10 +147,13 @@ class RecallRepository:
                     "tenant": require_tenant(tenant),
                     "scopes": require_scopes(scopes),
                     "vector": _vector(vector),
+                    "content_vector": _maybe_vector(content_vector),
                     "k": k,
                     "lucene": lucene,
                     "as_of": as_of,
-                    "now": now,
+                    "valid_at": valid_at,
+                    "include_expired": include_expired,
+                    "tiers": tiers,
                 },
             )
         )

@@ -220,6 +220,40 @@ def test_forget_hides_everything_at_once_while_the_purge_is_in_flight(
     assert final["state"] == "DONE" and final["finishedAt"] and final["factVersionsDeleted"] == 1
 
 
+def test_a_procedure_only_their_sessions_proved_is_hidden_while_the_purge_runs(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """Procedures are among what a forget hides from its first transaction: one whose every
+    evidence is the forgotten user's sessions is served neither by procedures() nor by
+    recall; one another user's session also proved stays."""
+    bob = client.record_episode(
+        **episode("bob", "s-b", scope="team:core", summary=f"{SECRET} ran.")
+    )
+    ann = client.record_episode(**episode("ann", "s-a", scope="team:core", summary="Ann deployed."))
+
+    def proven(intent: str, *episodes: str) -> str:
+        made = client.upsert_procedure(intent, "dev", [f"{intent} step"], "team:core")
+        pid = str(made["procedure"]["id"])
+        for e in episodes:
+            client.record_procedure_outcome(pid, True, e)
+        return pid
+
+    theirs = proven("bob_ritual", bob)
+    shared = proven("deploy_service", bob, ann)
+
+    def served(intent: str) -> list[str]:
+        listed = [p["id"] for p in client.procedures(intent, SCOPES, include_candidates=True)]
+        got = client.recall(
+            intent.replace("_", " "), SCOPES, intent=intent, include_candidates=True
+        )
+        return listed + [i["id"] for i in got["items"] if i["kind"] == "PROCEDURE"]
+
+    assert served("bob_ritual") == [theirs, theirs]
+    held(settings, tenant, "bob")
+    assert served("bob_ritual") == []
+    assert served("deploy_service") == [shared, shared]
+
+
 def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
     client: GraphMemoryClient, settings: Settings, tenant: str
 ) -> None:

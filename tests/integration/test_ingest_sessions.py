@@ -14,7 +14,7 @@ import pytest
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.embeddings import Embedder
 from graph_memory.settings import Settings
-from tests.integration.conftest import _create_key, episode, fact
+from tests.integration.conftest import _create_key, bolt, episode, fact
 from tests.integration.fake_llm import Answer, FakeLLM, extraction
 from tests.integration.forget_helpers import held
 from tests.integration.ingest_helpers import (
@@ -703,6 +703,69 @@ def test_events_and_todos_are_recalled_and_packed_into_context_as_they_stood(
 
     assert todos() == []  # done: settled business, listed by memos(statuses: ["done"])
     assert todos(as_of=open_then) == [todo["id"]]  # as it stood: still open then
+
+
+def test_memos_are_recalled_as_they_held_in_the_world_and_in_belief(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder, settings: Settings
+) -> None:
+    """validAt: an event holds from when it happened (or was told, whichever is first), a
+    todo from the session that asked for it, as an episode from when it started. asOf: a memo
+    past its TTL is served at a moment before it expired (and now only when expired ones are
+    asked for), as a fact is."""
+    c = make(tenant)
+    run(c, llm, embedder, _berlin_and_passport(fake), tenant)  # told 2026-03-02
+
+    def kinds(**options: Any) -> list[str]:
+        out = c.recall(
+            "Alice moved to Berlin; renew her passport",
+            ["user:alice"],
+            kinds=["MEMO"],
+            min_relevance=0.0,
+            **options,
+        )
+        return sorted(i["memo"]["kind"] for i in out["items"])
+
+    assert kinds(valid_at="2026-01-15T00:00:00Z") == []
+    assert kinds(valid_at="2026-02-15T00:00:00Z") == ["event"]  # it happened on Feb 1
+    assert kinds(valid_at="2026-03-03T00:00:00Z") == ["event", "todo"]
+
+    bolt(
+        settings,
+        "MATCH (m:Memo {tenant: $t, kind: 'event'}) "
+        "SET m.expires_at = datetime() + duration({seconds: 1})",
+        {"t": tenant},
+    )
+    before = datetime.now(UTC)
+    time.sleep(1.5)
+    assert kinds() == ["todo"]  # expired now
+    assert kinds(as_of=before) == ["event", "todo"]  # not yet then
+    assert kinds(include_expired=True) == ["event", "todo"]
+    # A memo carries its trust tier (an extraction's: inferred), and tiers filters by it.
+    assert kinds(tiers=["INFERRED"]) == ["todo"]
+    assert kinds(tiers=["SYSTEM", "ADMIN", "USER"]) == []
+
+
+def test_a_memo_that_shares_only_a_name_with_the_question_is_left_out(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """The content floor holds memos too: a question about Alice's cat food is not answered
+    with an event of hers about something else, as an episode or fact would not be."""
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice told us about her trip to Paris for a conference.",
+            facts=[{"subject": "Alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+            events=[{"text": "Alice flew to Paris for a conference", "turns": [0]}],
+        ),
+    )
+    run(c, llm, embedder, s, tenant)
+    scopes = ["user:alice"]
+    found = c.recall("Where did Alice fly for the conference?", scopes, kinds=["MEMO"])
+    assert [i["memo"]["kind"] for i in found["items"]] == ["event"]
+    off = c.recall("Which cat food brand does Alice buy?", scopes, kinds=["MEMO"])
+    assert off["items"] == [] and off["floorDrops"]["content"] >= 1, off
 
 
 def test_memos_match_inflected_words_by_keyword(

@@ -9,9 +9,11 @@ read query looks the tenant's markers up by index (``cypher/forget/_hidden``) an
 inside the query and before any limit, episodes whose contributor is forgotten, facts and memos
 whose every piece of evidence is such an episode, and entities only such facts name
 (``forget/_hidden_*``: one rule, written once). Writes citing such an episode are refused with
-``CONTRIBUTOR_FORGOTTEN``. Procedures stay readable: their steps are the writing agent's, only
-their evidence is the contributor's (hidden from their provenance; the purge recomputes their
-counts and demotes those left with none), so another user may still report an outcome on one.
+``CONTRIBUTOR_FORGOTTEN``. A procedure only the contributor's sessions evidence is hidden as
+well (``forget/_hidden_procedure``: learned from their practice, or proven only by them); one
+others' sessions also evidence stays readable, its steps the writing agent's, the
+contributor's evidence hidden from its provenance (the purge recomputes its counts and demotes
+it if none is left), so another user may still report an outcome on it.
 
 Phase 2 is a ``(:ForgetJob)``: the purge in bounded batches (``services/forget/purge.py``),
 each its own transaction with its progress, under a lease held in the graph so that one runner

@@ -313,7 +313,16 @@ class RecallService:
                 role=req.role,
             ),
             "memo": lambda k: self.repo.memos(
-                tenant, scopes, vector=vector, k=k, lucene=lucene, as_of=as_of, now=utcnow()
+                tenant,
+                scopes,
+                vector=vector,
+                content_vector=content_vector,
+                k=k,
+                lucene=lucene,
+                as_of=as_of,
+                valid_at=valid_at,
+                include_expired=req.include_expired,
+                tiers=list(req.tiers) if req.tiers else None,
             ),
         }
 
