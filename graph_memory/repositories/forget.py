@@ -108,6 +108,17 @@ class ForgetRepository:
         )
 
     @staticmethod
+    async def redate(tx: Tx, tenant: str, fact_ids: list[str]) -> list[str]:
+        """Surviving versions the contributors said first, believed from when the others
+        first said them (forget.redate); the ids re-dated."""
+        if not fact_ids:
+            return []
+        rows = await tx.run(
+            "forget.redate", {"tenant": require_tenant(tenant), "fact_ids": fact_ids}
+        )
+        return [str(r["id"]) for r in rows]
+
+    @staticmethod
     async def retell(tx: Tx, tenant: str, fact_ids: list[str]) -> list[str]:
         """Rewrite when these versions were said from the evidence they keep; the ids whose
         told log changed."""

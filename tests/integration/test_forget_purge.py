@@ -254,6 +254,56 @@ def test_a_procedure_only_their_sessions_proved_is_hidden_while_the_purge_runs(
     assert served("deploy_service") == [shared, shared]
 
 
+def test_a_claim_they_made_first_is_believed_from_when_another_user_first_made_it(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """Excision is "as if they had never said it": a value bob said first and ann said again
+    later was, until ann said it, bob's alone. After the forget no asOf before ann's telling
+    shows it (no value with a confidence of 0 and no provenance); the value it superseded
+    holds until then; from ann's telling on it stands, on her evidence."""
+    ann0 = client.record_episode(
+        **episode("ann", "s-a0", scope="team:core", summary="Dana lives in Rome.")
+    )
+    bob = client.record_episode(
+        **episode("bob", "s-b", scope="team:core", summary=f"{SECRET} talk.")
+    )
+    ann1 = client.record_episode(
+        **episode("ann", "s-a1", scope="team:core", summary="Dana moved away.")
+    )
+    said = {"cardinality": "ONE", "scope": "team:core", "validFrom": "2026-02-10T00:00:00Z"}
+    rome = client.assert_facts([_fact("Dana", "lives_in", "Rome", [ann0], **said)])
+    assert rome["accepted"] == 1
+    time.sleep(0.05)
+    before_bob = datetime.now(UTC)
+    time.sleep(0.05)
+    assert (
+        client.assert_facts([_fact("Dana", "lives_in", "Berlin", [bob], **said)])["accepted"] == 1
+    )
+    time.sleep(0.05)
+    bobs_alone = datetime.now(UTC)
+    time.sleep(0.05)
+    again = client.assert_facts([_fact("Dana", "lives_in", "Berlin", [ann1], **said)])
+    assert again["results"][0]["action"] == "corroborated", again
+    time.sleep(0.05)
+    after_ann = datetime.now(UTC)
+
+    def lives_in(as_of: datetime) -> list[tuple[str, list[str]]]:
+        page = client.facts(["team:core"], as_of=as_of, valid_at="2026-06-01T00:00:00Z")
+        return [
+            (n["object"], sorted(e["episodeId"] for e in n["provenance"]))
+            for n in (x["node"] for x in page["edges"])
+            if n["predicate"] == "lives_in"
+        ]
+
+    assert lives_in(bobs_alone) == [("Berlin", [bob])]
+    assert admin.forget_contributor("bob", wait_seconds=60)["state"] == "DONE"
+    assert lives_in(before_bob) == [("Rome", [ann0])]
+    assert lives_in(bobs_alone) == [("Rome", [ann0])]  # as if bob had never said Berlin
+    assert lives_in(after_ann) == [("Berlin", [ann1])]
+    history = client.history("Dana", "lives_in", ["team:core"], as_of=bobs_alone)
+    assert [v["object"] for v in history["versions"]] == ["Rome"]
+
+
 def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
     client: GraphMemoryClient, settings: Settings, tenant: str
 ) -> None:

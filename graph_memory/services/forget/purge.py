@@ -11,9 +11,11 @@ whatever the shape of the data), then:
   excised versions, nor a gap where they stood. The slots' timelines are rebuilt;
 * facts others also support lose the contributors' evidence and have their confidence
   recomputed; a surviving version first written citing them takes the neutral wording of its
-  triple. An inferred fact promoted only by corroboration that now has fewer independent
-  sessions than the tenant's threshold goes back to review as a candidate (a human-approved
-  one stays active). Conclusions of excised premises are flagged needs-verification;
+  triple, and is believed from when the others first said it (forget.redate: until then it
+  was theirs alone), the version it superseded holding until then. An inferred fact
+  promoted only by corroboration that now has fewer independent sessions than the tenant's
+  threshold goes back to review as a candidate (a human-approved one stays active).
+  Conclusions of excised premises are flagged needs-verification;
 * the episodes are deleted (DETACH DELETE drops their vector and full-text entries), and
   procedures left with no evidence are demoted, the others recomputed;
 * the audit trail keeps who/when/which action of events about what was deleted, with their
@@ -182,7 +184,9 @@ async def _excise_facts(
 
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, doomed, now)
     await Repo.unlink_contributors(tx, tenant, shared, b.contributors)
-    # Re-tellings of theirs no longer move when a shared version was said.
+    # A shared version they said first is believed from when the others first said it; then
+    # re-tellings of theirs no longer move when it was said.
+    redated = await Repo.redate(tx, tenant, shared)
     retold = await Repo.retell(tx, tenant, shared)
     counts.facts_reworded += await _reword(tx, b, facts["worded"])
     await Repo.relink(tx, tenant, links)
@@ -196,7 +200,8 @@ async def _excise_facts(
     # extra cost.
     survivors = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
     slots = [SlotKey(k["scope"], k["subject"], k["predicate"]) for k in facts["kept_slots"]]
-    slots += await TimelineRepository.slots_of(tx, tenant, survivors | set(demoted) | set(retold))
+    changed = survivors | set(demoted) | set(retold) | set(redated)
+    slots += await TimelineRepository.slots_of(tx, tenant, changed)
     dependents = await Repo.flag_dependents(
         tx, tenant, list(facts["premises"]), now, f"a premise was removed: {REASON}"
     )

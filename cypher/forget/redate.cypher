@@ -1,0 +1,36 @@
+// params: tenant, fact_ids
+// returns: id
+// A surviving version the forgotten contributors said first is believed from when the others
+// first said it (its earliest evidence link left), as if they had never said it: before that
+// moment it was theirs alone, and no asOf read may show it then (with a confidence of 0 and
+// no provenance). Its change log's earlier entries (activation) move to that moment, and the
+// version it superseded is superseded from then on (fact.create's rule: from its successor's
+// recording time). A version whose others' evidence came only after it ended (superseded,
+// retracted, rejected or expired first) keeps its times: moving them would invert its belief
+// interval. In order of that moment, so that an older version re-dated here is moved before
+// its successor's supersession lands on it. Returns the re-dated versions: their slots'
+// timelines are rebuilt.
+UNWIND $fact_ids AS fid
+MATCH (f:Fact {id: fid})
+WHERE f.tenant = $tenant
+CALL (f) {
+  MATCH (f)-[d:DERIVED_FROM]->(:Episode)
+  RETURN min(coalesce(d.at, f.recorded_at)) AS first
+}
+WITH f, first
+WHERE first > f.recorded_at
+  AND all(t IN [f.superseded_at, f.retracted_at, f.rejected_at, f.expired_at]
+          WHERE t IS NULL OR first < t)
+WITH f, first ORDER BY first
+CALL (f, first) {
+  SET f.recorded_at = first,
+      f.activated_at = CASE WHEN f.activated_at < first THEN first ELSE f.activated_at END,
+      f.changes_at = [t IN coalesce(f.changes_at, []) | CASE WHEN t < first THEN first ELSE t END]
+  WITH f, first
+  OPTIONAL MATCH (f)-[:SUPERSEDES]->(o:Fact)
+  WITH f, first, o WHERE o IS NOT NULL
+  SET o.superseded_at = first,
+      o.changes_at = [i IN range(0, size(coalesce(o.changes, [])) - 1) |
+                      CASE WHEN o.changes[i] = 'superseded' THEN first ELSE o.changes_at[i] END]
+}
+RETURN f.id AS id
