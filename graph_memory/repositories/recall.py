@@ -215,14 +215,21 @@ class RecallRepository:
         )
         return _pairs(rows)
 
-    async def entity_names(self, tenant: str, scopes: list[str], keys: list[str]) -> list[str]:
+    async def entity_names(
+        self, tenant: str, scopes: list[str], keys: list[str], as_of: datetime
+    ) -> list[str]:
         """Names of entities among these normalised keys (entity_key) that facts in these
-        scopes are about or point to."""
+        scopes recorded by ``as_of`` are about or point to."""
         if not keys:
             return []
         rows = await self.db.read(
             "recall.entities",
-            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "keys": keys},
+            {
+                "tenant": require_tenant(tenant),
+                "scopes": require_scopes(scopes),
+                "keys": keys,
+                "as_of": as_of,
+            },
         )
         return [str(r["name"]) for r in rows]
 

@@ -276,3 +276,26 @@ def test_bad_arguments_are_validation_errors(client: GraphMemoryClient) -> None:
     with pytest.raises(GraphMemoryClientError) as err:
         client.recall("anything at all", [])
     assert err.value.code == "VALIDATION"
+
+
+def test_a_recall_as_of_a_past_moment_reads_its_question_as_it_could_then(
+    client: GraphMemoryClient,
+) -> None:
+    """Which words of a question name a known entity (and so count for less) is judged by the
+    facts recorded by asOf: an entity first told later must not change what a recall at a
+    past moment answers."""
+    e = client.record_episode(
+        **episode("dana", summary="Dana had lunch with the Globex sales team downtown.")
+    )
+    then = datetime.now(UTC)
+    question = "which city does Dana live in nowadays"
+
+    def answer() -> list[tuple[str, float]]:
+        got = client.recall(question, ["user:dana"], as_of=then, valid_at=then)
+        return [(i["id"], round(i["score"]["total"], 6)) for i in got["items"]]
+
+    before = answer()
+    assert [i for i, _ in before] == [e]
+    told = client.assert_facts([fact("Dana", "lives_in", "Paris", [e], scope="user:dana")])
+    assert told["accepted"] == 1
+    assert answer() == before

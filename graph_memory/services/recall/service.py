@@ -107,7 +107,7 @@ class RecallService:
         query = req.query.strip()
         vector, names = await asyncio.gather(
             self.embedder.embed_query(query),
-            self.repo.entity_names(principal.tenant, list(req.scopes), name_keys(query)),
+            self.repo.entity_names(principal.tenant, list(req.scopes), name_keys(query), as_of),
         )
         # What the query asks beyond the entity names it mentions (services/recall/ranking.py,
         # "content relevance"): keyword relevance counts only those words, and when they say
