@@ -151,6 +151,23 @@ def test_a_question_hands_its_score_to_the_reply_that_follows_it() -> None:
     assert reply.total == pytest.approx(s["reply"].total + reply.context)
 
 
+def test_a_reply_or_member_reported_harmful_is_not_lifted_back() -> None:
+    """Salience multiplies every memory's score: a reply (or a digest member) reported harmful
+    is lifted to REPLY_SHARE of its question's (or digest's) total times its own salience."""
+    s = _score(
+        [_row("question", sim=0.7, kw=2.0, at=LIVE), _row("digest", sim=0.7, kw=2.0, at=LIVE)],
+        LIVE,
+    )
+    harmful = {"harmful": 2, "helpful": 0}
+    reply = _score([{**_row("reply", sim=0.1, at=LIVE), **harmful}], LIVE)["reply"]
+    member = _score([{**_row("m", sim=0.1, at=LIVE), **harmful}], LIVE)["m"]
+    assert reply.salience == member.salience == 0.25
+    (lifted,) = lift_replies([s["question"]], {"reply": reply}, {"reply": "question"})
+    assert lifted.total == pytest.approx(REPLY_SHARE * s["question"].total * 0.25, abs=1e-6)
+    out = lift_members([s["digest"]], {"digest": [member]})
+    assert out[1].total == pytest.approx(REPLY_SHARE * s["digest"].total * 0.25, abs=1e-6)
+
+
 def test_a_reply_already_better_than_its_question_keeps_its_own_score() -> None:
     s = _score([_row("q", sim=0.3, at=LIVE), _row("r", sim=0.7, at=LIVE)], LIVE)
     out = {x.id: x for x in lift_replies(list(s.values()), {}, {"r": "q"})}

@@ -33,7 +33,8 @@ def lift_members(ranked: list[Scored], members: dict[str, list[Scored]]) -> list
             continue
         best = max(candidates, key=lambda m: (m.total, m.relevance, m.id))
         base = best.total - best.context
-        lifted = max(best.total, round(REPLY_SHARE * digest.total, 6))
+        # The member's own salience applies: one reported harmful is not lifted back.
+        lifted = max(best.total, round(REPLY_SHARE * digest.total * best.salience, 6))
         out.append(
             replace(
                 best,

@@ -9,8 +9,10 @@ episode that asks something hands its score on to the episode that follows it, t
 the exchange is served as its reply: the reply takes the question's place in the ranking, at
 ``REPLY_SHARE`` of the question's total (or its own score, if better), and ``via`` names the
 question. The share is below 1 because the reply is one step removed from the match (the
-question may have gone unanswered): a direct match of nearly the same score goes first. The lift
-is reported as the breakdown's ``context`` part.
+question may have gone unanswered): a direct match of nearly the same score goes first. The
+reply's own salience still applies (services/recall/salience.py): one reported harmful is
+not lifted back to its question's score. The lift is reported as the breakdown's ``context``
+part.
 
 The question itself leaves the list: what it asks is what the caller asked, so it adds nothing
 the reply does not carry (and ``via`` still names it), while keeping both would spend two of
@@ -57,7 +59,7 @@ def lift_replies(
         if question is None or own is None:
             continue
         base = own.total - own.context
-        lifted = round(REPLY_SHARE * question.total, 6)
+        lifted = round(REPLY_SHARE * question.total * own.salience, 6)
         if lifted > own.total:
             out[reply_id] = replace(
                 own,
