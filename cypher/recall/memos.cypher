@@ -12,6 +12,9 @@ CYPHER 25
 #include forget/_hidden
 CALL () {
   UNWIND $scopes AS scope
+  // A scope with no memo of the tenant is not searched (recall/procedures.cypher: a filtered
+  // HNSW search costs a few ms even when nothing matches); one seek on memo_scope's prefix.
+  WITH scope WHERE EXISTS { MATCH (x:Memo {tenant: $tenant, scope: scope}) }
   CALL (scope) {
     MATCH (hit:Memo)
       SEARCH hit IN (VECTOR INDEX memo_embedding FOR $vector
