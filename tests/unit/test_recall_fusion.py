@@ -168,6 +168,24 @@ def test_a_reply_or_member_reported_harmful_is_not_lifted_back() -> None:
     assert out[1].total == pytest.approx(REPLY_SHARE * s["digest"].total * 0.25, abs=1e-6)
 
 
+def test_a_later_pass_is_normalised_against_the_recalls_best_keyword_of_its_kind() -> None:
+    """A digest's members are scored in a pass of their own: a weak keyword hit among them is
+    a share of the best episode hit of the recall, not 1.0 for being the best of a few."""
+    rows = [_row("episode", sim=0.5, kw=10.0, at=LIVE)]
+    pool = pool_of(rows, LIVE, {"episode": rows})
+    assert pool.best_keyword == {"episode": 10.0}
+    (member,) = score_rows(
+        "episode",
+        [_row("member", sim=0.5, kw=2.0, at=LIVE)],
+        query="question words",
+        weights=Weights().normalised(),
+        half_life_days=30,
+        valid_at=LIVE,
+        pool=pool,
+    )
+    assert member.keyword == pytest.approx(0.2)  # 2.0 of the best 10.0, not 1.0
+
+
 def test_a_reply_already_better_than_its_question_keeps_its_own_score() -> None:
     s = _score([_row("q", sim=0.3, at=LIVE), _row("r", sim=0.7, at=LIVE)], LIVE)
     out = {x.id: x for x in lift_replies(list(s.values()), {}, {"r": "q"})}

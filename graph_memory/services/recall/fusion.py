@@ -36,8 +36,8 @@ cannot lift a match over one more than 29% better, however old that one is.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -80,6 +80,10 @@ class Pool:
     best_cosine: float
     # Recency anchor: the newest memory among the candidates, never after validAt.
     reference: datetime
+    # The best full-text score per kind among the candidates (each index scores on its own
+    # scale): a later pass over more rows of a kind (a digest's members) is normalised
+    # against the recall's candidates, not only against its own few rows.
+    best_keyword: Mapping[str, float] = field(default_factory=dict)
 
 
 def cosine(index_score: Any) -> float:
@@ -95,8 +99,11 @@ def fresh_at(rec: Record) -> datetime | None:
     return datetime.fromtimestamp(ms / 1000, UTC) if ms is not None else None
 
 
-def pool_of(rows: Iterable[Record], valid_at: datetime) -> Pool:
-    """The pool's best cosine and recency anchor (rows of every kind together)."""
+def pool_of(
+    rows: Iterable[Record], valid_at: datetime, kinds: Mapping[str, Iterable[Record]] | None = None
+) -> Pool:
+    """The pool's best cosine and recency anchor (rows of every kind together); with
+    ``kinds`` (the same rows by kind), the best keyword score of each kind."""
     best, newest = 0.0, None
     for r in rows:
         best = max(best, cosine(r.get("similarity")))
@@ -104,7 +111,11 @@ def pool_of(rows: Iterable[Record], valid_at: datetime) -> Pool:
         if at is not None and (newest is None or at > newest):
             newest = at
     reference = valid_at if newest is None or newest > valid_at else newest
-    return Pool(best_cosine=best, reference=reference)
+    keyword = {
+        kind: max((float(r.get("keyword") or 0.0) for r in of_kind), default=0.0)
+        for kind, of_kind in (kinds or {}).items()
+    }
+    return Pool(best_cosine=best, reference=reference, best_keyword=keyword)
 
 
 def names_a_time(query: str) -> bool:

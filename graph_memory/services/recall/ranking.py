@@ -319,7 +319,9 @@ def score_rows(
     w = weights
     pool = pool or pool_of(rows, valid_at)
     ageing = ages(kind, query)
-    best_kw = max((float(r["keyword"] or 0.0) for r in rows), default=0.0)
+    best_kw = max(
+        [float(r["keyword"] or 0.0) for r in rows] + [pool.best_keyword.get(kind, 0.0)],
+    )
     now = datetime.now(UTC)
     out = []
     for r in rows:

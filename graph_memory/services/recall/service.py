@@ -125,7 +125,9 @@ class RecallService:
         )
         considered = sum(len(rows) for rows in fetched)
         # One scale for every kind: they share the embedding space and the recency anchor.
-        pool = pool_of((r for rows in fetched for r in rows), valid_at)
+        pool = pool_of(
+            (r for rows in fetched for r in rows), valid_at, dict(zip(KINDS, fetched, strict=True))
+        )
         scored: list[Scored] = []
         drops = dict.fromkeys(FloorDrops.__dataclass_fields__, 0)
         for kind, rows in zip(KINDS, fetched, strict=True):
