@@ -588,6 +588,7 @@ def test_a_todo_said_twice_in_a_session_is_one_memo(
     todos = [i for i in j["items"] if i["kind"] == "todo"]
     assert len(todos) == 2 and all(i["ok"] for i in todos), todos
     assert todos[0]["id"] == todos[1]["id"] and j["counts"]["todos"] == 1
+    assert [t["action"] for t in todos] == ["created", "found"]
     listed = c.execute(MEMOS, {"kinds": ["todo"]})["memos"]
     assert [m["id"] for m in listed] == [todos[0]["id"]]
 

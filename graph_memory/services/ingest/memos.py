@@ -70,16 +70,21 @@ class PreparedMemos:
     ) -> list[tuple[str | None, bool, GraphMemoryError | None]]:
         """Per draft (id, created, error), given what the write did with each row (the memo
         it landed on, whether it created it; a row the write did not return: its episode is
-        gone)."""
+        gone). A draft the session told again reports the memo its first telling made as
+        found, not created a second time."""
         gone = NotFound(f"episode {self.episode_id} is gone", field="episodeId")
-        return [
-            (None, False, err)
-            if rid is None
-            else (*written[rid], None)
-            if rid in written
-            else (None, False, gone)
-            for rid, err in self.verdicts
-        ]
+        out: list[tuple[str | None, bool, GraphMemoryError | None]] = []
+        reported: set[str] = set()
+        for rid, err in self.verdicts:
+            if rid is None:
+                out.append((None, False, err))
+            elif rid not in written:
+                out.append((None, False, gone))
+            else:
+                memo, made = written[rid]
+                out.append((memo, made and rid not in reported, None))
+                reported.add(rid)
+        return out
 
 
 class MemoService:
