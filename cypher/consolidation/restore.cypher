@@ -31,7 +31,10 @@ WITH f, s, f.status AS status_before, f.scope AS left_scope, f.subject AS left_s
      ['embedding', 'retrieval_count', 'last_retrieved_at', 'helpful_count', 'harmful_count',
       'last_outcome_at', 'last_outcome', 'snapshot_run', 'snapshot_of', 'snapshot_batch',
       'snapshot_keys', 'after_print', 'resettle', 'spent', 'left_scope', 'left_subject',
-      'left_predicate'] AS kept
+      'left_predicate',
+      // Whom a session token acted for never changes in a run; a snapshot taken before
+      // schema 110 backfilled these must not strip them (a forget finds marks by them).
+      'created_for', 'retracted_for', 'closed_for'] AS kept
 // A copy-on-write snapshot (only: the properties its batches could change) restores just
 // those; a whole one compares every property.
 WITH f, s, only, created, status_before, left_scope, left_subject, left_predicate,

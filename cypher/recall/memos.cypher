@@ -13,8 +13,9 @@ CYPHER 25
 CALL () {
   UNWIND $scopes AS scope
   // A scope with no memo of the tenant is not searched (recall/procedures.cypher: a filtered
-  // HNSW search costs a few ms even when nothing matches); one seek on memo_scope's prefix.
-  WITH scope WHERE EXISTS { MATCH (x:Memo {tenant: $tenant, scope: scope}) }
+  // HNSW search costs a few ms even when nothing matches); one seek on memo_scope (tenant,
+  // scope, kind): the planner uses a composite index only with a predicate on every part.
+  WITH scope WHERE EXISTS { MATCH (x:Memo {tenant: $tenant, scope: scope}) WHERE x.kind IS NOT NULL }
   CALL (scope) {
     MATCH (hit:Memo)
       SEARCH hit IN (VECTOR INDEX memo_embedding FOR $vector

@@ -51,3 +51,51 @@ def test_what_cannot_cross_is_refused() -> None:
         decode_value({"$datetime": "yesterday", "extra": 1})
     with pytest.raises(ValueError, match="not an exported property value"):
         decode_value({"nested": "map"})
+
+
+def test_marks_of_an_export_made_before_acted_for_fields_get_them_on_import() -> None:
+    """An export from before schema 110 carries a token's actor label but not the field a
+    forget finds it by: the import derives it as the migration did, and nothing else."""
+    from graph_memory.services.access.session_tokens import acted_for_of
+    from graph_memory.services.store.transfer import _node
+
+    assert acted_for_of("agent:bot for ops for bob") == "bob"
+    assert acted_for_of("admin:boss for bob") is None
+    assert acted_for_of("agent:k for [forgotten]") is None
+    assert acted_for_of(None) is None
+    event = _node(
+        1,
+        {"key": 1, "labels": ["AuditEvent"], "props": {"tenant": "t", "actor": "agent:k for bob"}},
+        "t",
+    )
+    assert event["props"]["acted_for"] == "bob"
+    fact = _node(
+        2,
+        {
+            "key": 2,
+            "labels": ["Fact"],
+            "props": {"tenant": "t", "created_by": "agent:k for bob", "retracted_by": "admin:x"},
+        },
+        "t",
+    )
+    assert fact["props"]["created_for"] == "bob" and "retracted_for" not in fact["props"]
+    kept = _node(
+        3,
+        {
+            "key": 3,
+            "labels": ["Memo"],
+            "props": {"tenant": "t", "closed_by": "agent:k for bob", "closed_for": None},
+        },
+        "t",
+    )
+    assert kept["props"]["closed_for"] is None  # written by code that knew the field: as is
+    proc = _node(
+        4,
+        {
+            "key": 4,
+            "labels": ["Procedure"],
+            "props": {"tenant": "t", "created_by": "agent:k for bob"},
+        },
+        "t",
+    )
+    assert "created_for" not in proc["props"]

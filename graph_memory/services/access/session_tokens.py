@@ -26,10 +26,12 @@ from graph_memory.repositories.session_tokens import SessionTokenRepository
 from graph_memory.services.access.keys import TOKEN_PREFIX, AuthService, digest
 
 __all__ = [
+    "ACTED_FOR_FIELDS",
     "DEFAULT_TTL_SECONDS",
     "MAX_TEAMS",
     "MintedToken",
     "SessionTokenService",
+    "acted_for_of",
     "acting_for",
     "token_scopes",
 ]
@@ -51,6 +53,26 @@ def acting_for(user_id: str) -> str:
     """What a token's principal name carries after its key's (its audit actor is
     ``<role>:<key> for <user>``): forget finds the user's events by it."""
     return f" for {user_id}"
+
+
+# Where a session token's actor label lands, and the field that names the user it acted for
+# (schema 110): per label, the actor field and its marker.
+ACTED_FOR_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "AuditEvent": (("actor", "acted_for"),),
+    "Fact": (("created_by", "created_for"), ("retracted_by", "retracted_for")),
+    "Memo": (("closed_by", "closed_for"),),
+}
+
+
+def acted_for_of(actor: object) -> str | None:
+    """The user a token's actor label (``agent:<key> for <user>``) names: for marks written
+    before they carried the field (schema 110 derives it alike: tokens are agents, and a user
+    id has no space, so it is what follows the last " for "); None for any other actor and
+    for one already redacted."""
+    if not isinstance(actor, str) or not actor.startswith("agent:") or " for " not in actor:
+        return None
+    user = actor.rsplit(" for ", 1)[1]
+    return None if user == "[forgotten]" else user
 
 
 def token_scopes(user_id: str, teams: Sequence[str], include_tenant: bool) -> tuple[str, ...]:

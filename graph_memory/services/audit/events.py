@@ -12,7 +12,20 @@ from graph_memory.domain import Principal
 __all__ = ["event", "flagged", "snapshot"]
 
 # Fields that describe a fact/episode without its vectors; what `before`/`after` keep.
-_SNAPSHOT_SKIP = {"embedding", "ft_scope"}
+# Who wrote, retracted or closed a memory (and the user a session token did it for) is not
+# copied into the state an event snapshots: the event's own actor says who acted, and a forget
+# scrubs the actor fields it finds by `*_for` (forget/acted_for_marks), not copies of them in
+# other actors' events.
+_SNAPSHOT_SKIP = {
+    "embedding",
+    "ft_scope",
+    "created_by",
+    "created_for",
+    "retracted_by",
+    "retracted_for",
+    "closed_by",
+    "closed_for",
+}
 
 
 def snapshot(node: dict[str, Any] | None) -> str | None:

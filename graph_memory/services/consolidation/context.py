@@ -49,6 +49,9 @@ _USAGE = {
     "last_outcome",
     "after_print",
 }
+# Whom a session token acted for never changes in a run; schema 110 wrote these onto memories
+# runs had already left, which must not make those runs' changes look stale.
+_ACTED_FOR = {"created_for", "retracted_for", "closed_for"}
 T = TypeVar("T")
 Item = TypeVar("Item")
 
@@ -82,7 +85,9 @@ class Change:
 
 
 def _plain(record: Record) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if v is not None and k not in _USAGE}
+    return {
+        k: v for k, v in record.items() if v is not None and k not in _USAGE and k not in _ACTED_FOR
+    }
 
 
 def fingerprint(record: Record | None) -> str:

@@ -184,12 +184,13 @@ async def _excise_facts(
 
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, doomed, now)
     await Repo.unlink_contributors(tx, tenant, shared, b.contributors)
-    # A shared version they said first is believed from when the others first said it; then
+    counts.facts_reworded += await _reword(tx, b, facts["worded"])
+    await Repo.relink(tx, tenant, links)
+    # A shared version they said first is believed from when the others first said it (its
+    # chain rewritten first: a successor of theirs that goes no longer ends it); then
     # re-tellings of theirs no longer move when it was said.
     redated = await Repo.redate(tx, tenant, shared)
     retold = await Repo.retell(tx, tenant, shared)
-    counts.facts_reworded += await _reword(tx, b, facts["worded"])
-    await Repo.relink(tx, tenant, links)
     copies = await Repo.merge_copies(tx, tenant, doomed)
     events, demoted = await _survivors(tx, b, counts, shared, inferred, reopened)
     # Timelines are rebuilt once the versions are gone (an excision rewrites the past on

@@ -28,6 +28,7 @@ from typing import Any
 
 from graph_memory.errors import Conflict, ValidationError
 from graph_memory.repositories.transfer import TransferRepository
+from graph_memory.services.access.session_tokens import ACTED_FOR_FIELDS, acted_for_of
 
 __all__ = ["FORMAT", "TransferSummary", "export_tenant", "import_tenant"]
 
@@ -142,6 +143,13 @@ def _node(number: int, record: dict[str, Any], tenant: str) -> dict[str, Any]:
     owner = props.get("id") if labels == ["Tenant"] else props.get("tenant")
     if owner != tenant:
         raise ValidationError(f"line {number}: a node of tenant {owner!r}, not {tenant!r}")
+    # An export made before marks carried whom a token acted for: derived as schema 110 did,
+    # or a forget of that user would not find them here.
+    for label in labels:
+        for field, marker in ACTED_FOR_FIELDS.get(label, ()):
+            user = acted_for_of(props.get(field))
+            if marker not in props and user is not None:
+                props = {**props, marker: user}
     return {"key": key, "labels": labels, "props": props}
 
 
