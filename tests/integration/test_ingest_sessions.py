@@ -1193,7 +1193,9 @@ def test_a_nul_in_the_models_summary_is_dropped_not_the_session(
     ]
 
 
+@pytest.mark.parametrize("include_tenant", [False, True])
 def test_a_session_tokens_session_stays_within_its_scopes(
+    include_tenant: bool,
     make: Make,
     ingest_url: str,
     tenant: str,
@@ -1201,16 +1203,19 @@ def test_a_session_tokens_session_stays_within_its_scopes(
     llm: Settings,
     embedder: Embedder,
 ) -> None:
-    """A token bound to zed's own scope: its session's facts land there, but it neither
-    teaches the tenant's procedures (it may not upsertProcedure there) nor learns, through
-    entity resolution, the spelling of a name only another user's memories hold."""
+    """A token bound to zed's scopes: its session's facts land in his own, but it neither
+    teaches the tenant's procedures (one user's sessions do not decide what every agent is
+    served, even through a token that may write the tenant scope) nor learns, through entity
+    resolution, the spelling of a name only another user's memories hold."""
     c = make(tenant)
     gina = c.record_episode(**episode("gina", "s-g", scope="user:gina"))
     c.assert_facts([fact("Gina Lopez", "lives_in", "Oslo", [gina], scope="user:gina")])
     minted = c.execute(
-        'mutation { mintSessionToken(userId: "zed", includeTenant: false) { token scopes } }'
+        'mutation($t: Boolean!) { mintSessionToken(userId: "zed", includeTenant: $t) '
+        "{ token scopes } }",
+        {"t": include_tenant},
     )["mintSessionToken"]
-    assert minted["scopes"] == ["user:zed"]
+    assert minted["scopes"] == ["user:zed", "tenant"] if include_tenant else ["user:zed"]
     with GraphMemoryClient(ingest_url, minted["token"]) as zed:
         s = _tool_session(ok=True)
         s["userId"] = "zed"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from graph_memory.db import Tx
 from graph_memory.domain import Principal, normalise_name, utcnow
-from graph_memory.errors import GraphMemoryError
+from graph_memory.errors import Forbidden, GraphMemoryError
 from graph_memory.ingestion import Turn
 from graph_memory.repositories.procedures import ProcedureRepository
 from graph_memory.services.access.session_scope import ScopeGuard
@@ -87,9 +87,15 @@ async def plan_practice(
     success: bool,
 ) -> PracticePlan:
     try:
-        # Practice teaches (or demotes) the tenant's procedures: a session token bound to its
-        # user's scopes may not, as it may not upsertProcedure there (its session's facts,
-        # events and todos still land in its own scope).
+        # Practice teaches (or demotes) the tenant's procedures, what every agent of every
+        # user is served: one user's sessions do not decide that, so a session token's do not,
+        # even one that may write the tenant scope (its session's facts, events and todos
+        # still land in its own scope). A key's sessions, many users', do.
+        if principal.user_id is not None:
+            raise Forbidden(
+                "a session token's sessions do not teach the tenant's procedures",
+                field="procedure",
+            )
         ScopeGuard.within(principal, [SCOPE], "procedure")
         intent_n = normalise_name(intent, "intent")
         role_n = normalise_name(role, "role")
