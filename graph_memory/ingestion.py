@@ -231,7 +231,12 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
         problems.append(("turns", "a session needs at least one turn"))
     if len(session.turns) > MAX_TURNS:
         problems.append(("turns", f"{len(session.turns)} turns exceed the limit of {MAX_TURNS}"))
-    total = sum(len(t.content) for t in session.turns)
+    # Everything the prompt carries counts: tool calls' names and arguments too (the model
+    # reads them; left out, 20 calls of 10,000 characters a turn passed a 400,000 cap 4.5x).
+    total = sum(
+        len(t.content) + sum(len(c.name) + len(c.arguments or "") for c in t.tool_calls)
+        for t in session.turns
+    )
     if total > MAX_SESSION_CHARS:
         problems.append(
             ("turns", f"{total} characters in all exceed the limit of {MAX_SESSION_CHARS}")

@@ -161,6 +161,20 @@ def test_a_session_too_long_for_a_model_is_refused() -> None:
     assert [f for f, _ in e.value.problems] == ["turns"]
 
 
+def test_tool_call_arguments_count_toward_the_sessions_size() -> None:
+    """The prompt carries tool calls too: arguments that pass the cap beside short turns are
+    refused like long turns."""
+    from graph_memory.ingestion import MAX_SESSION_CHARS, MAX_TOOL_CALLS, ToolCall
+
+    calls = tuple(ToolCall("lookup", "a" * 5_000) for _ in range(MAX_TOOL_CALLS))
+    turn = Turn("assistant", "checking", T0, calls)
+    many = MAX_SESSION_CHARS // (MAX_TOOL_CALLS * 5_000) + 1
+    with pytest.raises(InvalidInput) as e:
+        check_session(_session(*[turn] * many), IngestOptions())
+    assert [f for f, _ in e.value.problems] == ["turns"]
+    check_session(_session(turn), IngestOptions())  # one such turn fits
+
+
 def test_counts_name_each_memory_once_and_leave_out_what_wrote_nothing() -> None:
     items = [
         {"kind": "episode", "index": 0, "ok": True, "action": "recorded", "id": "ep1"},
