@@ -13,7 +13,8 @@
   of a 2-core machine), so with the default ``max_cost`` one request holds at most 9 of them,
   however little they select;
 * an argument is over its size (``VALIDATION`` with ``extensions.limit``): a batch, a scope
-  list, any other list, the recall query text, any other string.
+  list, any other list, the recall query text, any other string; or a number in it is not
+  finite (``VALIDATION``: a Float literal past the double range reads as inf).
 
 Introspection (GraphiQL's schema query) is free but bounded: inside ``__schema`` / ``__type``
 at most ``INTROSPECTION_LISTS`` nested lists (types > fields > args) and ``INTROSPECTION_DEPTH``
@@ -23,6 +24,7 @@ does not.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +50,7 @@ from graphql import (
 from strawberry.extensions import SchemaExtension
 from strawberry.types.execution import ExecutionResult
 
-from graph_memory.errors import GraphMemoryError, LimitExceeded, QueryTooComplex
+from graph_memory.errors import GraphMemoryError, LimitExceeded, QueryTooComplex, ValidationError
 from graph_memory.ingestion import MAX_TURNS
 from graph_memory.limits import Limits
 
@@ -276,6 +278,10 @@ def _check_value(limits: Limits, name: str, value: Any, batch: int | None) -> No
             stack.extend((key, x, None, nesting + 1) for x in item)
         elif isinstance(item, dict):
             stack.extend((str(k), v, None, nesting + 1) for k, v in item.items())
+        elif isinstance(item, float) and not math.isfinite(item):
+            # GraphQL's Float refuses inf and NaN as variables, but reads a literal past the
+            # double range (1e400) as inf: refused alike, whichever argument it is.
+            raise ValidationError(f"{key} must be a finite number", field=key)
 
 
 def limit_error(error: GraphMemoryError) -> GraphQLError:
@@ -321,7 +327,7 @@ class QueryLimits(SchemaExtension):
                 check_operation(
                     ctx.schema._schema, ops[0], fragments, ctx.variables, self._limits()
                 )
-            except (QueryTooComplex, LimitExceeded) as e:
+            except (QueryTooComplex, LimitExceeded, ValidationError) as e:
                 # A result set before execution makes strawberry skip it.
                 ctx.result = ExecutionResult(data=None, errors=[limit_error(e)])
         yield

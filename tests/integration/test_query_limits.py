@@ -238,6 +238,20 @@ def test_recall_sizes_are_bounded(server: str, key: str, arg: str, value: int) -
     assert code(post(server, key, q)) == "VALIDATION"
 
 
+@pytest.mark.parametrize(
+    "args",
+    ["halfLifeDays: 1e400", "minScore: -1e400", "weights: {vector: 1e400}"],
+)
+def test_a_float_literal_past_the_double_range_is_validation(
+    server: str, key: str, args: str
+) -> None:
+    """A Float literal too large for a double reads as inf: refused as a variable would be."""
+    q = f'{{ recall(query: "where", scopes: ["user:alice"], {args}) {{ considered }} }}'
+    assert code(post(server, key, q)) == "VALIDATION"
+    m = 'mutation { forgetContributor(userId: "nobody", waitSeconds: 1e400) { state } }'
+    assert code(post(server, key, m)) == "VALIDATION"  # checked before the role is
+
+
 def _abuse() -> list[tuple[str, dict[str, Any]]]:
     ep = {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in episode().items()}
     recalls = " ".join(
