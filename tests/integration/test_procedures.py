@@ -110,7 +110,7 @@ def test_procedures_are_tenant_and_scope_isolated(make_client: Any, tenant: str)
 def test_bad_input_and_unknown_ids_are_typed_errors(
     client: GraphMemoryClient, analyst: GraphMemoryClient
 ) -> None:
-    for steps, scope in (([], TEAM), (["  "], TEAM), (STEPS_V1, "nowhere")):
+    for steps, scope in (([], TEAM), (["  "], TEAM), (STEPS_V1, "nowhere"), (["a\x00b"], TEAM)):
         with pytest.raises(GraphMemoryClientError) as err:
             _upsert(client, steps, scope=scope)
         assert err.value.code == "VALIDATION"

@@ -30,6 +30,7 @@ __all__ = [
     "check_fact",
     "check_text",
     "default_text",
+    "no_nul",
     "tier_for",
 ]
 
@@ -67,7 +68,7 @@ def tier_for(principal: Principal, source: str, policy: TenantPolicy) -> Tier:
     return wanted
 
 
-def _no_nul(text: str, field: str) -> None:
+def no_nul(text: str, field: str) -> None:
     """A NUL character is valid Unicode but no memory's text: it truncates the string in
     most clients and terminals that show it, so what is stored is not what is read."""
     if "\x00" in text:
@@ -75,7 +76,7 @@ def _no_nul(text: str, field: str) -> None:
 
 
 def _refuse_noise(text: str, field: str, min_chars: int, policy: TenantPolicy) -> None:
-    _no_nul(text, field)
+    no_nul(text, field)
     if normalise_phrase(text) in policy.service_phrases:
         raise ValidationError(f"{field} is a service phrase ({text!r}), not a memory", field=field)
     if len(text.strip()) < min_chars:
@@ -97,7 +98,7 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     subject = entity_key(item.subject or "")
     if not subject:
         raise ValidationError("subject is empty", field="subject")
-    _no_nul(item.subject, "subject")
+    no_nul(item.subject, "subject")
     predicate = normalise_predicate(item.predicate or "")
     check_id(predicate, "predicate")
     if not _PREDICATE.match(predicate):
@@ -108,7 +109,7 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     obj = (item.object or "").strip()
     if not obj:
         raise ValidationError("object is empty", field="object")
-    _no_nul(obj, "object")
+    no_nul(obj, "object")
     if normalise_phrase(obj) in policy.service_phrases:
         raise ValidationError(f"object is a service phrase ({obj!r}), not a memory", field="object")
     # The object's key sits in the slot's index key with the subject's: bounded in bytes.

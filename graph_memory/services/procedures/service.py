@@ -34,6 +34,7 @@ from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.procedures import ProcedureRepository
 from graph_memory.services.audit import events as audit
+from graph_memory.services.facts.gate import no_nul
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 
 __all__ = [
@@ -114,6 +115,8 @@ class ProcedureService:
         scope = parse_scope(scope)
         clean = self.clean_steps(steps)
         desc = " ".join(description.split()) if description else None
+        if desc is not None:
+            no_nul(desc, "description")
         vector = (
             (await self.embedder.embed([intent_text(intent, desc)]))[0]
             if self.embedder is not None
@@ -145,6 +148,8 @@ class ProcedureService:
             raise ValidationError(
                 f"a step is longer than {MAX_STEP_CHARS} characters", field="steps"
             )
+        for s in clean:
+            no_nul(s, "steps")  # the write gate's rule for every memory's text
         return clean
 
     @staticmethod
