@@ -109,6 +109,16 @@ def test_rollback_audits_each_restored_memory_with_its_status_before_and_after(
     assert json.loads(node["after"]) == {"status": "active"}
     assert node["reason"].startswith(f"rollback of consolidation run {done['id']} by ")
     assert len({e["node"]["id"] for e in events}) == len(events)
+    # And who undid the run, once, on the run itself (a run that only compacted episodes
+    # restores no memory, and would leave no other trace).
+    (undone,) = analyst.audit_log(target=done["id"], action="rollback")["edges"]
+    assert undone["node"]["targetType"] == "consolidation_run"
+    assert undone["node"]["actor"].startswith("admin:")
+    assert json.loads(undone["node"]["after"])["status"] == "rolled_back"
+    # A malformed scope filter is an error, not an empty list of runs.
+    with pytest.raises(GraphMemoryClientError) as err:
+        admin.execute(Q_RUNS, {"scope": "bogus"})
+    assert err.value.code == "VALIDATION"
 
 
 def test_rollback_is_refused_once_a_changed_memory_changed_again(

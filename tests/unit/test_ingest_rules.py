@@ -236,3 +236,15 @@ def test_a_models_topics_are_clipped_to_what_record_episodes_takes() -> None:
     )
     assert len(ep.topics) == LIMITS.max_list and len(ep.topics[0]) == LIMITS.max_string
     assert ep.key_entities == ("Acme",)
+
+
+def test_a_turn_index_past_the_session_is_named_without_reading_as_another_number() -> None:
+    """The model's turn indices are input: one the session does not have is refused, and a
+    huge one is shown cut short, marked, not as a plausible smaller number."""
+    from graph_memory.errors import ValidationError
+    from graph_memory.services.ingest.apply import _grounded
+
+    _grounded((0, 2), 3)
+    with pytest.raises(ValidationError) as e:
+        _grounded((1, 10**30), 3)
+    assert "100000000000\u2026" in e.value.message and "(0..2)" in e.value.message

@@ -46,6 +46,7 @@ from graph_memory import metrics
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import Principal, utcnow
 from graph_memory.errors import Conflict, NotFound
+from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
@@ -209,15 +210,29 @@ async def _resettle(tx: Tx, tenant: str, run_id: str) -> int:
     return len(rows)
 
 
-async def _end(tx: Tx, tenant: str, run_id: str, actor: str, spent_ms: float) -> RunReport:
-    await _locked(tx, tenant, run_id)
+async def _end(tx: Tx, principal: Principal, run_id: str, spent_ms: float) -> RunReport:
+    tenant = principal.tenant
+    run, _ = await _locked(tx, tenant, run_id)
     now: datetime = utcnow()
     await ResolutionRepository.undo(tx, tenant, run_id)
     await CompactionRepository.undo(tx, tenant, run_id)
-    await Repo.mark_rolled_back(tx, tenant, run_id, now, actor)
+    await Repo.mark_rolled_back(tx, tenant, run_id, now, principal.actor)
     await Repo.set_status(
         tx, tenant, run_id, "rolled_back", ["rolled_back"], {"rollback_ms": spent_ms}
     )
+    # Who undid the run, whatever it changed: a run that only compacted episodes restores
+    # no memory (its digests go, their members are served again), and left no other trace.
+    restored = int(run.get("restored") or 0)
+    undone = audit.event(
+        principal,
+        "rollback",
+        "consolidation_run",
+        run_id,
+        now,
+        after={"status": "rolled_back", "restored": restored},
+        reason=f"rollback of consolidation run {run_id}",
+    )
+    await AuditRepository.record_in_tx(tx, tenant, [undone])
     rows = await Repo.runs(tx, tenant, [run_id], None, 1)
     return report_of(rows[0]["run"], rows[0]["changes"])
 
@@ -248,7 +263,7 @@ async def roll_back(db: Database, principal: Principal, run_id: str) -> RunRepor
             while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
                 commits += 1
         spent = (time.perf_counter() - t0) * 1000.0
-        result: RunReport = await db.write_tx(lambda tx: _end(tx, tenant, run_id, actor, spent))
+        result: RunReport = await db.write_tx(lambda tx: _end(tx, principal, run_id, spent))
     except Exception:
         metrics.observe_consolidation("rollback", "failed", time.perf_counter() - t0, commits)
         raise

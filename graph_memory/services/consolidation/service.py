@@ -26,7 +26,7 @@ from typing import Any
 
 from graph_memory import metrics
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import Principal, Role, as_datetime, parse_scopes, utcnow
+from graph_memory.domain import Principal, Role, as_datetime, parse_scope, parse_scopes, utcnow
 from graph_memory.errors import Conflict, Forbidden, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
@@ -328,6 +328,8 @@ class ConsolidationService:
             raise Forbidden(f"role {principal.role.value} may not list consolidation runs")
         if not 1 <= first <= MAX_RUNS:
             raise ValidationError(f"first must be in 1..{MAX_RUNS}", field="first")
+        if scope is not None:
+            scope = parse_scope(scope)  # a malformed one is VALIDATION, not an empty list
         tenant = principal.tenant
         rows = await self.db.read_tx(lambda tx: Repo.runs(tx, tenant, None, scope, first))
         return [report_of(r["run"], r["changes"]) for r in rows]

@@ -105,7 +105,9 @@ def _too_many(what: str, maximum: int, limit: str) -> LimitExceeded:
 def _grounded(turns: tuple[int, ...], count: int) -> None:
     bad = [t for t in turns if not 0 <= t < count]
     if bad:
-        shown = ", ".join(str(t)[:12] for t in bad[:5]) + (", ..." if len(bad) > 5 else "")
+        # A number cut short says so: 10**30 must not read as 100000000000.
+        cut = [str(t) if len(str(t)) <= 12 else str(t)[:12] + "\u2026" for t in bad[:5]]
+        shown = ", ".join(cut) + (", ..." if len(bad) > 5 else "")
         raise ValidationError(
             f"turns [{shown}] are not turns of this session (0..{count - 1})", field="turns"
         )
