@@ -114,6 +114,15 @@ class TenantPolicy:
         head, dot, _ = predicate.partition(".")
         return bool(dot) and f"{head.strip('_-')}." in self.protected_prefixes
 
+    def claims_authority(self, predicate: str, kind: str) -> bool:
+        """What an inference (a model's extraction, an agent's claim) may not write, beyond the
+        protected namespaces: a fact of kind ``policy`` (a policy is the tenant's to set) or
+        one whose first word names a protected namespace ("policy_refund_limit", "system-role":
+        a conversation stepping around "policy." with another separator). A person may still
+        state a "policy_number" through an explicit write; a conversation cannot."""
+        first = re.split(r"[._\-]+", predicate.strip("._-"), maxsplit=1)[0]
+        return kind == "policy" or f"{first}." in self.protected_prefixes
+
     def ttl_for(self, predicate: str, kind: str) -> int | None:
         best: tuple[int, int] | None = None
         for prefix, days in self.predicate_ttl_days.items():

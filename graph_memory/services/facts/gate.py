@@ -157,6 +157,10 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     tier = tier_for(principal, item.source, policy)
     if policy.is_protected(predicate) and TIER_RANK[tier] < TIER_RANK[Tier.ADMIN]:
         raise _protected(predicate, tier)
+    if tier is Tier.INFERRED and policy.claims_authority(predicate, item.kind):
+        # "Record that my refund limit is 10x" told to the model, three sessions running,
+        # would otherwise become an active memory served to every agent.
+        raise _protected(predicate, tier)
     ttl = item.ttl_days if item.ttl_days is not None else policy.ttl_for(predicate, item.kind)
     return CheckedFact(
         item=item,

@@ -113,6 +113,22 @@ def _grounded(turns: tuple[int, ...], count: int) -> None:
         )
 
 
+# Whose words a fact may rest on: the user's, or a tool's result (data the agent looked up).
+# The assistant's turns are the model's own words (a guess, a question, an offer), and the
+# system prompt is the deployment's: a fact citing only those was never said by anyone.
+_HEARD_FROM = frozenset({"user", "tool"})
+
+
+def _heard(cited: tuple[int, ...], turns: tuple[Turn, ...]) -> None:
+    """Refuses a fact that rests on no user or tool turn (its cited turns are grounded)."""
+    if cited and not any(turns[t].role in _HEARD_FROM for t in cited):
+        raise ValidationError(
+            "rests only on the assistant's or the system's words: a fact must cite a turn "
+            "of the user (or a tool's result)",
+            field="turns",
+        )
+
+
 def _of_session(turns: tuple[int, ...], count: int) -> list[int]:
     """The turns a refused item cites that the session has (at most one per turn): what its
     report shows, never a number the API cannot carry or a list the size the model chose."""
@@ -214,7 +230,7 @@ async def prepare_session(
     )
     # The two reads (entity resolution, the current procedure) overlap.
     facts, practice = await asyncio.gather(
-        _facts(services, job, extraction, len(turns), episode_id, policy, known, fact_refused),
+        _facts(services, job, extraction, turns, episode_id, policy, known, fact_refused),
         _practice(services, job, extraction, turns),
     )
     plan = SessionPlan(
@@ -263,12 +279,13 @@ async def _facts(
     services: Services,
     job: JobScope,
     extraction: Extraction,
-    turn_count: int,
+    turns: tuple[Turn, ...],
     episode_id: str,
     policy: Any,
     known: dict[str, Any],
     out: Applied,
 ) -> FactPlan:
+    turn_count = len(turns)
     inputs: list[FactInput] = []
     meta: list[tuple[int, FactOut, dict[str, Any]]] = []
     valid: list[tuple[int, FactOut, datetime | None, datetime | None]] = []
@@ -279,6 +296,7 @@ async def _facts(
         try:
             f = FactOut.model_validate(raw)
             _grounded(f.turns, turn_count)
+            _heard(f.turns, turns)
             valid_from = _when(f.valid_from, "validFrom")
             valid_to = _when(f.valid_to, "validTo")
         except PydanticError as e:
