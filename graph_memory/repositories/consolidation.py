@@ -244,6 +244,16 @@ class ConsolidationRepository:
         )
 
     @staticmethod
+    async def later_versions(tx: Tx, tenant: str, run_id: str, since: Any) -> list[str]:
+        """Versions others wrote since ``since`` into the slots the run's memories return to
+        (consolidation.later_versions); a few ids, none when there are none."""
+        rows = await tx.run(
+            "consolidation.later_versions",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "since": since},
+        )
+        return [str(r["id"]) for r in rows]
+
+    @staticmethod
     async def snapshot_prints(tx: Tx, tenant: str, run_id: str, batch: int) -> list[Record]:
         """(id, print) of run batch ``batch``'s snapshots not yet restored."""
         return await tx.run(

@@ -15,6 +15,7 @@ from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.settings import Settings
 from tests.integration.conftest import episode, fact
 from tests.integration.consolidation_helpers import (
+    CORE,
     M_ROLLBACK,
     Q_RUNS,
     SCOPES,
@@ -136,6 +137,42 @@ def test_rollback_is_refused_once_a_changed_memory_changed_again(
 
 
 ENTITY_Q = 'query($n: String!) { entity(name: $n) { name facts(scopes: ["team:x"]) { object } } }'
+
+
+def test_rollback_is_refused_once_a_merged_away_claim_was_told_again(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """An entity merge ends the version filed under the absorbed name and carries it over; a
+    fact told again under that name after the run is a new version in the old slot. Restoring
+    the old version beside it would leave two live versions of one claim: CONFLICT, naming it.
+    Another object of the slot (a claim of its own) does not stand in the way."""
+    e1 = client.record_episode(**episode("wa", "s-w1", scope=CORE))
+    e2 = client.record_episode(**episode("wb", "s-w2", scope=CORE))
+    many = {"scope": CORE, "cardinality": "MANY"}
+    assert (
+        client.assert_facts([fact("Initrode Labs", "builds", "sensors", [e1], **many)])["accepted"]
+        == 1
+    )
+    assert (
+        client.assert_facts(
+            [fact("Initrode Labs.", "builds", "temperature sensors", [e2], **many)]
+        )["accepted"]
+        == 1
+    )
+    done = run(admin, steps=["ENTITIES"])
+    assert done["status"] == "APPLIED" and done["changes"], done
+    e3 = client.record_episode(**episode("wc", "s-w3", scope=CORE))
+    other = client.assert_facts([fact("Initrode Labs.", "builds", "chips", [e3], **many)])
+    assert other["accepted"] == 1
+    again = client.assert_facts(
+        [fact("Initrode Labs.", "builds", "temperature sensors", [e3], **many)]
+    )
+    told = again["results"][0]
+    assert told["action"] == "created", told  # the old version was ended by the merge
+    with pytest.raises(GraphMemoryClientError) as err:
+        admin.execute(M_ROLLBACK, {"id": done["id"]})
+    assert err.value.code == "CONFLICT" and str(told["factId"]) in str(err.value)
+    assert str(other["results"][0]["factId"]) not in str(err.value)
 
 
 def test_a_rollback_after_a_forget_leaves_no_entity_only_the_forgotten_named(

@@ -124,6 +124,7 @@ async def _begin(
     )
     if not quiet:  # someone wrote these scopes since (or during) the run: compare each memory
         stale = await _stale(tx, tenant, await Repo.snapshots(tx, tenant, run_id, _ALL))
+        stale += await Repo.later_versions(tx, tenant, run_id, run.get("started_at"))
         if stale:
             raise _refuse(run_id, stale)
     props = {"seqs": seqs, "rolled_back_by": actor}
