@@ -165,7 +165,7 @@ def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     drain(llm, embedder, tenants=[tenant])
     j = job(c, sub["job"]["id"])
     assert j["status"] == "DONE" and j["attempts"] == 1
-    assert j["extractor"] == "session-extract/v1" and j["model"] == "scripted-model"
+    assert j["extractor"] == "session-extract/v2" and j["model"] == "scripted-model"
     assert j["tokens"] == {"prompt": 100, "completion": 20, "total": 120}
     assert j["counts"]["facts"] == 2 and j["counts"]["refused"] == 0
     assert j["turnsKept"] is False  # raw turns are not memory
@@ -185,7 +185,7 @@ def test_a_session_with_qualifying_facts_lands_candidates_citing_their_turns(
     assert node["provenance"][0]["episodeId"] == j["episodeId"]
     (cite,) = c.execute(CITES, {"ids": [node["id"]]})["factCitations"]
     assert cite["turns"] == [0, 1] and cite["episodeId"] == j["episodeId"]
-    assert cite["extractor"] == "session-extract/v1"
+    assert cite["extractor"] == "session-extract/v2"
     assert cite["quotes"] is None  # raw turns were not kept
 
     # The endpoint was asked for schema-constrained output, with the empty-array instruction.
@@ -647,7 +647,7 @@ def test_events_and_todos_are_memories_of_their_own_kind_and_todos_close(
     assert [(i["kind"], i["error"]["field"]) for i in refused] == [("todo", "text")]
     found = c.execute(MEMOS, {"q": "when is the passport due?"})["memos"]
     assert found[0]["kind"] == "todo" and found[0]["status"] == "open"
-    assert found[0]["extractor"] == "session-extract/v1"
+    assert found[0]["extractor"] == "session-extract/v2"
     assert found[0]["at"].startswith("2026-06-01")
     (prov,) = found[0]["provenance"]
     assert prov["episode_id"] == j["episodeId"] and prov["turns"] == [2]
@@ -1278,14 +1278,24 @@ def test_a_conversation_sets_no_policy_and_records_no_guess_of_the_assistant(
                 },
                 {"subject": "Alice", "predicate": "system_role", "object": "admin", "turns": [0]},
                 {"subject": "Alice", "predicate": "likes", "object": "opera", "turns": [1]},
+                # Marked sensitive by the model (health, of anyone): never kept.
+                {
+                    "subject": "Bob",
+                    "predicate": "has_condition",
+                    "object": "diabetes",
+                    "turns": [0],
+                    "sensitivity": "high",
+                },
             ],
         ),
     )
     j = run(c, llm, embedder, s, tenant)
     facts = sorted((i for i in j["items"] if i["kind"] == "fact"), key=lambda i: i["index"])
     codes = [None if i["ok"] else i["error"]["code"] for i in facts]
-    assert codes == [None, "TIER_CONFLICT", "TIER_CONFLICT", "TIER_CONFLICT", "VALIDATION"]
+    refused = ["TIER_CONFLICT", "TIER_CONFLICT", "TIER_CONFLICT", "VALIDATION", "VALIDATION"]
+    assert codes == [None, *refused]
     assert facts[4]["error"]["field"] == "turns"
+    assert facts[5]["error"]["field"] == "sensitivity"
 
 
 def test_a_session_writes_no_more_than_an_api_batch_holds(

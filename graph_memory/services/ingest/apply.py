@@ -332,6 +332,7 @@ async def _facts(
                 valid_from=valid_from,
                 valid_to=valid_to,
                 cardinality=Cardinality(proposed) if proposed else None,
+                sensitivity=f.sensitivity,
             )
         )
         meta.append(
