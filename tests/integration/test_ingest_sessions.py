@@ -845,6 +845,7 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
         s, j = _practise(c, fake, llm, embedder, tenant, ok=True, summary=summary)
         (p,) = [i for i in j["items"] if i["kind"] == "procedure"]
         assert p["ok"] and p["action"] == "success_recorded"
+        assert p["turns"] == [1]  # it cites the turn whose tool calls are its steps
         if n < 2:
             assert p["status"] == "candidate"
     (proc,) = c.execute(PROCS)["procedures"]

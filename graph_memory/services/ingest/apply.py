@@ -12,6 +12,7 @@ before the commit leaves nothing of the session written.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ from graph_memory.services.procedures.practice import (
     plan_practice,
     practice_succeeded,
     tool_steps,
+    tool_turns,
 )
 
 if TYPE_CHECKING:
@@ -265,7 +267,7 @@ async def _practice(
     steps = tool_steps(turns)
     if not steps:
         return None
-    return await plan_practice(
+    plan = await plan_practice(
         services.procedures,
         job.principal,
         intent=extraction.procedure.intent,
@@ -273,6 +275,7 @@ async def _practice(
         steps=steps,
         success=practice_succeeded(turns, extraction.episode.outcome),
     )
+    return replace(plan, turns=tool_turns(turns))
 
 
 async def _facts(

@@ -91,6 +91,7 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
                 id=res.procedure_id,
                 status=res.status,
                 text=f"{p.intent}: {' -> '.join(p.steps)}",
+                turns=list(p.turns),
                 reason=res.reason,
                 error=res.error,
             )

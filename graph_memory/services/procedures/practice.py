@@ -28,6 +28,7 @@ __all__ = [
     "plan_practice",
     "practice_in_tx",
     "tool_steps",
+    "tool_turns",
 ]
 
 # Procedures learned from practice are shared by the tenant's agents, across users.
@@ -42,6 +43,11 @@ class PracticeOutcome:
     status: str | None
     reason: str | None = None
     error: GraphMemoryError | None = None
+
+
+def tool_turns(turns: tuple[Turn, ...]) -> tuple[int, ...]:
+    """The indices of the turns whose tool calls make up ``tool_steps``."""
+    return tuple(i for i, t in enumerate(turns) if any(c.name.strip() for c in t.tool_calls))
 
 
 def tool_steps(turns: tuple[Turn, ...]) -> list[str]:
@@ -70,6 +76,8 @@ class PracticePlan:
     success: bool
     procedure_id: str | None = None
     done: PracticeOutcome | None = None
+    # The turns whose tool calls the steps are: what the report cites, as for every item.
+    turns: tuple[int, ...] = ()
 
     @property
     def text(self) -> str | None:
