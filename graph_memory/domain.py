@@ -16,6 +16,8 @@ from typing import Any
 from graph_memory.errors import ValidationError
 
 __all__ = [
+    "ACTED_FOR_FIELDS",
+    "ACTED_FOR_MARKERS",
     "MAX_ID_BYTES",
     "SERVABLE_STATUSES",
     "TIER_CAP",
@@ -88,6 +90,18 @@ class Outcome(StrEnum):
     SUCCESS = "success"
     ESCALATED = "escalated"
     ABANDONED = "abandoned"
+
+
+# Where an actor label lands on what it did (a session token's: "<role>:<key> for <user>"),
+# and the field that names the user it acted for (schema 110), per label: one list for the
+# writers, the forget that finds the marks, an import of older exports and what audit
+# snapshots and run fingerprints leave out.
+ACTED_FOR_FIELDS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "AuditEvent": (("actor", "acted_for"),),
+    "Fact": (("created_by", "created_for"), ("retracted_by", "retracted_for")),
+    "Memo": (("closed_by", "closed_for"),),
+}
+ACTED_FOR_MARKERS = frozenset(m for fields in ACTED_FOR_FIELDS.values() for _, m in fields)
 
 
 @dataclass(frozen=True)

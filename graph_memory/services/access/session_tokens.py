@@ -26,7 +26,6 @@ from graph_memory.repositories.session_tokens import SessionTokenRepository
 from graph_memory.services.access.keys import TOKEN_PREFIX, AuthService, digest
 
 __all__ = [
-    "ACTED_FOR_FIELDS",
     "DEFAULT_TTL_SECONDS",
     "MAX_TEAMS",
     "MintedToken",
@@ -53,15 +52,6 @@ def acting_for(user_id: str) -> str:
     """What a token's principal name carries after its key's (its audit actor is
     ``<role>:<key> for <user>``): forget finds the user's events by it."""
     return f" for {user_id}"
-
-
-# Where a session token's actor label lands, and the field that names the user it acted for
-# (schema 110): per label, the actor field and its marker.
-ACTED_FOR_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "AuditEvent": (("actor", "acted_for"),),
-    "Fact": (("created_by", "created_for"), ("retracted_by", "retracted_for")),
-    "Memo": (("closed_by", "closed_for"),),
-}
 
 
 def acted_for_of(actor: object) -> str | None:

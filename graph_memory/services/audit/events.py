@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from graph_memory.domain import Principal
+from graph_memory.domain import ACTED_FOR_FIELDS, Principal
 
 __all__ = ["event", "flagged", "snapshot"]
 
@@ -16,16 +16,10 @@ __all__ = ["event", "flagged", "snapshot"]
 # copied into the state an event snapshots: the event's own actor says who acted, and a forget
 # scrubs the actor fields it finds by `*_for` (forget/acted_for_marks), not copies of them in
 # other actors' events.
-_SNAPSHOT_SKIP = {
-    "embedding",
-    "ft_scope",
-    "created_by",
-    "created_for",
-    "retracted_by",
-    "retracted_for",
-    "closed_by",
-    "closed_for",
-}
+_SNAPSHOT_SKIP = frozenset(
+    {"embedding", "ft_scope"}
+    | {f for fields in ACTED_FOR_FIELDS.values() for pair in fields for f in pair}
+) - {"actor"}
 
 
 def snapshot(node: dict[str, Any] | None) -> str | None:

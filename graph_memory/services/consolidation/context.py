@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from graph_memory.db import Database, Record, Tx
-from graph_memory.domain import utcnow
+from graph_memory.domain import ACTED_FOR_MARKERS, utcnow
 from graph_memory.errors import Conflict
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
@@ -49,9 +49,6 @@ _USAGE = {
     "last_outcome",
     "after_print",
 }
-# Whom a session token acted for never changes in a run; schema 110 wrote these onto memories
-# runs had already left, which must not make those runs' changes look stale.
-_ACTED_FOR = {"created_for", "retracted_for", "closed_for"}
 T = TypeVar("T")
 Item = TypeVar("Item")
 
@@ -86,7 +83,11 @@ class Change:
 
 def _plain(record: Record) -> dict[str, Any]:
     return {
-        k: v for k, v in record.items() if v is not None and k not in _USAGE and k not in _ACTED_FOR
+        k: v
+        for k, v in record.items()
+        # Whom a session token acted for never changes in a run; schema 110 wrote it onto
+        # memories runs had already left, which must not make their changes look stale.
+        if v is not None and k not in _USAGE and k not in ACTED_FOR_MARKERS
     }
 
 

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from graph_memory.domain import ACTED_FOR_FIELDS
 from graph_memory.errors import Conflict, ValidationError
 from graph_memory.repositories.transfer import TransferRepository
-from graph_memory.services.access.session_tokens import ACTED_FOR_FIELDS, acted_for_of
+from graph_memory.services.access.session_tokens import acted_for_of
 
 __all__ = ["FORMAT", "TransferSummary", "export_tenant", "import_tenant"]
 
