@@ -254,6 +254,32 @@ def test_a_procedure_only_their_sessions_proved_is_hidden_while_the_purge_runs(
     assert served("deploy_service") == [shared, shared]
 
 
+def test_a_procedure_of_their_own_scope_is_hidden_while_the_purge_runs(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """A procedure kept in the forgotten user's own scope is theirs whether or not an episode
+    proved it (the purge deletes it whole): hidden from the forget's commit on. One the same
+    user id keeps after the forget belongs to the new contributor and is served."""
+    scopes = ["user:bob"]
+
+    def served(intent: str) -> list[str]:
+        listed = [p["id"] for p in client.procedures(intent, scopes, include_candidates=True)]
+        got = client.recall(
+            intent.replace("_", " "), scopes, intent=intent, include_candidates=True
+        )
+        return listed + [i["id"] for i in got["items"] if i["kind"] == "PROCEDURE"]
+
+    client.record_episode(**episode("bob", "s-b", scope="user:bob", summary="Bob woke up."))
+    made = client.upsert_procedure("bob_morning", "dev", [f"{SECRET} first"], "user:bob")
+    old = str(made["procedure"]["id"])
+    assert served("bob_morning") == [old, old]
+    held(settings, tenant, "bob")
+    assert served("bob_morning") == []
+    again = client.upsert_procedure("bob_evening", "dev", ["stretch"], "user:bob")
+    new = str(again["procedure"]["id"])
+    assert served("bob_evening") == [new, new]
+
+
 def test_a_claim_they_made_first_is_believed_from_when_another_user_first_made_it(
     client: GraphMemoryClient, admin: GraphMemoryClient
 ) -> None:
