@@ -47,8 +47,9 @@ class OutcomeMutation:
         "(agent, admin): one verdict per episode and memory (a second report replaces it). "
         "Kept apart from confidence: recall demotes a memory more contributors report "
         "harmful than helpful (score.salience), each user counted once; a verdict on a "
-        "memory above the reporter's tier cap is recorded, not counted. Unknown memories "
-        "are reported per item."
+        "memory above the reporter's tier cap is recorded, not counted. One result per id "
+        "given (1..100), in order: an unknown or blank id is reported in its place and the "
+        "others are recorded."
     )
     async def report_outcome(
         self,

@@ -115,6 +115,24 @@ def test_bad_reports_are_refused_with_clear_errors(
     with pytest.raises(GraphMemoryClientError) as err:
         _report(analyst, [a], "HELPFUL", new_ep(client))
     assert err.value.code == "FORBIDDEN"
+    with pytest.raises(GraphMemoryClientError) as err:
+        _report(client, [a] * 101, "HARMFUL", new_ep(client))
+    assert err.value.code == "VALIDATION"  # the bound counts what was sent
+    with pytest.raises(GraphMemoryClientError) as err:
+        _report(client, [" "], "HARMFUL", "ep_nope")
+    assert err.value.code == "NOT_FOUND"
+
+
+def test_a_blank_or_unknown_id_is_reported_in_its_place_and_its_siblings_are_recorded(
+    client: GraphMemoryClient,
+) -> None:
+    a, b = _two_alike(client)
+    got = _report(client, [a, " ", "fact_nope", a, b], "HARMFUL", new_ep(client))
+    assert [r["memoryId"] for r in got] == [a, "", "fact_nope", a, b]
+    assert [r["recorded"] for r in got] == [True, False, False, True, True]
+    assert got[1]["error"] == "a memory id must not be blank"
+    assert got[2]["error"] == "no memory fact_nope"
+    assert got[0]["harmful"] == 1 and got[4]["harmful"] == 1
 
 
 M_COUNTED = (

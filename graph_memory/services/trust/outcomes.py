@@ -12,8 +12,8 @@ credential from burying memory for everyone:
   is recorded and audited but not counted, so it cannot demote system or admin memory, as it
   could not supersede it.
 
-Unknown memories are reported per item and the others recorded; an unknown episode refuses
-the whole report.
+Unknown or blank memory ids are reported per item and the others recorded; an unknown episode
+refuses the whole report.
 """
 
 from __future__ import annotations
@@ -61,13 +61,17 @@ class OutcomeService:
     async def report(
         self, principal: Principal, memory_ids: Sequence[str], outcome: Outcome, episode_id: str
     ) -> list[OutcomeReport]:
-        """Agents and admins. Raises Forbidden, ValidationError (no ids, too many, blank),
-        NotFound (episodeId)."""
+        """Agents and admins: one report per id given, in order (a blank or unknown id is
+        reported, its siblings recorded). Raises Forbidden, ValidationError (no ids, more
+        than MAX_MEMORIES, blank episodeId), NotFound (episodeId)."""
         if principal.role not in (Role.AGENT, Role.ADMIN):
             raise Forbidden(f"role {principal.role.value} may not report outcomes")
-        ids = list(dict.fromkeys(i.strip() for i in memory_ids))
-        if not ids or len(ids) > MAX_MEMORIES or any(not i for i in ids):
-            raise ValidationError(f"memoryIds: 1..{MAX_MEMORIES} non-blank ids", field="memoryIds")
+        # The bound counts what was sent (a repeated id is still work to answer); a blank id
+        # is reported in its place and its siblings are recorded.
+        if not memory_ids or len(memory_ids) > MAX_MEMORIES:
+            raise ValidationError(f"memoryIds: 1..{MAX_MEMORIES} ids", field="memoryIds")
+        given = [i.strip() for i in memory_ids]
+        ids = [i for i in dict.fromkeys(given) if i]
         if not episode_id.strip():
             raise ValidationError("episodeId must not be blank", field="episodeId")
         tenant = principal.tenant
@@ -81,13 +85,14 @@ class OutcomeService:
             await WriteLocks.tenant(tx, tenant)
             await EpisodeRepository.refuse_forgotten(tx, tenant, [episode_id])
             now = utcnow()
+            # No row at all names an unknown episode (as with [""]: no id to report on).
             rows = await OutcomeRepository.report(
-                tx, tenant, ids, outcome.value, episode_id, now, principal.actor, outranking
+                tx, tenant, ids or [""], outcome.value, episode_id, now, principal.actor, outranking
             )
             if not rows:
                 raise NotFound(f"no episode {episode_id}", field="episodeId")
-            out = [
-                OutcomeReport(
+            by_id = {
+                r["id"]: OutcomeReport(
                     memory_id=r["id"],
                     recorded=bool(r["recorded"]),
                     counted=bool(r["counted"]),
@@ -97,7 +102,9 @@ class OutcomeService:
                     error=None if r["recorded"] else f"no memory {r['id']}",
                 )
                 for r in rows
-            ]
+                if r["id"]
+            }
+            out = [by_id.get(i) or _blank(i) for i in given]
             events = [
                 audit.event(
                     principal,
@@ -112,7 +119,7 @@ class OutcomeService:
                     },
                     reason=f"{outcome.value} in episode {episode_id}",
                 )
-                for o in out
+                for o in by_id.values()
                 if o.recorded
             ]
             await AuditRepository.record_in_tx(tx, tenant, events)
@@ -120,3 +127,15 @@ class OutcomeService:
 
         result: list[OutcomeReport] = await self.db.write_tx(work)
         return result
+
+
+def _blank(memory_id: str) -> OutcomeReport:
+    return OutcomeReport(
+        memory_id=memory_id,
+        recorded=False,
+        counted=False,
+        kind=None,
+        helpful=0,
+        harmful=0,
+        error="a memory id must not be blank",
+    )
