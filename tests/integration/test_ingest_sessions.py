@@ -860,6 +860,23 @@ def test_tool_calls_that_succeed_across_sessions_become_a_procedure_and_failures
     assert c.execute(PROCS)["procedures"] == []  # demoted procedures are never served
 
 
+def test_an_intent_named_for_a_session_without_tool_calls_is_reported_skipped(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """Every item the model gave is accounted for: an intent with no tool calls to learn
+    steps from is reported skipped, with why, and teaches nothing."""
+    c = make(tenant)
+    s = session(turns=TOOL_TURNS)  # no toolCalls
+    fake.script(
+        s["sessionId"], extraction(summary="Alice got a reset link.", intent="reset_password")
+    )
+    j = run(c, llm, embedder, s, tenant)
+    (p,) = [i for i in j["items"] if i["kind"] == "procedure"]
+    assert p["ok"] and p["action"] == "skipped" and p["id"] is None
+    assert p["detail"] == {"reason": "the session made no tool calls to learn steps from"}
+    assert c.execute(PROCS)["procedures"] == []
+
+
 CITES = """
 query($ids: [ID!]!) { factCitations(ids: $ids, scopes: ["user:alice"]) {
   factId episodeId sessionId turns extractor quotes } }"""

@@ -45,6 +45,7 @@ from graph_memory.services.ingest.extraction_schema import (
 from graph_memory.services.ingest.memos import MemoDraft, MemoService, PreparedMemos
 from graph_memory.services.ingest.plan import Applied, FactPlan, JobScope, SessionPlan, embed_plan
 from graph_memory.services.procedures.practice import (
+    PracticeOutcome,
     PracticePlan,
     plan_practice,
     practice_succeeded,
@@ -265,8 +266,16 @@ async def _practice(
     if extraction.procedure is None or services.procedures is None or extraction.episode is None:
         return None
     steps = tool_steps(turns)
-    if not steps:
-        return None
+    if not steps:  # the model named an intent, but nothing was done to learn steps from
+        return PracticePlan(
+            extraction.procedure.intent,
+            job.agent_role,
+            [],
+            False,
+            done=PracticeOutcome(
+                True, "skipped", None, None, "the session made no tool calls to learn steps from"
+            ),
+        )
     plan = await plan_practice(
         services.procedures,
         job.principal,
