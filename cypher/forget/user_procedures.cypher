@@ -7,11 +7,12 @@
 // stays, naming no one (its writer becomes the key alone). Only what was written before the
 // forget: the user id talking since is a new contributor.
 // Also a version learned from practice (procedure.mark_learned) that a forget left with no
-// evidence at all: its steps are tool calls only forgotten users' sessions made.
+// evidence at all: its steps are tool calls only forgotten users' sessions made, whoever's key
+// submitted the sessions (an admin's makes it `reviewed`, still the user's tool calls).
 MATCH (p:Procedure {tenant: $tenant})
 WHERE p.created_at < $before
   AND (p.scope = $scope OR p.created_by ENDS WITH $label
-       OR (p.learned AND p.demoted_reason = $reason AND NOT coalesce(p.reviewed, false)))
+       OR (p.learned AND p.demoted_reason = $reason))
 WITH p, p.scope = $scope OR NOT EXISTS { (p)-[:EVIDENCED_BY]->(:Episode) } AS theirs
 CALL (p, theirs) {
   WITH p WHERE NOT theirs

@@ -254,6 +254,48 @@ def test_a_procedure_only_their_sessions_proved_is_hidden_while_the_purge_runs(
     assert served("deploy_service") == [shared, shared]
 
 
+def test_a_procedure_only_they_proved_is_served_at_no_asof_once_purged(
+    client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
+) -> None:
+    """The purge leaves a procedure only their sessions proved as if those sessions never
+    happened: an agent's is served at no asOf (it was active only by their successes) and
+    counts none; an admin's stays reviewed knowledge of its past, with no count of theirs."""
+    bobs = [
+        client.record_episode(
+            **episode("bob", f"s-b{n}", scope="team:core", summary=f"{SECRET} deployed {n}.")
+        )
+        for n in range(3)
+    ]
+
+    def proven(c: GraphMemoryClient, intent: str) -> str:
+        pid = str(
+            c.upsert_procedure(intent, "dev", [f"{intent} step"], "team:core")["procedure"]["id"]
+        )
+        for ep in bobs:
+            client.record_procedure_outcome(pid, True, ep)
+        return pid
+
+    agents = proven(client, "bob_ritual")
+    admins = proven(admin, "deploy_acme")
+    before = client.procedures("bob_ritual", SCOPES)[0]
+    assert before["status"] == "active" and before["successCount"] == 3
+    at = datetime.now(UTC)
+    job_id = held(settings, tenant, "bob")
+    _release(settings, job_id)
+    _until_done(settings, tenant, job_id, batch=1)
+    for as_of in (None, at):
+        assert client.procedures("bob_ritual", SCOPES, include_candidates=True, as_of=as_of) == []
+    (kept,) = client.procedures("deploy_acme", SCOPES, as_of=at)
+    assert kept["id"] == admins and kept["successCount"] == 0
+    assert client.procedures("deploy_acme", SCOPES) == []  # nothing proves it any more
+    counts = _bolt(
+        settings,
+        "MATCH (p:Procedure {tenant: $t}) RETURN p.id AS id, p.success_count AS n",
+        t=tenant,
+    )
+    assert {r["id"]: r["n"] for r in counts} == {agents: 0, admins: 0}
+
+
 def test_a_procedure_of_their_own_scope_is_hidden_while_the_purge_runs(
     client: GraphMemoryClient, settings: Settings, tenant: str
 ) -> None:
