@@ -3,8 +3,12 @@
 // Phase 1 of a forget: the user's sessions still waiting for (or in) extraction stop, so none
 // is extracted later under the user id's next contributor; a worker holding one loses its
 // lease (its conditional writes change nothing). The purge deletes the jobs.
+// Every job of theirs is marked: ingest/get_job hides a marked job (its turns and item texts
+// are their words) until the purge deletes it, also once their episodes are gone.
 MATCH (j:IngestJob)
-WHERE j.tenant = $tenant AND j.user_id = $user_id AND j.status IN ['queued', 'running']
+WHERE j.tenant = $tenant AND j.user_id = $user_id AND j.created_at < $now
+SET j.forgotten_at = coalesce(j.forgotten_at, $now)
+WITH j WHERE j.status IN ['queued', 'running']
 SET j.status = 'failed', j.lease_owner = null, j.finished_at = $now,
     j.error_code = 'CONTRIBUTOR_FORGOTTEN',
     j.error_message = 'the contributor was forgotten before the session was extracted'

@@ -1025,6 +1025,37 @@ def test_forgetting_a_contributor_removes_their_memos_and_ingest_jobs(
     assert asyncio.run(hook()) == (0, 0)
 
 
+def test_a_forgotten_contributors_job_stays_hidden_while_the_purge_deletes_their_episodes(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """The job holds their words (item texts) until the purge removes it last: hidden from
+    the forget's commit on, also once the batches have deleted the episode it wrote."""
+    import asyncio
+
+    from graph_memory.db import Database
+    from tests.integration.forget_helpers import held
+
+    c = make(tenant)
+    s = session()
+    fake.script(s["sessionId"], extraction(summary="Alice talked about Quetzalcoatl."))
+    j = run(c, llm, embedder, s, tenant)
+    assert c.execute(JOB, {"id": j["id"]})["ingestJob"]["id"] == j["id"]
+    held(llm, tenant, "alice")
+    with pytest.raises(GraphMemoryClientError, match="NOT_FOUND"):
+        c.execute(JOB, {"id": j["id"]})
+
+    async def batch_deleted_the_episode() -> None:
+        db = Database.connect(llm.neo4j())
+        try:
+            await db.run_raw("MATCH (e:Episode {id: $id}) DETACH DELETE e", {"id": j["episodeId"]})
+        finally:
+            await db.close()
+
+    asyncio.run(batch_deleted_the_episode())
+    with pytest.raises(GraphMemoryClientError, match="NOT_FOUND"):
+        c.execute(JOB, {"id": j["id"]})
+
+
 def test_a_session_still_queued_when_its_user_is_forgotten_is_never_extracted(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
