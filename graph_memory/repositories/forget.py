@@ -275,14 +275,16 @@ class ForgetRepository:
 
     # -- what the purge's batches do not reach: the user's reports, procedures and trail --
     @staticmethod
-    async def drop_outcomes(tx: Tx, tenant: str, episode_ids: list[str]) -> int:
-        """The outcome reports of these episodes go; the memories they judged are recounted."""
+    async def drop_outcomes(tx: Tx, tenant: str, episode_ids: list[str], now: datetime) -> int:
+        """The outcome reports of these episodes go (their audit events redacted); the
+        memories they judged are recounted. Returns how many audit events were redacted."""
         if not episode_ids:
             return 0
         rows = await tx.run(
-            "forget.drop_outcomes", {"tenant": require_tenant(tenant), "ids": episode_ids}
+            "forget.drop_outcomes",
+            {"tenant": require_tenant(tenant), "ids": episode_ids, "now": now},
         )
-        return int(rows[0]["recounted"]) if rows else 0
+        return int(rows[0]["redacted"] or 0) if rows else 0
 
     @staticmethod
     async def user_procedures(

@@ -199,6 +199,16 @@ def test_outcome_reports_of_the_forgotten_are_recounted_off_surviving_facts(
     _forget(admin)
     assert counts() == {"harmful": 1, "helpful": 0, "last": "harmful"}
     assert residue(settings, tenant, CANARY) == []
+    # The surviving fact's trail keeps who/when of their reports, not which episode judged it.
+    trail = bolt(
+        settings,
+        "MATCH (a:AuditEvent {tenant: $t, target_id: $id, action: 'report_outcome'})"
+        " RETURN a.reason AS reason, a.after AS after",
+        {"t": tenant, "id": fid},
+    )
+    assert len(trail) == 3
+    assert not any(ep in str(trail) for ep in mine)
+    assert sum(alice_ep in str(r["reason"]) for r in trail) == 1
 
 
 def test_the_finished_job_keeps_no_predicate_of_theirs(

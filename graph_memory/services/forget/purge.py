@@ -158,7 +158,7 @@ async def purge_batch(tx: Tx, b: Batch, counts: ForgetCounts, limit: int) -> Bat
             return None
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, episode_ids, b.now)
     # Their outcome reports go with them: the memories they judged are recounted.
-    await Repo.drop_outcomes(tx, tenant, episode_ids)
+    counts.audit_events_redacted += await Repo.drop_outcomes(tx, tenant, episode_ids, b.now)
     counts.episodes_deleted += await Repo.delete_episodes(tx, tenant, episode_ids)
     events += await _procedures(tx, b, counts, procedures)
     return BatchDone(events, sorted(p for p in facts.get("predicates") or [] if p))
