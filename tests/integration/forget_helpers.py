@@ -50,3 +50,15 @@ def held(settings: Settings, tenant: str, user: str) -> str:
         return job_id
 
     return with_services(settings, work)
+
+
+def release(settings: Settings, job_id: str) -> None:
+    """The stalled runner's lease runs out (the passage of time, moved over Bolt)."""
+
+    async def work(s: Services) -> None:
+        await s.db.run_raw(
+            "MATCH (j:ForgetJob {id: $id}) SET j.lease_until = datetime() - duration('PT1S')",
+            {"id": job_id},
+        )
+
+    with_services(settings, work)

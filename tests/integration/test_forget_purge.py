@@ -28,6 +28,7 @@ from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, _free_port, episode
 from tests.integration.conftest import fact as _fact
 from tests.integration.forget_helpers import STALLED, admin_of, held, with_services
+from tests.integration.forget_helpers import release as _release
 
 SECRET = "Quetzalcoatl"
 SCOPES = ["team:core"]
@@ -55,15 +56,6 @@ def _bolt(settings: Settings, text: str, **params: Any) -> list[dict[str, Any]]:
             await db.close()
 
     return asyncio.run(go())
-
-
-def _release(settings: Settings, job_id: str) -> None:
-    """The stalled runner's lease runs out (the passage of time, moved over Bolt)."""
-    _bolt(
-        settings,
-        "MATCH (j:ForgetJob {id: $id}) SET j.lease_until = datetime() - duration('PT1S')",
-        id=job_id,
-    )
 
 
 def _run(
@@ -370,6 +362,45 @@ def test_a_claim_they_made_first_is_believed_from_when_another_user_first_made_i
     assert lives_in(after_ann) == [("Berlin", [ann1])]
     history = client.history("Dana", "lives_in", ["team:core"], as_of=bobs_alone)
     assert [v["object"] for v in history["versions"]] == ["Rome"]
+
+
+def test_an_undated_claim_they_made_first_holds_in_the_world_from_the_others_session(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """With no validFrom stated, a claim holds from its earliest cited session's start. Bob's
+    (January) was that start for a value ann said again in her March session: once bob is
+    forgotten it holds from March, so no validAt between answers from his testimony."""
+    jan, mar = datetime(2026, 1, 5, tzinfo=UTC), datetime(2026, 3, 5, tzinfo=UTC)
+    bob = client.record_episode(
+        **episode(
+            "bob", "s-b", scope="team:core", summary=f"{SECRET} talk.", startedAt=jan, endedAt=jan
+        )
+    )
+    ann = client.record_episode(
+        **episode(
+            "ann",
+            "s-a",
+            scope="team:core",
+            summary="Dana moved to Oslo.",
+            startedAt=mar,
+            endedAt=mar,
+        )
+    )
+    said = {"cardinality": "ONE", "scope": "team:core"}
+    assert client.assert_facts([_fact("Dana", "lives_in", "Oslo", [bob], **said)])["accepted"] == 1
+    again = client.assert_facts([_fact("Dana", "lives_in", "Oslo", [ann], **said)])
+    assert again["results"][0]["action"] == "corroborated", again
+
+    def held_at(valid_at: str) -> list[str]:
+        page = client.facts(["team:core"], valid_at=valid_at)
+        return [x["node"]["object"] for x in page["edges"] if x["node"]["predicate"] == "lives_in"]
+
+    assert held_at("2026-02-01T00:00:00Z") == ["Oslo"]
+    assert admin.forget_contributor("bob", wait_seconds=60)["state"] == "DONE"
+    assert held_at("2026-02-01T00:00:00Z") == []
+    assert held_at("2026-04-01T00:00:00Z") == ["Oslo"]
+    (version,) = client.history("Dana", "lives_in", ["team:core"])["versions"]
+    assert version["validFrom"].startswith("2026-03-05")
 
 
 def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
