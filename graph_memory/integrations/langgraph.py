@@ -68,6 +68,7 @@ _MIN_TEXT = 10  # the write gate's floor for a fact's own text (policy.min_text_
 # A store's search ranks what matches its namespace, as LangGraph's own stores do; recall's
 # precision floors ("an empty answer is a valid answer") are for prompt-building reads.
 RANKED = {"min_score": 0.0, "min_relevance": 0.0, "relative_relevance": 0.0}
+_ENDED = ("RETRACTED", "REJECTED")  # a version in these never answers again
 
 
 class StoreWriteError(GraphMemoryClientError):
@@ -160,18 +161,25 @@ class GraphMemoryStore(BaseStore):
         return results
 
     # -- reads -------------------------------------------------------------------------------
+    # One notion of an item's current value everywhere: the version the service's time rule
+    # answers with (what `facts`, recall and so search serve), never "the last one recorded".
+    # Under concurrent puts to one key those differ: each put's version is valid from its own
+    # episode's start, so the write that began last wins whatever order the writes land in,
+    # and a write that began earlier but landed later stays believed as earlier history
+    # (README "Time"). That is a sound last-write-wins order (a put that starts after another
+    # returned always wins), so the store keeps the rule rather than stating a validFrom of
+    # its own: any start it could state (a constant, the item's creation) would claim the value
+    # held in the world before it was written, and recall/context serve store items at a
+    # past `validAt` like any fact.
     async def _current(self, c: AsyncGraphMemoryClient, a: Address) -> dict[str, Any] | None:
         page = await c.facts([a.scope], subject=a.subject, predicate=PREDICATE, first=1)
         return page["edges"][0]["node"] if page["edges"] else None
 
     async def _get(self, c: AsyncGraphMemoryClient, a: Address) -> Item | None:
-        versions = (await c.history(a.subject, PREDICATE, [a.scope]))["versions"]
-        current = next(
-            (v for v in reversed(versions) if v["status"] == "ACTIVE" and not v["supersededAt"]),
-            None,
-        )
+        current = await self._current(c, a)
         if current is None:
             return None
+        versions = (await c.history(a.subject, PREDICATE, [a.scope]))["versions"]
         # The item was created by the first version after its last delete (retraction).
         created: str | None = None
         for v in versions:
@@ -182,7 +190,7 @@ class GraphMemoryStore(BaseStore):
             value=decode_object(current["object"]),
             key=a.key,
             namespace=a.namespace,
-            created_at=_time(created),
+            created_at=_time(created or current["recordedAt"]),
             updated_at=_time(current["recordedAt"]),
         )
 
@@ -275,14 +283,23 @@ class GraphMemoryStore(BaseStore):
         return errors
 
     async def _delete(self, c: AsyncGraphMemoryClient, a: Address) -> list[dict[str, Any]]:
+        # Every version not yet retracted, not only the one answering: retracting a version
+        # reinstates the one it superseded (a retraction says it was never right), and a put
+        # that lost a race stays believed as earlier history; either would answer again. So a
+        # delete costs one retraction per version since the item's last delete. The answering
+        # one goes last, so a reader during the delete never sees an older value.
+        versions = (await c.history(a.subject, PREDICATE, [a.scope]))["versions"]
         current = await self._current(c, a)
-        if current is None:
-            return []  # deleting what is not there is not an error (as in LangGraph's stores)
-        try:
-            await c.retract_fact(current["id"], "deleted from the LangGraph store")
-        except GraphMemoryClientError as e:
-            return [_item_error(a, e.code, str(e))]
-        return []
+        live = [v for v in versions if not v["retractedAt"] and v["status"] not in _ENDED]
+        live.sort(key=lambda v: current is not None and v["id"] == current["id"])
+        errors: list[dict[str, Any]] = []
+        for v in live:  # none: deleting what is not there is fine (as in LangGraph's stores)
+            try:
+                await c.retract_fact(v["id"], "deleted from the LangGraph store")
+            except GraphMemoryClientError as e:
+                if e.code != "CONFLICT":  # CONFLICT: a concurrent delete retracted it first
+                    errors.append(_item_error(a, e.code, str(e)))
+        return errors
 
     async def _assert(
         self, c: AsyncGraphMemoryClient, scope: str, items: list[tuple[Address, PutOp]]

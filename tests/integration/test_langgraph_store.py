@@ -4,6 +4,7 @@ compiled LangGraph graph whose nodes write and search through the store (no LLM)
 
 from __future__ import annotations
 
+import asyncio
 import operator
 import uuid
 from collections.abc import Callable
@@ -51,6 +52,8 @@ def test_put_get_update_delete(store: GraphMemoryStore) -> None:
     assert store.get(PREFS, "Food") is None
     store.delete(PREFS, "food")
     assert store.get(PREFS, "food") is None
+    # Retracting the current version alone would reinstate the one it superseded.
+    assert store.search(PREFS) == [] and store.search(PREFS, query="vegetarian") == []
     store.delete(PREFS, "food")  # deleting what is not there is fine
 
 
@@ -202,3 +205,28 @@ async def test_the_sync_api_works_inside_a_running_event_loop(store: GraphMemory
     store.put(PREFS, "lang", {"text": "Alice prefers answers in German"})
     got = store.get(PREFS, "lang")
     assert got is not None and got.value["text"].endswith("German")
+
+
+async def test_concurrent_puts_to_one_key_leave_one_value_and_delete_removes_it(
+    store: GraphMemoryStore,
+) -> None:
+    # Each put's version is valid from its own episode's start, so racing writers land in
+    # another order than they began: get, search and delete must still agree on one value.
+    ns = ("user", "racer", "t0")
+    values = [{"text": f"value number {i} of the race"} for i in range(6)]
+    await asyncio.gather(*[store.aput(ns, "k", v) for v in values])
+    got = await store.aget(ns, "k")
+    listed = await store.asearch(ns)
+    ranked = await store.asearch(ns, query="value number of the race")
+    assert got is not None and got.value in values
+    assert [h.value for h in listed] == [got.value]
+    assert [h.value for h in ranked] == [got.value]
+    # A put that starts after the race has returned wins, as a store's last write does.
+    await store.aput(ns, "k", {"text": "the value written after the race"})
+    got = await store.aget(ns, "k")
+    assert got is not None and got.value == {"text": "the value written after the race"}
+    assert [h.value for h in await store.asearch(ns)] == [got.value]
+    await store.adelete(ns, "k")
+    assert await store.aget(ns, "k") is None
+    assert await store.asearch(ns) == []
+    assert await store.asearch(ns, query="value number of the race") == []
