@@ -177,8 +177,9 @@ class GraphMemoryStore(BaseStore):
 
     async def _get(self, c: AsyncGraphMemoryClient, a: Address) -> Item | None:
         current = await self._current(c, a)
-        if current is None:
-            return None
+        value = None if current is None else decode_object(current["object"])
+        if current is None or value is None:
+            return None  # not there, or not a value the store could have written
         versions = (await c.history(a.subject, PREDICATE, [a.scope]))["versions"]
         # The item was created by the first version after its last delete (retraction).
         created: str | None = None
@@ -187,7 +188,7 @@ class GraphMemoryStore(BaseStore):
             if v["retractedAt"]:
                 created = None
         return Item(
-            value=decode_object(current["object"]),
+            value=value,
             key=a.key,
             namespace=a.namespace,
             created_at=_time(created or current["recordedAt"]),
@@ -233,7 +234,7 @@ class GraphMemoryStore(BaseStore):
             if a is None or a.path[: len(path)] != path:
                 continue
             value = decode_object(node["object"])
-            if not matches_filter(value, op.filter):
+            if value is None or not matches_filter(value, op.filter):
                 continue
             at = _time(node["recordedAt"])
             out.append(SearchItem(a.namespace, a.key, value, at, at, score))

@@ -107,10 +107,15 @@ def encode_object(value: Mapping[str, Any]) -> str:
     return f"{body} #{hashlib.sha256(body.encode()).hexdigest()[:16]}"
 
 
-def decode_object(obj: str) -> dict[str, Any]:
-    body = obj.rsplit(" #", 1)[0]
-    value: dict[str, Any] = json.loads(body)
-    return value
+def decode_object(obj: str) -> dict[str, Any] | None:
+    """The item's value, or None for an object that is no JSON object: anyone who may write
+    the scope can assert a `store.item` fact by other means (assertFacts, remember), and one
+    such fact must not make the scope's other items unreadable."""
+    try:
+        value = json.loads(obj.rsplit(" #", 1)[0])
+    except (ValueError, RecursionError):  # not JSON, or nested past the decoder's depth
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _at_path(value: Any, path: str) -> list[Any]:

@@ -230,3 +230,26 @@ async def test_concurrent_puts_to_one_key_leave_one_value_and_delete_removes_it(
     assert await store.aget(ns, "k") is None
     assert await store.asearch(ns) == []
     assert await store.asearch(ns, query="value number of the race") == []
+
+
+def test_a_store_item_fact_that_is_no_json_object_does_not_hide_the_others(
+    store: GraphMemoryStore, client: GraphMemoryClient
+) -> None:
+    # Anyone who may write the scope can assert a `store.item` fact by other means.
+    store.put(PREFS, "food", {"text": "Alice is vegetarian and loves Thai curry"})
+    episode = {
+        "userId": "alice",
+        "sessionId": "s-odd",
+        "summary": "Alice shared a note.",
+        "outcome": "SUCCESS",
+    }
+    odd = [
+        {"subject": "store:prefs/odd", "predicate": PREDICATE, "object": "[not json"},
+        {"subject": "store:prefs/list", "predicate": PREDICATE, "object": "[1, 2]"},
+    ]
+    facts = [{**f, "scope": "user:alice", "text": "a note about vegetarian curry"} for f in odd]
+    client.remember(episode, facts)
+    assert [h.key for h in store.search(PREFS)] == ["food"]
+    assert [h.key for h in store.search(("user", "alice"), query="vegetarian curry")] == ["food"]
+    assert store.get(PREFS, "odd") is None and store.get(PREFS, "list") is None
+    assert store.get(PREFS, "food") is not None

@@ -83,3 +83,8 @@ def test_namespace_conditions_with_wildcards() -> None:
     assert namespace_matches(ns, [MatchCondition("suffix", ("prefs",))])
     assert not namespace_matches(ns, [MatchCondition("prefix", ("team",))])
     assert not namespace_matches(ns, [MatchCondition("suffix", ("a", "b", "c", "d"))])
+
+
+@pytest.mark.parametrize("obj", ["[not json", "[1, 2]", '"text" #abc', "42", "[" * 3000])
+def test_an_object_that_is_no_json_object_is_no_item(obj: str) -> None:
+    assert decode_object(obj) is None
