@@ -18,7 +18,9 @@ from graph_memory.errors import ValidationError
 __all__ = [
     "ACTED_FOR_FIELDS",
     "ACTED_FOR_MARKERS",
+    "MAX_FACT_FIELD",
     "MAX_ID_BYTES",
+    "MAX_SUBJECT_CHARS",
     "SERVABLE_STATUSES",
     "TIER_CAP",
     "TIER_RANK",
@@ -32,6 +34,7 @@ __all__ = [
     "Status",
     "Tier",
     "as_datetime",
+    "check_fact_sizes",
     "check_id",
     "entity_id",
     "entity_key",
@@ -179,6 +182,22 @@ def check_id(value: str, field: str) -> None:
     """Raises ValidationError when ``value`` is longer than MAX_ID_BYTES in UTF-8."""
     if id_too_long(value):
         raise ValidationError(f"{field} is longer than {MAX_ID_BYTES} bytes", field=field)
+
+
+# A fact's object sits in its slot's index key with the subject's, so both are bounded; one
+# definition, checked by the write gate and, before it records anything, by the LangGraph store.
+MAX_FACT_FIELD = 4_000
+MAX_SUBJECT_CHARS = 512
+
+
+def check_fact_sizes(subject: str, obj: str) -> None:
+    """Raises ValidationError (field subject or object) when either is over its bound."""
+    if len(subject) > MAX_SUBJECT_CHARS:
+        raise ValidationError(
+            f"subject is longer than {MAX_SUBJECT_CHARS} characters", field="subject"
+        )
+    if len(obj) > MAX_FACT_FIELD or len(obj.encode()) > MAX_FACT_FIELD:
+        raise ValidationError(f"object is longer than {MAX_FACT_FIELD} bytes", field="object")
 
 
 def utcnow() -> datetime:

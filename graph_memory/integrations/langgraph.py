@@ -43,6 +43,8 @@ from langgraph.store.base import (
 
 from graph_memory._client_ops import RecallCalls
 from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
+from graph_memory.domain import MAX_FACT_FIELD, check_fact_sizes
+from graph_memory.errors import ValidationError
 from graph_memory.integrations.store_codec import (
     PREDICATE,
     Address,
@@ -97,6 +99,7 @@ class GraphMemoryStore(BaseStore):
         scopes: Sequence[str] = (),
         recall_options: dict[str, Any] | None = None,
         timeout: float = 30.0,
+        max_batch: int = 1000,
     ) -> None:
         self.url = url
         self._key = api_key
@@ -106,6 +109,9 @@ class GraphMemoryStore(BaseStore):
         self.scopes = tuple(scopes)
         self.recall_options = dict(RANKED if recall_options is None else recall_options)
         self._timeout = timeout
+        # The service's GRAPH_MEMORY_LIMIT_MAX_BATCH (default 1000): more puts than that in one
+        # batch are split into as many writes, each its own episode.
+        self.max_batch = max_batch
 
     # -- the two entry points BaseStore requires ---------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -305,9 +311,50 @@ class GraphMemoryStore(BaseStore):
     async def _assert(
         self, c: AsyncGraphMemoryClient, scope: str, items: list[tuple[Address, PutOp]]
     ) -> list[dict[str, Any]]:
+        # The episode is recorded before the facts (they cite it), so it cannot report their
+        # outcome: it names what the store was asked to write, and what the store can tell the
+        # service will refuse (an object or subject over its bound) is refused here first and
+        # left out of it. A chunk within the service's batch limit is one episode and one call.
+        errors: list[dict[str, Any]] = []
+        facts: list[tuple[Address, dict[str, Any]]] = []
+        for a, p in items:
+            fact = self._fact(scope, a, p)
+            try:
+                check_fact_sizes(fact["subject"], fact["object"])
+            except ValidationError as e:
+                errors.append(_item_error(a, e.code, str(e)))
+                continue
+            facts.append((a, fact))
+        for start in range(0, len(facts), self.max_batch):
+            errors += await self._assert_chunk(c, scope, facts[start : start + self.max_batch])
+        return errors
+
+    def _fact(self, scope: str, a: Address, p: PutOp) -> dict[str, Any]:
+        fields = None if p.index is None or p.index is False else list(p.index)
+        # A NUL is no memory's text (the gate refuses it); the object keeps it, JSON-escaped.
+        text = (
+            index_text(p.value or {}, fields).replace("\x00", " ") if p.index is not False else ""
+        )
+        fact: dict[str, Any] = {
+            "subject": a.subject,
+            "predicate": PREDICATE,
+            "object": encode_object(p.value or {}),
+            "scope": scope,
+            "source": self.source,
+            "cardinality": "ONE",
+        }
+        if len(text.strip()) >= _MIN_TEXT:
+            fact["text"] = text[:MAX_FACT_FIELD]
+        return fact
+
+    async def _assert_chunk(
+        self, c: AsyncGraphMemoryClient, scope: str, facts: list[tuple[Address, dict[str, Any]]]
+    ) -> list[dict[str, Any]]:
+        if not facts:
+            return []
         kind, _, ident = scope.partition(":")
-        keys = ", ".join(sorted({a.key for a, _ in items}))
-        summary = f"The LangGraph store wrote {len(items)} item(s) in {scope}: {keys}"
+        keys = ", ".join(sorted({a.key for a, _ in facts}))
+        summary = f"The LangGraph store was asked to write {len(facts)} item(s) in {scope}: {keys}"
         episode_id = await c.record_episode(
             userId=ident if kind == "user" else self.actor,
             sessionId=self.session_id,
@@ -316,26 +363,12 @@ class GraphMemoryStore(BaseStore):
             source=self.source,
             scope=scope,
         )
-        facts = []
-        for a, p in items:
-            fields = None if p.index is None or p.index is False else list(p.index)
-            text = index_text(p.value or {}, fields) if p.index is not False else ""
-            fact: dict[str, Any] = {
-                "subject": a.subject,
-                "predicate": PREDICATE,
-                "object": encode_object(p.value or {}),
-                "episodes": [{"episodeId": episode_id}],
-                "scope": scope,
-                "source": self.source,
-                "cardinality": "ONE",
-            }
-            if len(text) >= _MIN_TEXT:
-                fact["text"] = text[:4000]
-            facts.append(fact)
-        out = await c.assert_facts(facts)
+        out = await c.assert_facts(
+            [{**fact, "episodes": [{"episodeId": episode_id}]} for _, fact in facts]
+        )
         return [
             _item_error(a, r["error"]["code"], r["error"]["message"])
-            for (a, _), r in zip(items, out["results"], strict=True)
+            for (a, _), r in zip(facts, out["results"], strict=True)
             if not r["ok"]
         ]
 

@@ -253,3 +253,44 @@ def test_a_store_item_fact_that_is_no_json_object_does_not_hide_the_others(
     assert [h.key for h in store.search(("user", "alice"), query="vegetarian curry")] == ["food"]
     assert store.get(PREFS, "odd") is None and store.get(PREFS, "list") is None
     assert store.get(PREFS, "food") is not None
+
+
+def _episodes(client: GraphMemoryClient, scope: str, query: str) -> list[str]:
+    found = client.recall(
+        query, [scope], kinds=["EPISODE"], min_score=0.0, min_relevance=0.0, relative_relevance=0.0
+    )
+    return [it["episode"]["summary"] for it in found["items"]]
+
+
+def test_a_refused_put_records_no_episode(
+    store: GraphMemoryStore, client: GraphMemoryClient
+) -> None:
+    # The episode is what recall serves about the write: it must not claim a refused item.
+    with pytest.raises(StoreWriteError, match="longer than 4000 bytes") as err:
+        store.put(("user", "orph", "docs"), "report", {"text": "quarterly report " * 300})
+    assert err.value.errors[0]["extensions"]["key"] == "report"
+    assert store.get(("user", "orph", "docs"), "report") is None
+    assert _episodes(client, "user:orph", "quarterly report") == []
+    with pytest.raises(StoreWriteError):
+        store.batch(
+            [
+                PutOp(("user", "orph"), "ok", {"text": "Orph reads the quarterly report"}),
+                PutOp(("user", "orph"), "big", {"text": "quarterly report " * 300}),
+            ]
+        )
+    assert [s.endswith(": ok") for s in _episodes(client, "user:orph", "quarterly report")] == [
+        True
+    ]
+
+
+def test_puts_over_the_batch_limit_are_split_and_all_land(server: str, key: str) -> None:
+    store = GraphMemoryStore(server, key, max_batch=2)
+    ns = ("user", "bulk", "notes")
+    store.batch([PutOp(ns, f"k{i}", {"text": f"note number {i} of five"}) for i in range(5)])
+    assert sorted(h.key for h in store.search(ns)) == [f"k{i}" for i in range(5)]
+
+
+def test_a_nul_in_a_value_round_trips(store: GraphMemoryStore) -> None:
+    store.put(PREFS, "nul", {"text": "a value with a \x00 NUL inside it"})
+    got = store.get(PREFS, "nul")
+    assert got is not None and got.value == {"text": "a value with a \x00 NUL inside it"}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph_memory.domain import (
+    MAX_FACT_FIELD,
     TIER_RANK,
     Cardinality,
     Citation,
@@ -15,6 +16,7 @@ from graph_memory.domain import (
     FactInput,
     Principal,
     Tier,
+    check_fact_sizes,
     check_id,
     entity_key,
     normalise_predicate,
@@ -35,7 +37,7 @@ __all__ = [
 ]
 
 _PREDICATE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
-MAX_FIELD = 4_000
+MAX_FIELD = MAX_FACT_FIELD
 
 
 @dataclass(frozen=True)
@@ -112,11 +114,7 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
     no_nul(obj, "object")
     if normalise_phrase(obj) in policy.service_phrases:
         raise ValidationError(f"object is a service phrase ({obj!r}), not a memory", field="object")
-    # The object's key sits in the slot's index key with the subject's: bounded in bytes.
-    if len(item.subject) > 512:
-        raise ValidationError("subject is longer than 512 characters", field="subject")
-    if len(obj) > MAX_FIELD or len(obj.encode()) > MAX_FIELD:
-        raise ValidationError(f"object is longer than {MAX_FIELD} bytes", field="object")
+    check_fact_sizes(item.subject, obj)
     text = item.text.strip() if item.text else default_text(item.subject, predicate, obj)
     if item.text is not None:
         _refuse_noise(item.text, "text", policy.min_text_chars, policy)
