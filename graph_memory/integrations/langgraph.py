@@ -216,6 +216,13 @@ class GraphMemoryStore(BaseStore):
         scope, root = scope_of(op.namespace_prefix)
         path = tuple(op.namespace_prefix)[len(root) :]
         hits: list[tuple[dict[str, Any], float | None]] = []
+        if op.query and op.offset + op.limit > _MAX_K:
+            # recall answers at most k=100 items for the whole scope, ranked before the path,
+            # filter and offset apply: a page past them would come back short without a word.
+            raise ValueError(
+                f"search with a query serves at most the scope's {_MAX_K} best matches: "
+                f"offset + limit is {op.offset + op.limit}"
+            )
         if op.query:
             # Only what an item needs: at k=100 the client's full recall selection is past
             # the service's query-cost limit.

@@ -166,6 +166,13 @@ def matches_filter(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> b
     for key, want in (flt or {}).items():
         have = _at_path(value, key)
         got = have[0] if have else None
+        unknown = (
+            [k for k in want if isinstance(k, str) and k.startswith("$") and k not in _OPS]
+            if isinstance(want, Mapping)
+            else []
+        )
+        if unknown:  # as LangGraph's InMemoryStore does: matching nothing would look like "none"
+            raise ValueError(f"Unsupported operator {unknown[0]!r}; supported: {sorted(_OPS)}")
         if isinstance(want, Mapping) and want and all(k in _OPS for k in want):
             try:
                 if not all(_OPS[op](got, arg) for op, arg in want.items()):

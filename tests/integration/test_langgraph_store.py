@@ -294,3 +294,13 @@ def test_a_nul_in_a_value_round_trips(store: GraphMemoryStore) -> None:
     store.put(PREFS, "nul", {"text": "a value with a \x00 NUL inside it"})
     got = store.get(PREFS, "nul")
     assert got is not None and got.value == {"text": "a value with a \x00 NUL inside it"}
+
+
+def test_a_query_page_past_what_recall_serves_is_refused(store: GraphMemoryStore) -> None:
+    store.put(PREFS, "food", {"text": "Alice is vegetarian and loves Thai curry"})
+    with pytest.raises(ValueError, match="at most the scope's 100 best matches"):
+        store.search(("user", "alice"), query="vegetarian", limit=200)
+    with pytest.raises(ValueError, match="at most the scope's 100 best matches"):
+        store.search(("user", "alice"), query="vegetarian", limit=10, offset=95)
+    assert len(store.search(("user", "alice"), query="vegetarian", limit=100)) == 1
+    assert len(store.search(("user", "alice"), limit=200)) == 1  # listing pages through all

@@ -88,3 +88,8 @@ def test_namespace_conditions_with_wildcards() -> None:
 @pytest.mark.parametrize("obj", ["[not json", "[1, 2]", '"text" #abc', "42", "[" * 3000])
 def test_an_object_that_is_no_json_object_is_no_item(obj: str) -> None:
     assert decode_object(obj) is None
+
+
+def test_an_unsupported_filter_operator_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"Unsupported operator '\$in'"):
+        matches_filter({"kind": "diet"}, {"kind": {"$in": ["diet"]}})
