@@ -20,6 +20,7 @@ from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, bolt, episode, fact
 from tests.integration.consolidation_helpers import M_RUN
 from tests.integration.fake_llm import FakeLLM, extraction
+from tests.integration.forget_helpers import held, release
 from tests.integration.ingest_helpers import INGEST, drain, llm_settings, serve, session
 
 USER = "quokkazed"  # the user id is itself a canary
@@ -249,6 +250,13 @@ def test_a_compaction_digest_quoting_their_episodes_leaves_no_history(
     run = admin.execute(M_RUN, {"s": [scope], "steps": ["COMPACTION"], "dry": False})
     assert CANARY in json.dumps(run).lower()  # the digest quotes them
 
+    # From the forget's commit on, while the purge is still to run, the run's diff shows the
+    # digest's change without the words quoting them (as the finished purge leaves it).
+    job = held(settings, tenant, USER)
+    runs = analyst.execute(Q_RUNS)["consolidationRuns"]
+    assert runs and CANARY not in json.dumps(runs).lower()
+    assert len(runs[0]["changes"]) == len(run["runConsolidation"]["changes"])
+    release(settings, job)
     _forget(admin)
 
     runs = analyst.execute(Q_RUNS)["consolidationRuns"]
