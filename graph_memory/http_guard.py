@@ -6,8 +6,9 @@ GraphQL-shaped JSON body (``{"errors": [{"message", "extensions": {"code"}}]}``)
 
 * headers over ``max_header_bytes`` (431), a body over ``max_body_bytes`` (413):
   ``PAYLOAD_TOO_LARGE``;
-* more than one credential (two ``Authorization`` headers, or one plus ``X-Api-Key``): 401
-  ``UNAUTHENTICATED``, since which one counts would be the server's guess;
+* more than one credential (two ``Authorization`` headers, or one plus ``X-Api-Key``), or one
+  in a form not accepted (``Basic``, a bare key, an empty one): 401 ``UNAUTHENTICATED``
+  (graph_memory/credentials.py);
 * a body that is not UTF-8, not JSON, not a JSON object, uses ``NaN``/``Infinity``, nests
   past what ``json`` can decode, or holds a lone surrogate (``\\ud800``) in any string: 400
   ``VALIDATION``. Python decodes ``"\\ud800"`` into a str that cannot be encoded back, which
@@ -28,6 +29,7 @@ from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from graph_memory.credentials import CredentialRefused, credential_of
 from graph_memory.limits import Limits
 
 __all__ = [
@@ -83,24 +85,12 @@ def check_headers(request: Request, limits: Limits) -> None:
 
 
 def credential(request: Request) -> str | None:
-    """The one API key the request carries: ``Authorization: Bearer <key>`` or ``X-Api-Key``."""
-    raw = request.headers.raw
-    auth = [v for k, v in raw if k == b"authorization"]
-    keys = [v for k, v in raw if k == b"x-api-key"]
-    if len(auth) + len(keys) > 1:
-        raise Refusal(
-            401,
-            "UNAUTHENTICATED",
-            "send exactly one credential: one Authorization header or one X-Api-Key",
-        )
-    if auth:
-        header = auth[0].decode("latin-1")
-        if header.lower().startswith("bearer "):
-            return header[7:].strip() or None
-        return None
-    if keys:
-        return keys[0].decode("latin-1").strip() or None
-    return None
+    """The one API key the request carries (graph_memory/credentials.py says which forms):
+    None without any credential header, a 401 Refusal for one in a form not accepted."""
+    try:
+        return credential_of(request.headers.raw)
+    except CredentialRefused as e:
+        raise Refusal(401, e.code, str(e)) from None
 
 
 async def read_body(request: Request, limits: Limits) -> None:

@@ -1,11 +1,18 @@
-"""The MCP HTTP transport's boundary: a POST body is checked before the MCP SDK parses it.
+"""The MCP HTTP transport's boundary: a request's credential, and a POST's body, are checked
+before the MCP SDK sees them.
+
+A request whose credential headers are not one credential the service accepts
+(graph_memory/credentials.py: ``Basic``, a bare key, two headers) gets HTTP 401 with a
+JSON-RPC error whose ``data.code`` is ``UNAUTHENTICATED``, whatever its method: read as "no
+credential" it would run as the key the server is bound to, which may be another tenant's.
 
 The SDK answers a body that is not UTF-8, or JSON nested past Python's recursion limit, with
 HTTP 500 and a logged traceback, and passes a lone surrogate (``\\ud800``) on to a tool, where
 it surfaces as a codec message. The GraphQL app's own body rules (graph_memory/http_guard.py:
 size, UTF-8, JSON, nesting, surrogates) are applied here too, and a refused body gets HTTP 400
 (413/431 for size) with a JSON-RPC error whose ``data.code`` is the service's code
-(``VALIDATION``, ``PAYLOAD_TOO_LARGE``). Other methods (GET's event stream, DELETE) pass.
+(``VALIDATION``, ``PAYLOAD_TOO_LARGE``). Other methods' bodies (GET's event stream, DELETE)
+are not read.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from graph_memory.credentials import CredentialRefused, credential_of
 from graph_memory.http_guard import Refusal, check_headers, check_value, decode_json, read_body
 from graph_memory.limits import Limits
 
@@ -29,7 +37,21 @@ class McpBodyGuard:
         self.limits = limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            credential_of(scope["headers"])
+        except CredentialRefused as e:
+            error = {"code": _INVALID_REQUEST, "message": str(e), "data": {"code": e.code}}
+            response = JSONResponse(
+                {"jsonrpc": "2.0", "id": None, "error": error},
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await response(scope, receive, send)
+            return
+        if scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)

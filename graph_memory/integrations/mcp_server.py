@@ -5,8 +5,9 @@ The tools are thin: each one is one GraphQL call to a running graph_memory servi
 made with the credential the server is bound to (``--api-key`` / ``GRAPH_MEMORY_API_KEY``).
 The service stays the only place that knows tenants and roles, so an MCP client can do exactly
 what its key may do, no more (``forget`` with an agent key is refused by the service and
-reported as a tool error). Over HTTP a request's own ``Authorization: Bearer`` header, when
-present, is used instead of the bound key, so one MCP endpoint can serve several agents.
+reported as a tool error). Over HTTP a request's own credential (``Authorization: Bearer`` or
+``X-Api-Key``, as the service reads them), when present, is used instead of the bound key, so
+one MCP endpoint can serve several agents; a credential header in another form is refused.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
+from graph_memory.credentials import CredentialRefused, credential_of
 
 __all__ = ["FactIn", "McpConfig", "ToolCallIn", "TurnIn", "build_server"]
 
@@ -103,15 +105,18 @@ class McpConfig:
     path: str = "/mcp"
 
 
-def _bearer_of(ctx: Context[Any, Any, Any] | None) -> str | None:
+def _credential_of(ctx: Context[Any, Any, Any] | None) -> str | None:
+    """The key the HTTP request carries, in any form the service accepts; None over stdio or
+    without a credential header. One in another form is refused, never read as "none" (which
+    would run the call as the bound key); McpBodyGuard answers it 401 before it gets here."""
     request = getattr(ctx.request_context, "request", None) if ctx is not None else None
     headers = getattr(request, "headers", None)
     if headers is None:
         return None
-    header = str(headers.get("authorization", ""))
-    if header.lower().startswith("bearer "):
-        return header[7:].strip() or None
-    return None
+    try:
+        return credential_of(headers.raw)
+    except CredentialRefused as e:
+        raise ToolError(f"{e.code}: {e}") from None
 
 
 def _tool_error(e: GraphMemoryClientError, what: str) -> ToolError:
@@ -176,11 +181,12 @@ def build_server(config: McpConfig) -> FastMCP:
     async def client_for(ctx: Context[Any, Any, Any] | None) -> AsyncIterator[Any]:
         # A client per call: the HTTP transport runs each MCP session in its own task group,
         # and a shared connection pool would outlive the session that opened it.
-        key = _bearer_of(ctx) or config.api_key
+        key = _credential_of(ctx) or config.api_key
         if key is None:
             raise ToolError(
                 "no credential: start `graph-memory mcp` with --api-key (or "
-                "GRAPH_MEMORY_API_KEY), or send 'Authorization: Bearer <key>'"
+                "GRAPH_MEMORY_API_KEY), or send 'Authorization: Bearer <key>' or "
+                "'X-Api-Key: <key>'"
             )
         async with AsyncGraphMemoryClient(config.url, key) as c:
             yield c

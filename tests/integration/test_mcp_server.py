@@ -5,6 +5,7 @@ key, forget for admins only) coming back as tool errors."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -91,10 +92,13 @@ def mcp_http(server: str, make_key: KeyFactory, tenant: str) -> Iterator[str]:
 
 
 @asynccontextmanager
-async def http_session(url: str, key: str | None = None) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {key}"} if key else None
+async def http_session(
+    url: str, key: str | None = None, headers: list[tuple[str, str]] | None = None
+) -> AsyncIterator[ClientSession]:
+    """An MCP client session; ``key`` goes as a Bearer header, ``headers`` as given."""
+    sent = [("Authorization", f"Bearer {key}")] if key else []
     async with (
-        httpx.AsyncClient(headers=headers, timeout=30) as http,
+        httpx.AsyncClient(headers=sent + (headers or []), timeout=30) as http,
         streamable_http_client(url, http_client=http) as (read, write, _),
         ClientSession(read, write) as session,
     ):
@@ -357,3 +361,85 @@ def test_tools_describe_their_arguments() -> None:
     assert "ctx" not in remember["properties"]
     fact = json.dumps(remember)
     assert "valid_from" in fact and "predicate" in fact
+
+
+async def test_http_an_x_api_key_is_honoured_as_a_bearer_is(
+    mcp_http: str, server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    async with http_session(mcp_http) as s:
+        data(await s.call_tool("remember", MOVE))
+    other = f"t-{uuid.uuid4().hex[:10]}"
+    other_key = make_key(other, "agent")
+    # Another tenant's key in X-Api-Key reads and writes that tenant, never the bound key's.
+    async with http_session(mcp_http, headers=[("X-Api-Key", other_key)]) as s:
+        found = data(
+            await s.call_tool("recall", {"query": "where does alice live?", "user_id": "alice"})
+        )
+        assert found["items"] == []
+        wrote = data(
+            await s.call_tool(
+                "remember",
+                {
+                    "user_id": "alice",
+                    "summary": "Alice said she lives in Lisbon now and loves it there.",
+                    "facts": [{"subject": "alice", "predicate": "lives_in", "object": "Lisbon"}],
+                },
+            )
+        )
+        assert wrote["accepted"] == 1
+    with GraphMemoryClient(server, other_key) as c:
+        mine = c.history("alice", "lives_in", ["user:alice"])
+    assert [v["object"] for v in mine["versions"]] == ["Lisbon"]
+    async with http_session(mcp_http) as s:
+        bound = data(
+            await s.call_tool(
+                "history", {"subject": "alice", "predicate": "lives_in", "user_id": "alice"}
+            )
+        )
+    assert [v["object"] for v in bound["versions"]] == ["Berlin"]
+
+
+async def test_http_a_credential_in_a_form_not_accepted_is_refused_401(
+    mcp_http: str, make_key: KeyFactory, tenant: str
+) -> None:
+    async with http_session(mcp_http) as s:
+        data(await s.call_tool("remember", MOVE))
+    mine, other = make_key(tenant, "agent"), make_key(f"t-{uuid.uuid4().hex[:10]}", "agent")
+    basic = "Basic " + base64.b64encode(b"alice:pw").decode()
+    cases: dict[str, tuple[list[tuple[str, str]], str]] = {
+        "Basic": ([("Authorization", basic)], "'Basic' is not accepted"),
+        "a bare key": ([("Authorization", other)], "is not 'Bearer <key>'"),
+        "an empty Bearer": ([("Authorization", "Bearer")], "holds no key"),
+        "an empty X-Api-Key": ([("X-Api-Key", "")], "X-Api-Key header is empty"),
+        "two X-Api-Keys": ([("X-Api-Key", other), ("X-Api-Key", mine)], "exactly one"),
+        "Bearer and X-Api-Key": (
+            [("Authorization", f"Bearer {mine}"), ("X-Api-Key", other)],
+            "exactly one",
+        ),
+    }
+    for what, (headers, says) in cases.items():
+        refusals: list[httpx.Response] = []
+
+        async def keep(response: httpx.Response) -> None:
+            if response.status_code == 401:
+                await response.aread()
+                refusals.append(response)  # noqa: B023 - read within this iteration
+
+        with pytest.raises(ExceptionGroup) as refused:
+            async with (
+                httpx.AsyncClient(
+                    headers=headers, timeout=30, event_hooks={"response": [keep]}
+                ) as http,
+                streamable_http_client(mcp_http, http_client=http) as (read, write, _),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                await session.call_tool("recall", {"query": "where does alice live?"})
+        # The client sees the 401 (never a session run as the bound key), with why in its body.
+        assert refused.group_contains(httpx.HTTPStatusError), (what, refused.value)
+        assert refusals, (what, refused.value)
+        body = refusals[0].json()
+        assert refusals[0].headers["www-authenticate"] == "Bearer", what
+        assert body["error"]["data"]["code"] == "UNAUTHENTICATED", (what, body)
+        assert says in body["error"]["message"], (what, body)
+        assert other not in body["error"]["message"] and mine not in body["error"]["message"]
