@@ -8,7 +8,8 @@
 * its estimated cost exceeds ``max_cost`` (``QUERY_TOO_COMPLEX``). The cost is the number of
   values the answer could hold: every field costs 1 times the sizes of the lists it sits in.
   A list's size is its ``first`` / ``k`` argument (on a connection or a recall result, the
-  list right below the field that takes the argument), else ``DEFAULT_LIST_SIZE``; ``recall``
+  list right below the field that takes the argument; at most the largest its service
+  accepts, so one past it is that service's VALIDATION), else ``DEFAULT_LIST_SIZE``; ``recall``
   and ``context`` add ``SEARCH_COST`` each (an embedding and several index searches, ~50 ms
   of a 2-core machine), so with the default ``max_cost`` one request holds at most 9 of them,
   however little they select;
@@ -53,17 +54,18 @@ from strawberry.types.execution import ExecutionResult
 from graph_memory.errors import GraphMemoryError, LimitExceeded, QueryTooComplex, ValidationError
 from graph_memory.ingestion import MAX_TURNS
 from graph_memory.limits import Limits
+from graph_memory.services.recall.request import MAX_K
 
 __all__ = ["QueryLimits", "Shape", "check_operation"]
 
 DEFAULT_LIST_SIZE = 10
 SEARCH_COST = 10_000
 SEARCH_FIELDS = frozenset({"recall", "context"})
-SIZE_ARGS = ("first", "k")
-# No service accepts a page larger than this (facts, episodes and the audit log: 500; k: 100):
-# a larger size is left for the service to refuse with VALIDATION naming the argument, which
-# says more than a cost error would.
+# A size is estimated at most at the largest value its service accepts (a page of facts,
+# episodes or the audit log: 500; recall's k: 100): a larger one is left for the service to
+# refuse with VALIDATION naming the argument, which says more than a cost error would.
 MAX_SIZE_ESTIMATE = 500
+SIZE_ARGS = {"first": MAX_SIZE_ESTIMATE, "k": MAX_K}
 INTROSPECTION_LISTS = 3
 INTROSPECTION_DEPTH = 16
 # Mutation arguments holding one item per write, and the limit each answers to.
@@ -174,7 +176,7 @@ def _selections(
         if depth > limits.max_depth:
             raise QueryTooComplex(f"the operation nests deeper than {limits.max_depth} levels")
         args = _arguments(walk, node, field_def.args, parent, depth)
-        size = next((_size(args[a]) for a in SIZE_ARGS if a in args), None)
+        size = next((_size(args[a], cap) for a, cap in SIZE_ARGS.items() if a in args), None)
         inner_pending, inner = pending, multiplier
         if is_list:
             inner = multiplier * (size or pending or DEFAULT_LIST_SIZE)
@@ -196,9 +198,9 @@ def _selections(
             )
 
 
-def _size(value: Any) -> int | None:
+def _size(value: Any, cap: int) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
-        return max(1, min(value, MAX_SIZE_ESTIMATE))
+        return max(1, min(value, cap))
     return None
 
 

@@ -231,3 +231,15 @@ def test_ids_too_long_to_index_are_per_item_validation_not_internal(
         )
     listed = client.execute('query { episodes(scopes: ["user:alice"], first: 10) { id } }')
     assert len(listed["episodes"]) == 2  # the remember refused its key before recording
+
+
+@pytest.mark.parametrize("k", [0, 101, 100_000])
+def test_the_clients_recall_with_k_out_of_range_is_validation_naming_k(
+    client: GraphMemoryClient, k: int
+) -> None:
+    # The client's full selection at k=500 is over the cost limit; the documented bound, not
+    # QUERY_TOO_COMPLEX, is what comes back.
+    with pytest.raises(GraphMemoryClientError) as ei:
+        client.recall("where does alice live", ["user:alice"], k=k)
+    assert _code(ei) == "VALIDATION"
+    assert "k must be in 1..100" in str(ei.value)

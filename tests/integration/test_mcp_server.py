@@ -242,6 +242,15 @@ async def test_stdio_remember_is_one_call_refused_whole_and_idempotent_under_a_k
     assert [e["id"] for e in eps] == [first["episodeId"]]
 
 
+async def test_stdio_recall_with_k_out_of_range_says_the_documented_bound(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    async with stdio_session(server, make_key(tenant, "agent")) as s:
+        for k in (0, 101, 100_000):
+            refused = error_text(await s.call_tool("recall", {"query": "anything", "k": k}))
+            assert "VALIDATION" in refused and "k must be in 1..100" in refused, (k, refused)
+
+
 async def test_stdio_forget_is_refused_for_an_agent_key(
     server: str, make_key: KeyFactory, tenant: str
 ) -> None:

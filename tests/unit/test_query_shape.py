@@ -54,6 +54,18 @@ def test_the_clients_own_recall_fits_the_default_limits() -> None:
     assert shape(op.query, op.variables, Limits()).cost < Limits().max_cost
 
 
+@pytest.mark.parametrize("k", [101, 100_000])
+def test_a_k_past_its_limit_costs_as_the_largest_accepted_so_the_service_says_why(k: int) -> None:
+    # The service's "k must be in 1..100" names the argument; a cost error would not.
+    from graph_memory._client_ops import RecallCalls
+    from graph_memory.services.recall.request import MAX_K
+
+    too_big = RecallCalls.recall("q", ["user:alice"], {"k": k})
+    largest = RecallCalls.recall("q", ["user:alice"], {"k": MAX_K})
+    cost = shape(too_big.query, too_big.variables, Limits()).cost
+    assert cost == shape(largest.query, largest.variables, Limits()).cost < Limits().max_cost
+
+
 def test_fragments_are_walked_and_counted_per_spread() -> None:
     q = """{ fact(id: "x") { ...F dependents { ...F } } }
            fragment F on Fact { id provenance { weight } }"""
