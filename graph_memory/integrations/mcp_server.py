@@ -16,15 +16,36 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
 from graph_memory.credentials import CredentialRefused, credential_of
+from graph_memory.integrations.mcp_args import (
+    AsOf,
+    EndedAt,
+    FactIn,
+    Idempotency,
+    Outcome,
+    Query,
+    RecallK,
+    Scope,
+    Scopes,
+    SessionId,
+    Source,
+    StartedAt,
+    TokenBudget,
+    ToolCallIn,
+    Topics,
+    TurnIn,
+    UserFilter,
+    UserId,
+    ValidAt,
+)
+from graph_memory.integrations.mcp_errors import GraphMemoryMCP
 
 __all__ = ["FactIn", "McpConfig", "ToolCallIn", "TurnIn", "build_server"]
 
@@ -35,38 +56,6 @@ Call `context` or `recall` before answering about a user; call `remember` after 
 with a ~3 sentence summary and the facts it established (subject, predicate, object).
 `history` shows how a fact changed over time; `forget` erases a user (admin keys only).
 `ingest` hands over a finished conversation's raw turns for extraction (`ingest_status`)."""
-
-
-class FactIn(BaseModel):
-    """A fact the episode established; it cites the episode as its evidence."""
-
-    subject: str = Field(description="who or what the fact is about, e.g. 'alice'")
-    predicate: str = Field(description="snake_case relation, e.g. 'lives_in', 'works_at'")
-    object: str = Field(description="the value, e.g. 'Berlin'")
-    valid_from: datetime | None = Field(
-        None, description="when it became true in the world (default: when the episode began)"
-    )
-    valid_to: datetime | None = Field(None, description="when it stopped being true")
-    scope: str | None = Field(None, description="default: the episode's scope (user:<id>)")
-    cardinality: Literal["ONE", "MANY"] | None = Field(
-        None, description="for a new predicate: ONE (a new object supersedes) or MANY"
-    )
-    source: str | None = Field(None, description="default: the episode's source")
-
-
-class ToolCallIn(BaseModel):
-    name: str
-    arguments: str | None = Field(None, description="the call's arguments, as text (JSON)")
-    ok: bool | None = Field(None, description="whether the call succeeded")
-
-
-class TurnIn(BaseModel):
-    """One turn of the conversation, as it was said."""
-
-    role: str = Field(description="user, assistant, tool or system")
-    content: str
-    at: datetime | None = None
-    tool_calls: list[ToolCallIn] = Field(default_factory=list)
 
 
 _INGEST = """
@@ -169,7 +158,8 @@ def _recall_items(result: dict[str, Any]) -> list[dict[str, Any]]:
 def build_server(config: McpConfig) -> FastMCP:
     """The MCP server and its tools, bound to ``config``'s service and credential."""
     default_session = config.session_id or f"mcp-{uuid.uuid4().hex[:12]}"
-    mcp = FastMCP(
+    mcp = GraphMemoryMCP(
+        config.url,
         "graph-memory",
         instructions=_INSTRUCTIONS,
         host=config.host,
@@ -193,17 +183,20 @@ def build_server(config: McpConfig) -> FastMCP:
 
     @mcp.tool()
     async def remember(
-        user_id: str,
-        summary: str,
-        facts: list[FactIn] | None = None,
-        session_id: str | None = None,
-        outcome: Literal["SUCCESS", "ESCALATED", "ABANDONED"] = "SUCCESS",
-        source: str = "user",
-        topics: list[str] | None = None,
-        started_at: datetime | None = None,
-        ended_at: datetime | None = None,
-        scope: str | None = None,
-        idempotency_key: str | None = None,
+        user_id: UserId,
+        summary: Annotated[str, Field(description="what happened, in ~3 sentences")],
+        facts: Annotated[
+            list[FactIn] | None,
+            Field(description="the facts the session established; each cites its episode"),
+        ] = None,
+        session_id: SessionId = None,
+        outcome: Outcome = "SUCCESS",
+        source: Source = "user",
+        topics: Topics = None,
+        started_at: StartedAt = None,
+        ended_at: EndedAt = None,
+        scope: Scope = None,
+        idempotency_key: Idempotency = None,
         ctx: Context[Any, Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Remember what happened in a session: records the episode (summary of ~3 sentences,
@@ -243,12 +236,12 @@ def build_server(config: McpConfig) -> FastMCP:
 
     @mcp.tool()
     async def recall(
-        query: str,
-        user_id: str | None = None,
-        scopes: list[str] | None = None,
-        k: int = 5,
-        as_of: datetime | None = None,
-        valid_at: datetime | None = None,
+        query: Query,
+        user_id: UserFilter = None,
+        scopes: Scopes = None,
+        k: RecallK = 5,
+        as_of: AsOf = None,
+        valid_at: ValidAt = None,
         ctx: Context[Any, Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Memories (facts, episodes, procedures) relevant to the query, best first, each
@@ -266,10 +259,10 @@ def build_server(config: McpConfig) -> FastMCP:
 
     @mcp.tool()
     async def context(
-        query: str,
-        token_budget: int = 400,
-        user_id: str | None = None,
-        scopes: list[str] | None = None,
+        query: Query,
+        token_budget: TokenBudget = 400,
+        user_id: UserFilter = None,
+        scopes: Scopes = None,
         ctx: Context[Any, Any, Any] | None = None,
     ) -> dict[str, Any]:
         """A block of memory text to put in the prompt: facts, then episodes, then
@@ -288,11 +281,11 @@ def build_server(config: McpConfig) -> FastMCP:
 
     @mcp.tool()
     async def history(
-        subject: str,
-        predicate: str,
-        user_id: str | None = None,
-        scopes: list[str] | None = None,
-        as_of: datetime | None = None,
+        subject: Annotated[str, Field(description="who or what the fact is about, e.g. 'alice'")],
+        predicate: Annotated[str, Field(description="the relation, e.g. 'lives_in'")],
+        user_id: UserFilter = None,
+        scopes: Scopes = None,
+        as_of: AsOf = None,
         ctx: Context[Any, Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Every version of (subject, predicate), oldest first: its object, status, when the
@@ -313,7 +306,10 @@ def build_server(config: McpConfig) -> FastMCP:
         }
 
     @mcp.tool()
-    async def forget(user_id: str, ctx: Context[Any, Any, Any] | None = None) -> dict[str, Any]:
+    async def forget(
+        user_id: Annotated[str, Field(description="the user to erase from this tenant's memory")],
+        ctx: Context[Any, Any, Any] | None = None,
+    ) -> dict[str, Any]:
         """Erase a user from this tenant's memory for good (admin keys only): their
         episodes, the facts only they supported (every version), their words in the audit
         log; facts others also support are kept with recomputed confidence."""
@@ -333,13 +329,18 @@ def build_server(config: McpConfig) -> FastMCP:
 
     @mcp.tool()
     async def ingest(
-        user_id: str,
-        session_id: str,
-        turns: list[TurnIn],
-        started_at: datetime | None = None,
-        ended_at: datetime | None = None,
-        scope: str | None = None,
-        agent_role: str | None = None,
+        user_id: UserId,
+        session_id: Annotated[
+            str, Field(description="the conversation's id; the same session again is one job")
+        ],
+        turns: Annotated[list[TurnIn], Field(description="the conversation's turns, in order")],
+        started_at: StartedAt = None,
+        ended_at: EndedAt = None,
+        scope: Scope = None,
+        agent_role: Annotated[
+            str | None,
+            Field(description="the role procedures learned from tool calls belong to (agent)"),
+        ] = None,
         ctx: Context[Any, Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Hand over a finished session's raw turns: the service extracts its episode, facts
@@ -370,7 +371,8 @@ def build_server(config: McpConfig) -> FastMCP:
 
     @mcp.tool()
     async def ingest_status(
-        job_id: str, ctx: Context[Any, Any, Any] | None = None
+        job_id: Annotated[str, Field(description="the jobId `ingest` returned")],
+        ctx: Context[Any, Any, Any] | None = None,
     ) -> dict[str, Any]:
         """An ingest job: QUEUED, RUNNING, DONE, NOTHING (nothing worth keeping) or FAILED,
         with what it wrote or refused, item by item."""

@@ -362,6 +362,9 @@ async def test_http_a_session_tokens_recall_serves_past_a_link_it_may_not_read(
 
 def test_tools_describe_their_arguments() -> None:
     from graph_memory.integrations.mcp_server import McpConfig, build_server
+    from graph_memory.policy import DEFAULT_POLICY
+    from graph_memory.services.recall.context_pack import MAX_BUDGET
+    from graph_memory.services.recall.request import MAX_K
 
     server = build_server(McpConfig(url="http://127.0.0.1:1/graphql", api_key="gm_x"))
     tools = {t.name: t for t in server._tool_manager.list_tools()}
@@ -370,6 +373,60 @@ def test_tools_describe_their_arguments() -> None:
     assert "ctx" not in remember["properties"]
     fact = json.dumps(remember)
     assert "valid_from" in fact and "predicate" in fact
+    undescribed = [
+        f"{name}.{arg}"
+        for name, tool in tools.items()
+        for arg, prop in tool.parameters["properties"].items()
+        if not prop.get("description")
+    ]
+    assert undescribed == []
+    source = remember["properties"]["source"]["description"]
+    assert all(s in source for s in DEFAULT_POLICY.source_tiers), source
+    # The ranges the descriptions state are the ones the service enforces.
+    assert f"1..{MAX_K}" in tools["recall"].parameters["properties"]["k"]["description"]
+    budget = tools["context"].parameters["properties"]["token_budget"]["description"]
+    assert f"1..{MAX_BUDGET}" in budget
+    assert "offset" in remember["properties"]["started_at"]["description"]
+
+
+async def test_stdio_bad_arguments_are_a_validation_error_naming_each(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    async with stdio_session(server, make_key(tenant, "agent")) as s:
+        for args, says in (
+            ({"query": "q", "k": True}, "argument 'k': must be an integer, not a boolean"),
+            ({"query": "q", "k": "five"}, "argument 'k': "),
+            ({"query": "q", "as_of": "yesterday"}, "argument 'as_of': "),
+            ({"k": 3}, "argument 'query' is required"),
+        ):
+            refused = error_text(await s.call_tool("recall", args))
+            assert refused.startswith("recall failed: VALIDATION: "), refused
+            assert says in refused and "pydantic" not in refused, refused
+        refused = error_text(await s.call_tool("context", {"query": "q", "token_budget": False}))
+        assert "VALIDATION: argument 'token_budget': must be an integer" in refused, refused
+        refused = error_text(
+            await s.call_tool(
+                "remember",
+                {
+                    "user_id": "alice",
+                    "summary": "Alice said something worth keeping today.",
+                    "outcome": "MEH",
+                    "facts": [{"predicate": "likes", "object": "tea"}],
+                },
+            )
+        )
+        assert "argument 'facts[0].subject' is required" in refused, refused
+        assert "argument 'outcome': Input should be 'SUCCESS'" in refused, refused
+
+
+async def test_stdio_an_unreachable_service_is_unavailable_naming_its_url_only() -> None:
+    url = f"http://someone:hunter2@127.0.0.1:{_free_port()}/graphql?token=t0ps3cret"
+    async with stdio_session(url, "gm_do_not_show_me") as s:
+        refused = error_text(await s.call_tool("recall", {"query": "anything"}))
+    assert refused.startswith("recall failed: UNAVAILABLE: "), refused
+    assert f"{url.split('@')[1].split('?')[0]}" in refused, refused
+    for secret in ("hunter2", "someone", "t0ps3cret", "gm_do_not_show_me"):
+        assert secret not in refused, refused
 
 
 async def test_http_an_x_api_key_is_honoured_as_a_bearer_is(
