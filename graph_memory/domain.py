@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -47,6 +48,8 @@ __all__ = [
     "parse_scopes",
     "require_aware",
     "session_key",
+    "speaker_key",
+    "speaker_label",
     "utcnow",
 ]
 
@@ -307,6 +310,34 @@ def normalise_predicate(name: str) -> str:
 
 def entity_key(name: str) -> str:
     return " ".join(name.strip().lower().split())
+
+
+# A transcript line's speaker label: "Leo: ...", "Mary-Jane O'Brien: ...", "Dr. Smith: ...".
+# Words start with a letter and hold letters, apostrophes, hyphens and periods; whether the
+# first letter is upper case is checked apart (re has no \p{Lu}).
+_LABEL_WORD = r"[^\W\d_]+(?:['\u2019.-][^\W\d_]*)*"
+_SPEAKER = re.compile(rf"({_LABEL_WORD}(?:[ \t]+{_LABEL_WORD}){{0,2}}):\s+\S", re.UNICODE)
+
+
+def speaker_label(summary: str) -> str | None:
+    """The speaker label a transcript-style line starts with ("Leo: I passed my exam" gives
+    "Leo"), or None. One to three words each starting with an upper-case letter (any script
+    that has case), then a colon, white space and more text: "10:30 call", "https://..",
+    "note: ..", a label with nothing after it, and four-word headings are not speakers. A label
+    is metadata of the line, not its content: recall treats it as a known name (ranking.py)."""
+    m = _SPEAKER.match(summary.lstrip())
+    if m is None:
+        return None
+    label = m.group(1)
+    if not all(unicodedata.category(w[0]) in ("Lu", "Lt") for w in label.split()):
+        return None
+    return label
+
+
+def speaker_key(summary: str) -> str | None:
+    """The normalised speaker label an episode stores (``speaker``), keyed like entities."""
+    label = speaker_label(summary)
+    return entity_key(label) if label is not None else None
 
 
 def entity_id(tenant: str, name: str) -> str:

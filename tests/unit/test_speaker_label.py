@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graph_memory.domain import speaker_key, speaker_label
+
+
+@pytest.mark.parametrize(
+    ("summary", "label"),
+    [
+        ("Leo: Poor guy.", "Leo"),
+        ("Leo: I passed my lieutenant exam", "Leo"),
+        ("  Leo:   hi", "Leo"),
+        ("Leo:\nhi", "Leo"),
+        ("Mary Jane Watson: hi", "Mary Jane Watson"),
+        ("Mary-Jane O'Brien: hi", "Mary-Jane O'Brien"),
+        ("Mary-Jane O\u2019Brien: hi", "Mary-Jane O\u2019Brien"),
+        ("Dr. Smith: hi", "Dr. Smith"),
+        ("J.R.R. Tolkien: hello", "J.R.R. Tolkien"),
+        ("Дмитрий: привет", "Дмитрий"),
+        ("Ève Durand: oui", "Ève Durand"),
+        ("Σωκράτης: γεια", "Σωκράτης"),
+        ("\u01c5emal: hi", "\u01c5emal"),  # a title-case letter
+        # No text after the colon: a heading, not a line someone said.
+        ("Leo:", None),
+        ("Leo:   ", None),
+        # The colon must follow the label and be followed by white space.
+        ("Leo:hi", None),
+        ("Leo : hi", None),
+        ("https://example.com is down", None),
+        ("HTTPS://example.com", None),
+        ("10:30 call with Leo", None),
+        ("At 10:30: call", None),
+        ("Room 101: booked", None),
+        # Lower-case words, four words, digits, scripts without case.
+        ("leo: hi", None),
+        ("Leo and Samira: hi", None),
+        ("Mary Jane Van Dyke: hi", None),
+        ("R2D2: beep", None),
+        ("李明: 你好", None),
+        ("", None),
+        ("Just a sentence without a label.", None),
+    ],
+)
+def test_speaker_label(summary: str, label: str | None) -> None:
+    assert speaker_label(summary) == label
+
+
+def test_speaker_key_is_the_entity_key_of_the_label() -> None:
+    assert speaker_key("Mary  Jane: hi") == "mary jane"
+    assert speaker_key("Дмитрий: привет") == "дмитрий"
+    assert speaker_key("no label here") is None
+
+
+_WORD = st.from_regex(r"\A[A-Z][a-z]{0,8}\Z")
+
+
+@given(st.lists(_WORD, min_size=1, max_size=3), st.from_regex(r"\A[a-z][a-z ]{0,20}\Z"))
+def test_any_one_to_three_capitalised_words_label_a_line(words: list[str], text: str) -> None:
+    label = " ".join(words)
+    assert speaker_label(f"{label}: {text}") == label
+    assert speaker_label(f"{label} Extra: {text}") == (label + " Extra" if len(words) < 3 else None)
