@@ -15,6 +15,7 @@ from pathlib import Path
 from graph_memory.cypher import cypher_root
 from graph_memory.db import Database
 from graph_memory.errors import MigrationError
+from graph_memory.services.store.speaker_backfill import backfill_speakers
 from graph_memory.services.store.timeline_backfill import backfill_timelines
 
 __all__ = [
@@ -106,4 +107,5 @@ async def migrate(
     await db.run_raw("CALL db.awaitIndexes(300)")
     # Data migrations that need the time rule (Python, not DDL): resumable, done once.
     await backfill_timelines(db, progress)
+    await backfill_speakers(db)
     return applied

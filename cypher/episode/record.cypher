@@ -16,7 +16,7 @@ CREATE (e:Episode {
   ended_at: row.ended_at, summary: row.summary, text: row.text, caption: row.caption,
   name: row.caption,
   outcome: row.outcome, topics: row.topics, key_entities: row.key_entities,
-  source: row.source, confidence: row.confidence, recorded_at: $now, retrieval_count: 0,
+  speaker: row.speaker, source: row.source, confidence: row.confidence, recorded_at: $now, retrieval_count: 0,
   seq: row.seq, contributor: u.key
 })
 MERGE (e)-[:CONTRIBUTED_BY]->(u)

@@ -14,6 +14,7 @@ from graph_memory.domain import (
     ft_token,
     parse_scopes,
     require_aware,
+    speaker_key,
     utcnow,
 )
 from graph_memory.embeddings import Embedder
@@ -134,6 +135,9 @@ class EpisodeService:
                     "outcome": item.outcome.value,
                     "topics": list(item.topics),
                     "key_entities": list(item.key_entities),
+                    # "Leo: I passed my exam": the label is who spoke, not what was said;
+                    # recall knows it as a name (recall/entities), like an entity's.
+                    "speaker": speaker_key(item.summary),
                     "source": item.source,
                     "confidence": item.confidence,
                     "embedding": None,

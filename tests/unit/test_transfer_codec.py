@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC
+from typing import Any
 
 import pytest
 from neo4j.time import Date, DateTime, Duration, Time
@@ -99,3 +100,19 @@ def test_marks_of_an_export_made_before_acted_for_fields_get_them_on_import() ->
         "t",
     )
     assert "created_for" not in proc["props"]
+
+
+def test_episodes_of_an_export_made_before_speakers_get_theirs_on_import() -> None:
+    """An export from before schema 130 has turns without a speaker: the import derives it
+    by the same rule as the write path; a digest and a stored speaker are left as they are."""
+    from graph_memory.services.store.transfer import _node
+
+    def episode(n: int, **props: object) -> dict[str, Any]:
+        record = {"key": n, "labels": ["Episode"], "props": {"tenant": "t", **props}}
+        stored: dict[str, Any] = _node(n, record, "t")["props"]
+        return stored
+
+    assert episode(1, summary="Leo: I passed my lieutenant exam")["speaker"] == "leo"
+    assert "speaker" not in episode(2, summary="a plain session summary")
+    assert "speaker" not in episode(3, summary="Leo: Poor guy.\nSamira: Yes.", digest=True)
+    assert episode(4, summary="Leo: hi there", speaker=None)["speaker"] is None

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from graph_memory.domain import ACTED_FOR_FIELDS
+from graph_memory.domain import ACTED_FOR_FIELDS, speaker_key
 from graph_memory.errors import Conflict, ValidationError
 from graph_memory.repositories.transfer import TransferRepository
 from graph_memory.services.access.session_tokens import acted_for_of
@@ -151,6 +151,13 @@ def _node(number: int, record: dict[str, Any], tenant: str) -> dict[str, Any]:
             user = acted_for_of(props.get(field))
             if marker not in props and user is not None:
                 props = {**props, marker: user}
+    # An export made before episodes carried their speaker: derived as the store's backfill
+    # does (services/store/speaker_backfill.py), or recall would not know the name. A digest
+    # speaks for several turns and has none.
+    if "Episode" in labels and "speaker" not in props and not props.get("digest"):
+        speaker = speaker_key(str(props.get("summary") or ""))
+        if speaker is not None:
+            props = {**props, "speaker": speaker}
     return {"key": key, "labels": labels, "props": props}
 
 
