@@ -1,15 +1,31 @@
 // params: tenant, scopes, keys, as_of
 // returns: name
 // Which of these normalised word sequences of a recall query name an entity that facts in the
-// asked scopes are about (or point to): recall judges relevance on the rest of the query too
-// (services/recall/ranking.py, mask_names). Another user's entity named like a common word ("May")
-// must not change what this user's question means. Only facts recorded by as_of count: what a
-// recall asOf a past moment makes of its question must not change with what was told since.
+// asked scopes are about (or point to), or a speaker of the asked scopes' transcript turns
+// ("Leo: Poor guy.", domain.speaker_label): recall judges relevance on the rest of the query
+// too (services/recall/ranking.py, mask_names). A speaker label is who said a turn, not what
+// it says: without this, an episodes-only memory knows no names, and a question naming a
+// speaker ranks that speaker's emptiest turns first (short turns win BM25's length norm and
+// the embedder's cosine through the name alone). Another user's entity or speaker named like
+// a common word ("May") must not change what this user's question means. Only facts and
+// episodes recorded by as_of count: what a recall asOf a past moment makes of its question
+// must not change with what was told since. An episode a running forget hides is not told.
 #include forget/_hidden
 UNWIND $keys AS key
-MATCH (e:Entity {tenant: $tenant, key: key})
-WHERE EXISTS { MATCH (f:Fact)-[:ABOUT|OBJECT]->(e)
-               WHERE f.scope IN $scopes AND f.recorded_at <= $as_of AND NOT
+CALL (key, hidden) {
+  MATCH (e:Entity {tenant: $tenant, key: key})
+  WHERE EXISTS { MATCH (f:Fact)-[:ABOUT|OBJECT]->(e)
+                 WHERE f.scope IN $scopes AND f.recorded_at <= $as_of AND NOT
 #include forget/_hidden_fact(f)
+  }
+  RETURN e.name AS name
+  UNION
+  // One seek on the (tenant, speaker) index per key (schema 130); the first turn found ends it.
+  WITH key, hidden
+  WHERE EXISTS { MATCH (ep:Episode {tenant: $tenant, speaker: key})
+                 WHERE ep.scope IN $scopes AND ep.recorded_at <= $as_of AND NOT
+#include forget/_hidden_episode(ep)
+  }
+  RETURN key AS name
 }
-RETURN e.name AS name
+RETURN DISTINCT name

@@ -218,8 +218,9 @@ class RecallRepository:
     async def entity_names(
         self, tenant: str, scopes: list[str], keys: list[str], as_of: datetime
     ) -> list[str]:
-        """Names of entities among these normalised keys (entity_key) that facts in these
-        scopes recorded by ``as_of`` are about or point to."""
+        """Names among these normalised keys (entity_key): of entities that facts in these
+        scopes recorded by ``as_of`` are about or point to, and speakers of episodes in these
+        scopes recorded by ``as_of`` (a speaker is given as its key)."""
         if not keys:
             return []
         rows = await self.db.read(

@@ -66,7 +66,8 @@ class ScoreBreakdown:
     )
     keyword: float = strawberry.field(
         description="Full-text (BM25) score / the best among candidates of its kind; when the "
-        "query names known entities, times the share of its other words the memory contains."
+        "query names known entities or speakers, times the share of its other words the memory "
+        "contains."
     )
     recency: float = strawberry.field(
         description="decay * relevance: newness counts only as far as the memory matches "

@@ -42,6 +42,9 @@ alone (cosine ~0.5 with a small sentence model), so nothing would ever be judged
 Keyword relevance then counts only the other words, and when they say something specific
 (two words or more) the query is embedded a second time without the names (``mask_names``):
 a memory must also match that rest, by cosine or by keyword coverage, to be served.
+Known names are those of entities the scopes' facts are about and the speakers of their
+transcript turns ("Leo: Poor guy.", ``domain.speaker_label``): a label says who spoke, not
+what was said, and short turns would otherwise match a question through the name alone.
 """
 
 from __future__ import annotations
