@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from graph_memory.container import Services, build_services
 from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.repositories.forget_jobs import ForgetJobRepository
+from graph_memory.services.forget.service import ForgetJob, ForgetService
 from graph_memory.settings import Settings
 
 T = TypeVar("T")
@@ -62,3 +63,22 @@ def release(settings: Settings, job_id: str) -> None:
         )
 
     with_services(settings, work)
+
+
+def run_purge(
+    settings: Settings,
+    tenant: str,
+    job_id: str,
+    batch: int,
+    max_batches: int | None = None,
+    owner: str | None = None,
+) -> ForgetJob | None:
+    """A runner of the purge in this process (``owner``: as the one holding its lease)."""
+
+    async def work(s: Services) -> ForgetJob | None:
+        assert s.policies is not None
+        svc = ForgetService(s.db, s.policies.policy_for, s.embedder, batch_size=batch)
+        svc.owner = owner or svc.owner
+        return await svc.run(tenant, job_id, max_batches=max_batches)
+
+    return with_services(settings, work)

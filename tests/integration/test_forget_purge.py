@@ -23,12 +23,13 @@ import pytest
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.container import Services
 from graph_memory.db import Database
-from graph_memory.services.forget.service import ForgetJob, ForgetService
+from graph_memory.services.forget.service import ForgetJob
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, _free_port, episode
 from tests.integration.conftest import fact as _fact
 from tests.integration.forget_helpers import STALLED, admin_of, held, with_services
 from tests.integration.forget_helpers import release as _release
+from tests.integration.forget_helpers import run_purge as _run
 
 SECRET = "Quetzalcoatl"
 SCOPES = ["team:core"]
@@ -56,25 +57,6 @@ def _bolt(settings: Settings, text: str, **params: Any) -> list[dict[str, Any]]:
             await db.close()
 
     return asyncio.run(go())
-
-
-def _run(
-    settings: Settings,
-    tenant: str,
-    job_id: str,
-    batch: int,
-    max_batches: int | None = None,
-    owner: str | None = None,
-) -> ForgetJob | None:
-    """A runner of the purge in this process (``owner``: as the one holding its lease)."""
-
-    async def work(s: Services) -> ForgetJob | None:
-        assert s.policies is not None
-        svc = ForgetService(s.db, s.policies.policy_for, s.embedder, batch_size=batch)
-        svc.owner = owner or svc.owner
-        return await svc.run(tenant, job_id, max_batches=max_batches)
-
-    return with_services(settings, work)
 
 
 def _until_done(settings: Settings, tenant: str, job_id: str, batch: int) -> ForgetJob:

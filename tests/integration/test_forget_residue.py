@@ -20,7 +20,7 @@ from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, bolt, episode, fact
 from tests.integration.consolidation_helpers import M_RUN
 from tests.integration.fake_llm import FakeLLM, extraction
-from tests.integration.forget_helpers import held, release
+from tests.integration.forget_helpers import STALLED, held, release, run_purge
 from tests.integration.ingest_helpers import INGEST, drain, llm_settings, serve, session
 
 USER = "quokkazed"  # the user id is itself a canary
@@ -160,6 +160,15 @@ def test_entities_a_consolidation_merged_go_with_the_users_facts(
     )
     assert merged[0]["n"] >= 1  # the probe's situation: a merge edge exists
 
+    # Mid-purge: a batch has deleted their facts; the names the merge keeps wait for the
+    # purge's end, and none of them is answerable meanwhile.
+    job = held(settings, tenant, USER)
+    ran = run_purge(settings, tenant, job, batch=100, max_batches=1, owner=STALLED)
+    assert ran is not None and ran.state == "running"
+    assert bolt(settings, "MATCH (f:Fact {tenant: $t}) RETURN f.id", {"t": tenant}) == []
+    for name in ("Quokkazed Corp", "Quokkazed Corp.", "quokkazed corp."):
+        assert analyst.execute(Q_ENTITY, {"n": name})["entity"] is None, name
+    release(settings, job)
     _forget(admin)
 
     for name in (USER, "Quokkazed Corp", "Quokkazed Corp.", "quokkazed corp."):
