@@ -37,6 +37,7 @@ __all__ = [
     "as_datetime",
     "check_fact_sizes",
     "check_id",
+    "default_text",
     "entity_id",
     "entity_key",
     "ft_token",
@@ -306,6 +307,11 @@ def normalise_predicate(name: str) -> str:
     """How predicates are stored and matched: lower_snake words, dots for namespaces (each
     namespace segment on its own: "policy .refunds" is policy.refunds, not policy_.refunds)."""
     return ".".join("_".join(part.split()) for part in name.strip().lower().split("."))
+
+
+def default_text(subject: str, predicate: str, obj: str) -> str:
+    """A fact's text when the caller gave none: the triple in words, nobody's wording."""
+    return f"{subject.strip()} {predicate.replace('_', ' ')} {obj.strip()}"
 
 
 def entity_key(name: str) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graph_memory.domain import Cardinality, Status, Tier, as_datetime
+from graph_memory.domain import Cardinality, Status, Tier, as_datetime, default_text
 from graph_memory.temporal.lifecycle import Change
 
 __all__ = ["EntityRef", "Evidence", "FactDependencies", "FactVersion"]
@@ -98,7 +98,16 @@ class FactVersion:
             predicate=str(r["predicate"]),
             object=str(r["object"]),
             object_is_entity=bool(r.get("object_is_entity")),
-            text=str(r.get("text") or ""),
+            # No text: withheld while a forget of the one who wrote it runs
+            # (forget/_their_text); the triple's neutral wording stands in.
+            text=str(
+                r.get("text")
+                or default_text(
+                    str(r.get("subject_name") or r["subject"]),
+                    str(r["predicate"]),
+                    str(r["object"]),
+                )
+            ),
             kind=str(r.get("kind") or "fact"),
             source=str(r.get("source") or ""),
             tier=Tier(r["tier"]),

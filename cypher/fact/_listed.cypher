@@ -7,7 +7,9 @@ WHERE NOT
   AND ($needs_verification IS NULL OR $needs_verification =
 #include fact/_flagged_at
       )
-RETURN f {.*, embedding: null,
+RETURN f {.*, embedding: null, text:
+#include forget/_their_text(f)
+          ,
           told_log_at: null, told_log: null,
 #include fact/_state_times(f)
           } AS fact

@@ -6,7 +6,9 @@
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
-RETURN f {.*, embedding: null,
+RETURN f {.*, embedding: null, text:
+#include forget/_their_text(f)
+          ,
 #include fact/_state_times(f)
           } AS fact,
 #include forget/_hidden_fact(f)

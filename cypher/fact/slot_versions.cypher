@@ -8,7 +8,9 @@
 MATCH (f:Fact {tenant: $tenant, subject: $subject, predicate: $predicate})
 WHERE f.scope IN $scopes AND coalesce(f.entered_at, f.recorded_at) <= $as_of AND NOT
 #include forget/_hidden_fact(f)
-RETURN f {.*, embedding: null,
+RETURN f {.*, embedding: null, text:
+#include forget/_their_text(f)
+          ,
 #include fact/_state_times(f)
           } AS fact
 ORDER BY coalesce(f.entered_at, f.recorded_at) ASC, f.version ASC, f.id ASC

@@ -12,7 +12,9 @@ CALL (hidden) {
   OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(src:Episode)
   WHERE NOT
 #include forget/_hidden_episode(src)
-  RETURN f AS n, src, d.weight AS weight, null AS success, d.at AS linked_at
+  RETURN f AS n, src, d.weight AS weight, null AS success, d.at AS linked_at,
+#include forget/_their_text(f)
+         AS text
   UNION ALL
   UNWIND $procedures AS id
   MATCH (p:Procedure {id: id})
@@ -21,7 +23,7 @@ CALL (hidden) {
   OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
   WHERE NOT
 #include forget/_hidden_episode(src)
-  RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at
+  RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at, p.text AS text
   UNION ALL
   UNWIND $memos AS id
   MATCH (m:Memo {id: id})
@@ -30,17 +32,17 @@ CALL (hidden) {
   OPTIONAL MATCH (m)-[d:DERIVED_FROM]->(src:Episode)
   WHERE NOT
 #include forget/_hidden_episode(src)
-  RETURN m AS n, src, d.weight AS weight, null AS success, d.at AS linked_at
+  RETURN m AS n, src, d.weight AS weight, null AS success, d.at AS linked_at, m.text AS text
   UNION ALL
   UNWIND $episodes AS id
   MATCH (e:Episode {id: id})
   WHERE e.tenant = $tenant AND NOT
 #include forget/_hidden_episode(e)
-  RETURN e AS n, e AS src, null AS weight, null AS success, null AS linked_at
+  RETURN e AS n, e AS src, null AS weight, null AS success, null AS linked_at, e.text AS text
 }
 OPTIONAL MATCH (src)-[:CONTRIBUTED_BY]->(u:User)
-WITH n, src, weight, success, linked_at, u ORDER BY src.started_at
-WITH n, collect(CASE WHEN src IS NULL THEN null ELSE {
+WITH n, text, src, weight, success, linked_at, u ORDER BY src.started_at
+WITH n, text, collect(CASE WHEN src IS NULL THEN null ELSE {
        episode_id: src.id, session_id: src.session_id, user_id: u.id, weight: weight,
        success: success, started_at: toString(src.started_at), summary: src.summary,
        source: src.source, linked_at: toString(linked_at)
@@ -49,7 +51,8 @@ WITH n, collect(CASE WHEN src IS NULL THEN null ELSE {
 // time properties it has): the driver decodes a temporal value ~40x slower than Python parses
 // text, and a recalled fact carries a dozen of them (domain.as_datetime reads both).
 RETURN n.id AS id, [k IN keys(n) WHERE k <> 'embedding' | [k,
-         CASE WHEN valueType(n[k]) STARTS WITH 'ZONED DATETIME' THEN toString(n[k])
+         CASE WHEN k = 'text' THEN text  // a fact's free text is withheld while its writer's forget runs
+              WHEN valueType(n[k]) STARTS WITH 'ZONED DATETIME' THEN toString(n[k])
               WHEN valueType(n[k]) STARTS WITH 'LIST<ZONED DATETIME'
               THEN [t IN n[k] | toString(t)]
               ELSE n[k] END]] AS node, evidence

@@ -385,6 +385,38 @@ def test_an_undated_claim_they_made_first_holds_in_the_world_from_the_others_ses
     assert version["validFrom"].startswith("2026-03-05")
 
 
+def test_their_wording_of_a_fact_others_support_is_withheld_while_the_purge_runs(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """Bob first wrote a fact ann also supports, in his own words: from the forget's commit
+    on, before any batch rewords it, every read serves the triple's neutral wording."""
+    bob = client.record_episode(
+        **episode("bob", "s-b", scope="team:core", summary="Bob talked a lot.")
+    )
+    ann = client.record_episode(
+        **episode("ann", "s-a", scope="team:core", summary="Ann talked a lot.")
+    )
+    words = f"Bob confided the team picked Jira for his {SECRET} side project"
+    said = {"cardinality": "ONE", "scope": "team:core"}
+    first = client.assert_facts([_fact("core", "tracker", "Jira", [bob], text=words, **said)])
+    fid = str(first["results"][0]["factId"])
+    again = client.assert_facts([_fact("core", "tracker", "Jira", [ann], **said)])
+    assert again["results"][0]["action"] == "corroborated"
+    assert client.fact(fid)["text"] == words  # type: ignore[index]
+
+    held(settings, tenant, "bob")
+    neutral = "core tracker Jira"
+    assert client.fact(fid)["text"] == neutral  # type: ignore[index]
+    listed = client.facts(SCOPES)["edges"]
+    assert [e["node"]["text"] for e in listed] == [neutral]
+    history = client.history("core", "tracker", SCOPES)["versions"]
+    assert [v["text"] for v in history] == [neutral]
+    got = client.recall("which tracker does the core team use", SCOPES, min_relevance=0.0)
+    assert fid in [i["id"] for i in got["items"]] and SECRET not in str(got)
+    packed = client.context("which tracker does the core team use", 300, SCOPES)
+    assert "Jira" in str(packed) and SECRET not in str(packed)
+
+
 def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
     client: GraphMemoryClient, settings: Settings, tenant: str
 ) -> None:

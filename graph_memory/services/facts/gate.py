@@ -18,6 +18,7 @@ from graph_memory.domain import (
     Tier,
     check_fact_sizes,
     check_id,
+    default_text,
     entity_key,
     normalise_predicate,
     parse_scope,
@@ -179,11 +180,6 @@ def _protected(predicate: str, tier: Tier) -> GraphMemoryError:
     return TierConflict(
         f"predicate {predicate!r} is in a protected namespace: {tier.value} tier cannot write it"
     )
-
-
-def default_text(subject: str, predicate: str, obj: str) -> str:
-    """A fact's text when the caller gave none: the triple in words, nobody's wording."""
-    return f"{subject.strip()} {predicate.replace('_', ' ')} {obj.strip()}"
 
 
 def check_episode(item: EpisodeInput, principal: Principal, policy: TenantPolicy) -> str:
