@@ -25,7 +25,6 @@ import json
 import re
 from typing import Any
 
-from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -204,6 +203,10 @@ def is_read_only(payload: dict[str, Any], limits: Limits) -> bool:
 
 @functools.lru_cache(maxsize=512)
 def _read_only(query: str, name: str | None, max_tokens: int) -> bool:
+    # Imported here: the MCP server's HTTP guard shares this module's body and header checks,
+    # and an install with the `mcp` extra alone has no graphql-core.
+    from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
+
     try:
         doc = parse(query, max_tokens=max_tokens)
     except (GraphQLError, RecursionError):

