@@ -57,6 +57,28 @@ def _unwrap(resp: httpx.Response) -> dict[str, Any]:
     return data
 
 
+def shown_url(url: str) -> str:
+    """``url`` without userinfo, query or fragment: what an error may name."""
+    try:
+        return str(httpx.URL(url).copy_with(userinfo=b"", query=None, fragment=None))
+    except httpx.InvalidURL:
+        return "(an invalid URL)"
+
+
+def unavailable(url: str, e: httpx.TransportError) -> GraphMemoryClientError:
+    """The service did not answer (refused, timed out, reset): a typed error naming where it
+    was asked, never the key; the transport error is its cause."""
+    why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+    return GraphMemoryClientError(
+        [
+            {
+                "message": f"the graph_memory service at {shown_url(url)} did not answer ({why})",
+                "extensions": {"code": "UNAVAILABLE"},
+            }
+        ]
+    )
+
+
 def _endpoint(url: str) -> str:
     return url.rstrip("/") + ("" if url.endswith("/graphql") else "/graphql")
 
@@ -94,7 +116,10 @@ class GraphMemoryClient:
         self.close()
 
     def execute(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        resp = self._http.post(self.url, json={"query": query, "variables": variables or {}})
+        try:
+            resp = self._http.post(self.url, json={"query": query, "variables": variables or {}})
+        except httpx.TransportError as e:
+            raise unavailable(self.url, e) from e
         return _unwrap(resp)
 
     def _call(self, op: Op[T]) -> T:
@@ -227,7 +252,12 @@ class AsyncGraphMemoryClient:
         await self.aclose()
 
     async def execute(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        resp = await self._http.post(self.url, json={"query": query, "variables": variables or {}})
+        try:
+            resp = await self._http.post(
+                self.url, json={"query": query, "variables": variables or {}}
+            )
+        except httpx.TransportError as e:
+            raise unavailable(self.url, e) from e
         return _unwrap(resp)
 
     async def _call(self, op: Op[T]) -> T:

@@ -20,17 +20,20 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import ContentBlock
 from pydantic import ValidationError
 
+from graph_memory.client import shown_url
+
 __all__ = ["GraphMemoryMCP", "shown_url", "validation_message"]
 
 _SHOWN_INPUT = 60
 
 
-def shown_url(url: str) -> str:
-    """``url`` without userinfo, query or fragment."""
-    try:
-        return str(httpx.URL(url).copy_with(userinfo=b"", query=None, fragment=None))
-    except httpx.InvalidURL:
-        return "(an invalid URL)"
+def _transport_error(e: BaseException | None) -> httpx.TransportError | None:
+    """The transport error at the root of ``e``'s chain of causes, if any."""
+    while e is not None:
+        if isinstance(e, httpx.TransportError):
+            return e
+        e = e.__cause__
+    return None
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -74,11 +77,14 @@ class GraphMemoryMCP(FastMCP):
             # anywhere else is this server's own fault and keeps the SDK's wording.
             if isinstance(cause, ValidationError) and cause.title == f"{name}Arguments":
                 raise ToolError(f"{name} failed: {validation_message(cause)}") from cause
-            if isinstance(cause, httpx.TransportError):
+            # The client raises UNAVAILABLE with the transport error as its cause (and the
+            # tool may wrap that again); this message adds the server's own setting to check.
+            transport = _transport_error(cause)
+            if transport is not None:
                 raise ToolError(
                     f"{name} failed: UNAVAILABLE: the graph_memory service at "
                     f"{shown_url(self._service_url)} did not answer "
-                    f"({type(cause).__name__}: {cause or 'no detail'}); is it running there, "
-                    "and is --url (GRAPH_MEMORY_URL) right?"
+                    f"({type(transport).__name__}: {transport or 'no detail'}); "
+                    "is it running there, and is --url (GRAPH_MEMORY_URL) right?"
                 ) from cause
             raise
