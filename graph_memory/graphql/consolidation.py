@@ -86,7 +86,10 @@ class ConsolidationRunGQL:
         description="Wall time from start to finish (a resumed run: its first start)."
     )
     rollback_ms: float | None = strawberry.field(description="Wall time of its rollback.")
-    restored: int = strawberry.field(description="Memories its rollback restored.")
+    restored: int = strawberry.field(
+        description="Memories its rollback restored: the facts it changed and the episodes "
+        "its digests stood for, served again."
+    )
 
 
 @strawberry.type(description="Two entities of one scope whose names GDS found alike.")

@@ -110,8 +110,10 @@ class CompactionRepository:
         )
 
     @staticmethod
-    async def undo(tx: Tx, tenant: str, run_id: str) -> None:
-        await tx.run("compaction.undo", {"tenant": require_tenant(tenant), "run_id": run_id})
+    async def undo(tx: Tx, tenant: str, run_id: str) -> int:
+        """The run's digests go and their members are served again; returns how many members."""
+        rows = await tx.run("compaction.undo", {"tenant": require_tenant(tenant), "run_id": run_id})
+        return int(rows[0]["members"]) if rows else 0
 
     async def forget_user(
         self, tenant: str, user_id: str, before: datetime | None = None

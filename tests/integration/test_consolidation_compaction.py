@@ -107,6 +107,9 @@ def test_a_topic_is_compacted_with_provenance_and_a_rollback_undoes_it(
     back = admin.execute(M_ROLLBACK, {"id": done["id"]})["rollbackConsolidation"]
     assert back["status"] == "ROLLED_BACK"
     assert _digests(settings, tenant) == {}
+    # The members served again are what the rollback restored.
+    (run,) = admin.execute("{ consolidationRuns { restored } }", {})["consolidationRuns"]
+    assert run["restored"] == sum(len(m) for m in digests.values())
     assert set(refunds) <= set(_recalled(client, "refund for a damaged blender"))
 
 

@@ -62,7 +62,14 @@ def test_rollback_restores_every_answer_at_every_as_of(
     assert back["status"] == "ROLLED_BACK" and back["rolledBackAt"]
     (m,) = analyst.execute("{ consolidationRuns { restored rollbackMs } }", {})["consolidationRuns"]
     facts_changed = {c["targetId"] for c in done["changes"] if c["targetId"].startswith("fact_")}
-    assert m["restored"] == len(facts_changed) and m["rollbackMs"] > 0
+    compacted = sum(
+        c["value"]
+        for step in done["steps"]
+        for c in step["counts"]
+        if c["name"] == "episodes_compacted"
+    )
+    # Restored: every fact it changed, and the episodes its digests stood for.
+    assert m["restored"] == len(facts_changed) + compacted and m["rollbackMs"] > 0
     t_back = _moment()
     # As if the run never happened, at every moment: before it, while it was in force, now.
     assert answers(client, t_setup) == before["setup"]

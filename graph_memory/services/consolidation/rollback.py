@@ -216,14 +216,19 @@ async def _end(tx: Tx, principal: Principal, run_id: str, spent_ms: float) -> Ru
     run, _ = await _locked(tx, tenant, run_id)
     now: datetime = utcnow()
     await ResolutionRepository.undo(tx, tenant, run_id)
-    await CompactionRepository.undo(tx, tenant, run_id)
+    # The episodes a compaction stood a digest for are served again: restored memories too.
+    restored = int(run.get("restored") or 0) + await CompactionRepository.undo(tx, tenant, run_id)
     await Repo.mark_rolled_back(tx, tenant, run_id, now, principal.actor)
     await Repo.set_status(
-        tx, tenant, run_id, "rolled_back", ["rolled_back"], {"rollback_ms": spent_ms}
+        tx,
+        tenant,
+        run_id,
+        "rolled_back",
+        ["rolled_back"],
+        {"rollback_ms": spent_ms, "restored": restored},
     )
-    # Who undid the run, whatever it changed: a run that only compacted episodes restores
-    # no memory (its digests go, their members are served again), and left no other trace.
-    restored = int(run.get("restored") or 0)
+    # Who undid the run, whatever it changed (a run that only compacted episodes left no
+    # other trace).
     undone = audit.event(
         principal,
         "rollback",
