@@ -43,7 +43,7 @@ class FactRepository:
 
     @staticmethod
     async def define_predicates(
-        tx: Tx, tenant: str, rows: list[dict[str, str]], now: datetime
+        tx: Tx, tenant: str, rows: list[dict[str, str | None]], now: datetime
     ) -> None:
         if rows:
             await tx.run("predicate.define", {"tenant": tenant, "rows": rows, "now": now})

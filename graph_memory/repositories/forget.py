@@ -189,12 +189,14 @@ class ForgetRepository:
         )
 
     @staticmethod
-    async def delete_predicates(tx: Tx, tenant: str, names: list[str], now: datetime) -> int:
+    async def delete_predicates(
+        tx: Tx, tenant: str, names: list[str], now: datetime, user_id: str | None
+    ) -> int:
         if not names:
             return 0
         rows = await tx.run(
             "forget.delete_predicates",
-            {"tenant": require_tenant(tenant), "names": names, "now": now},
+            {"tenant": require_tenant(tenant), "names": names, "now": now, "user_id": user_id},
         )
         return len(rows)
 

@@ -224,12 +224,25 @@ def test_outcome_reports_of_the_forgotten_are_recounted_off_surviving_facts(
 def test_the_finished_job_keeps_no_predicate_of_theirs(
     settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
 ) -> None:
+    # An admin defined `badge_code`; only their facts used it. The registration is the
+    # admin's, not theirs: it stays, and others go on writing with it.
+    admin.execute(
+        'mutation { definePredicates(predicates: [{name: "badge_code", cardinality: ONE}])'
+        " { name } }"
+    )
     ep = client.record_episode(**episode(USER, "s-p"))
     out = client.assert_facts(
-        [fact(USER, f"{CANARY}_newpred", "something", [ep], cardinality="MANY")]
+        [
+            fact(USER, f"{CANARY}_newpred", "something", [ep], cardinality="MANY"),
+            fact(USER, "badge_code", "B-17", [ep]),
+        ]
     )
-    assert out["accepted"] == 1, out
+    assert out["accepted"] == 2, out
     _forget(admin)
+    names = {p["name"] for p in client.execute("{ predicates { name } }")["predicates"]}
+    assert "badge_code" in names and f"{CANARY}_newpred" not in names
+    alice = client.record_episode(**episode("alice", "s-al"))
+    assert client.assert_facts([fact("alice", "badge_code", "A-1", [alice])])["accepted"] == 1
     jobs = bolt(
         settings,
         "MATCH (j:ForgetJob {tenant: $t}) RETURN j.predicates AS p, j.state AS s",

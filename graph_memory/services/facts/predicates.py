@@ -57,7 +57,15 @@ class PredicateService:
             await FactRepository.define_predicates(
                 tx,
                 principal.tenant,
-                [{"name": n, "cardinality": c.value} for n, c in new.items()],
+                [
+                    {
+                        "name": n,
+                        "cardinality": c.value,
+                        "defined_by": principal.actor,
+                        "defined_for": principal.user_id,
+                    }
+                    for n, c in new.items()
+                ],
                 now,
             )
             await AuditRepository.record_in_tx(

@@ -380,7 +380,7 @@ class ForgetService:
                 )
                 await Repo.drop_scope_lock(tx, tenant, f"user:{c.user_id}")
             counts.predicates_deleted += await Repo.delete_predicates(
-                tx, tenant, list(job["predicates"] or []) if job else [], now
+                tx, tenant, list(job["predicates"] or []) if job else [], now, c.user_id
             )
             counts.user_deleted = (
                 await Repo.delete_contributors(tx, tenant, contributors) > 0 or counts.user_deleted
