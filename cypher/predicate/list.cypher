@@ -2,11 +2,20 @@
 // returns: name, cardinality
 // To a reader bound to $scopes (a session token) only the predicates a fact in them uses:
 // a name a user introduced is their words (null: an API key, every predicate of the tenant).
+// While a forget's purge runs, a name only the forgotten contributors' facts used and nobody
+// defined is theirs too (the purge deletes it at its end: forget/delete_predicates).
+#include forget/_hidden
 MATCH (p:Predicate {tenant: $tenant})
-WHERE $scopes IS NULL OR EXISTS {
+WHERE ($scopes IS NULL OR EXISTS {
   UNWIND $scopes AS sc
   MATCH (f:Fact {tenant: $tenant, scope: sc, predicate: p.name})
   RETURN f
-}
+})
+  AND NOT CASE WHEN size(hidden) = 0 OR p.defined_by IS NOT NULL THEN false
+               ELSE EXISTS { MATCH (hf:Fact) WHERE hf.tenant = $tenant AND hf.predicate = p.name }
+                    AND NOT EXISTS { MATCH (kf:Fact)
+                                     WHERE kf.tenant = $tenant AND kf.predicate = p.name AND NOT
+#include forget/_hidden_fact(kf)
+                                   } END
 RETURN p.name AS name, p.cardinality AS cardinality
 ORDER BY p.name

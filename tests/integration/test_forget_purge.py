@@ -417,6 +417,34 @@ def test_their_wording_of_a_fact_others_support_is_withheld_while_the_purge_runs
     assert "Jira" in str(packed) and SECRET not in str(packed)
 
 
+def test_a_predicate_name_only_they_introduced_is_not_listed_while_the_purge_runs(
+    client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
+) -> None:
+    """A name their facts registered on the way is their words, hidden from the forget's
+    commit on; one an admin defined stays listed, whoever used it."""
+    admin.execute(
+        'mutation { definePredicates(predicates: [{name: "badge_code", cardinality: ONE}])'
+        " { name } }"
+    )
+    bob = client.record_episode(
+        **episode("bob", "s-b", scope="team:core", summary=f"{SECRET} said things.")
+    )
+    out = client.assert_facts(
+        [
+            _fact("bob", f"{SECRET.lower()}_rank", "high", [bob], cardinality="ONE"),
+            _fact("bob", "badge_code", "B-17", [bob]),
+        ]
+    )
+    assert out["accepted"] == 2, out
+
+    def listed() -> set[str]:
+        return {p["name"] for p in client.execute("{ predicates { name } }")["predicates"]}
+
+    assert {f"{SECRET.lower()}_rank", "badge_code"} <= listed()
+    held(settings, tenant, "bob")
+    assert f"{SECRET.lower()}_rank" not in listed() and "badge_code" in listed()
+
+
 def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
     client: GraphMemoryClient, settings: Settings, tenant: str
 ) -> None:
