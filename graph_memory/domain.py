@@ -19,6 +19,7 @@ from graph_memory.errors import ValidationError
 __all__ = [
     "ACTED_FOR_FIELDS",
     "ACTED_FOR_MARKERS",
+    "HEADER_WORDS",
     "MAX_FACT_FIELD",
     "MAX_ID_BYTES",
     "MAX_SUBJECT_CHARS",
@@ -325,17 +326,84 @@ _LABEL_WORD = r"[^\W\d_]+(?:['\u2019.-][^\W\d_]*)*"
 _SPEAKER = re.compile(rf"({_LABEL_WORD}(?:[ \t]+{_LABEL_WORD}){{0,2}}):\s+\S", re.UNICODE)
 
 
+# Words that head a line as a field of a note or message, not as who said it ("Note: ...",
+# "Project Update: ...", "Re: ..."): a label with one of them is no speaker, or every question
+# using the word would be judged without it.
+HEADER_WORDS = frozenset(
+    [
+        "note",
+        "notes",
+        "nb",
+        "ps",
+        "update",
+        "updates",
+        "re",
+        "fw",
+        "fwd",
+        "reminder",
+        "reminders",
+        "summary",
+        "subject",
+        "todo",
+        "to-do",
+        "warning",
+        "caution",
+        "tip",
+        "important",
+        "edit",
+        "question",
+        "answer",
+        "q",
+        "a",
+        "status",
+        "agenda",
+        "action",
+        "item",
+        "items",
+        "attention",
+        "fyi",
+        "cc",
+        "bcc",
+        "from",
+        "to",
+        "date",
+        "time",
+        "topic",
+        "title",
+        "task",
+        "tasks",
+        "memo",
+        "minutes",
+        "decision",
+        "result",
+        "results",
+        "outcome",
+        "issue",
+        "bug",
+        "fix",
+        "done",
+        "next",
+        "step",
+        "steps",
+    ]
+)
+
+
 def speaker_label(summary: str) -> str | None:
     """The speaker label a transcript-style line starts with ("Leo: I passed my exam" gives
     "Leo"), or None. One to three words each starting with an upper-case letter (any script
     that has case), then a colon, white space and more text: "10:30 call", "https://..",
-    "note: ..", a label with nothing after it, and four-word headings are not speakers. A label
+    "note: ..", "Update: ..", a label with nothing after it, and four-word headings are not
+    speakers. A label
     is metadata of the line, not its content: recall treats it as a known name (ranking.py)."""
     m = _SPEAKER.match(summary.lstrip())
     if m is None:
         return None
     label = m.group(1)
-    if not all(unicodedata.category(w[0]) in ("Lu", "Lt") for w in label.split()):
+    words = label.split()
+    if not all(unicodedata.category(w[0]) in ("Lu", "Lt") for w in words):
+        return None
+    if any(w.lower().replace(".", "") in HEADER_WORDS for w in words):
         return None
     return label
 
