@@ -27,5 +27,16 @@ CALL (key, hidden) {
 #include forget/_hidden_episode(ep)
   }
   RETURN key AS name
+  UNION
+  // A one-word key naming the first word of a longer label: "Maria" asks about "Maria Lopez:"
+  // (a prefix seek on the same index).
+  WITH key, hidden
+  WHERE NOT key CONTAINS ' '
+    AND EXISTS { MATCH (ep:Episode)
+                 WHERE ep.tenant = $tenant AND ep.speaker STARTS WITH key + ' '
+                   AND ep.scope IN $scopes AND ep.recorded_at <= $as_of AND NOT
+#include forget/_hidden_episode(ep)
+  }
+  RETURN key AS name
 }
 RETURN DISTINCT name

@@ -62,3 +62,18 @@ def test_another_scopes_speaker_does_not_count(client: GraphMemoryClient) -> Non
     only = client.record_episode(**episode("dana", summary=NAME_ONLY, topics=[]))
     record(client, session("other", "s3", ["Dana: I like trains a lot, the old ones."]))
     assert ids(client.recall(QUESTION, ["user:dana"], kinds=["EPISODE"])) == [only]
+
+
+def test_a_first_name_asks_about_a_speaker_labelled_by_full_name(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """ "Maria" in the question names the "Maria Lopez:" turns' speaker."""
+    empty = ["Maria Lopez: Typical.", "Maria Lopez: Ha, classic.", "Maria Lopez: Yes, it is."]
+    evidence = "Maria Lopez: They made me head of the pediatric ward last week."
+    lines = ["Tom Becker: Any news from the hospital?", empty[0], evidence, *empty[1:]]
+    made = dict(zip(lines, record(client, session("maria", "s4", lines)), strict=True))
+    assert speakers(settings, tenant)[evidence] == "maria lopez"
+    res = client.recall("What promotion did Maria get at work?", ["user:maria"], kinds=["EPISODE"])
+    got = ids(res)
+    assert got and got[0] == made[evidence], [i["text"] for i in res["items"]]
+    assert not {made[t] for t in empty} & set(got[:3]), [i["text"] for i in res["items"]]
