@@ -17,7 +17,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-import httpx
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
@@ -588,7 +587,8 @@ def test_a_service_killed_mid_purge_leaves_it_resumable_and_it_finishes_exactly_
                 try:
                     started = admin.execute(FORGET, {"u": "bob", "w": 0})["forgetContributor"]
                     break
-                except httpx.TransportError:
+                except GraphMemoryClientError as e:  # UNAVAILABLE until it listens
+                    assert e.code == "UNAVAILABLE", e
                     assert time.monotonic() < deadline, "serve did not start"
                     time.sleep(0.2)
             job_id = started["jobId"]
