@@ -1,17 +1,18 @@
 // The winning versions of a fact listing: served as they stood at as_of (not past their TTL
-// unless asked, flagged as asked), newest recorded first, after the page cursor.
+// unless asked, flagged as asked), newest recorded first, after the page cursor. A winner
+// some forgotten contributor supported (forget/_touched_fact) is not served as stored: its
+// slot comes back in `touched` instead, and the reader resolves it as the purge will leave
+// it (repositories/shadow.py).
 MATCH (s)-[:WINS]->(f:Fact)
-WHERE NOT
-#include forget/_hidden_fact(f)
-  AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
-  AND ($needs_verification IS NULL OR $needs_verification =
-#include fact/_flagged_at
-      )
-RETURN f {.*, embedding: null, text:
-#include forget/_their_text(f)
-          ,
-          told_log_at: null, told_log: null,
-#include fact/_state_times(f)
-          } AS fact
+WITH hidden, s, f,
+#include forget/_touched_fact(f)
+     AS touched
+WHERE touched OR
+#include fact/_listed_where
+RETURN CASE WHEN touched THEN null ELSE
+#include fact/_listed_fact(f)
+       END AS fact,
+       CASE WHEN touched THEN {scope: f.scope, subject: f.subject, predicate: f.predicate}
+       END AS touched
 ORDER BY s.recorded_at DESC, s.fact_id DESC
 LIMIT $limit

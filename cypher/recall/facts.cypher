@@ -38,14 +38,8 @@ WITH hidden, f, max(vscore) AS vscore, max(kscore) AS kscore
 WITH hidden, collect([f, vscore, kscore]) AS hits
 CALL (hits, hidden) {
   UNWIND hits AS cand
-  WITH cand[0] AS f, cand[1] AS vscore, cand[2] AS kscore
-  // In force at (as_of, valid_at): the version has a segment of the stored timeline there.
-  WHERE EXISTS {
-    MATCH (s:Segment)-[:WINS]->(f)
-    WHERE true
-#include timeline/_in_force
-  }
-    AND ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
+  WITH hidden, cand[0] AS f, cand[1] AS vscore, cand[2] AS kscore
+  WHERE ($include_expired OR f.expires_at IS NULL OR f.expires_at > $as_of)
     // Awaiting verification as it stood at as_of (flagged later: not yet; verified later: still).
     AND ($include_unverified OR NOT
 #include fact/_flagged_at
@@ -53,8 +47,30 @@ CALL (hits, hidden) {
     AND ($tiers IS NULL OR f.tier IN $tiers)
     AND NOT
 #include forget/_hidden_fact(f)
+  // In force at (as_of, valid_at): the version has a segment of the stored timeline there.
+  WITH hidden, f, vscore, kscore, EXISTS {
+    MATCH (s:Segment)-[:WINS]->(f)
+    WHERE true
+#include timeline/_in_force
+  } AS in_force
+  // While a forget runs, a slot whose stored answer a forgotten contributor supported is
+  // resolved by the reader as the purge will leave it (repositories/shadow.py): the candidate
+  // may answer there whether or not the stored timeline says so today (a value their
+  // version superseded does again).
+  WITH hidden, f, vscore, kscore, in_force,
+       CASE WHEN size(hidden) = 0 THEN false ELSE EXISTS {
+         MATCH (s:Segment {tenant: $tenant, scope: f.scope, subject: f.subject,
+                           predicate: f.predicate})-[:WINS]->(w:Fact)
+         WHERE true
+#include timeline/_in_force
+           AND
+#include forget/_touched_fact(w)
+       } END AS touched
+  WHERE in_force OR touched
   RETURN collect({
     id: f.id, text: f.text, tier: f.tier, tier_rank: f.tier_rank,
+    touched: CASE WHEN touched THEN {scope: f.scope, subject: f.subject, predicate: f.predicate}
+             END,
     confidence: f.confidence, subject: f.subject, predicate: f.predicate,
     fresh_ms: coalesce(f.valid_from, f.recorded_at).epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)),

@@ -10,6 +10,7 @@ from neo4j.vector import Vector
 
 from graph_memory.db import Database, Record
 from graph_memory.repositories._scope import require_scopes, require_tenant
+from graph_memory.repositories.shadow import resolve_touched, touched_slot
 
 __all__ = ["RecallRepository"]
 
@@ -47,7 +48,7 @@ class RecallRepository:
     ) -> tuple[list[Record], int]:
         """Lean candidate rows for scoring (similarity is the index's (1 + cos) / 2) and how
         many raw search hits they were filtered from."""
-        return _pool(
+        rows, raw = _pool(
             await self.db.read(
                 "recall.facts",
                 {
@@ -67,6 +68,20 @@ class RecallRepository:
                 },
             )
         )
+        touched = {s for s in (touched_slot(r["touched"]) for r in rows) if s is not None}
+        if not touched:
+            return rows, raw
+        # A forget in flight touched these candidates' slots: each stays only if it answers
+        # its slot as the purge will leave it.
+        answers = await resolve_touched(
+            self.db,
+            tenant,
+            touched,
+            as_of=as_of,
+            valid_at=valid_at,
+            include_candidates=include_candidates,
+        )
+        return [r for r in rows if r["touched"] is None or r["id"] in answers], raw
 
     async def episodes(
         self,

@@ -27,7 +27,7 @@ from graph_memory.temporal import (
     settle_open,
 )
 
-__all__ = ["Settled", "SlotKey", "SlotTimeline", "TimelineRepository", "segment_row"]
+__all__ = ["Settled", "SlotKey", "SlotTimeline", "TimelineRepository", "life_of", "segment_row"]
 
 
 @dataclass(frozen=True, order=True)
@@ -54,7 +54,7 @@ def _time(value: Any) -> datetime:
     return out
 
 
-def _life(r: Record) -> VersionLife:
+def life_of(r: Record) -> VersionLife:
     ends = [t for t in (as_datetime(r["retracted_at"]), as_datetime(r["rejected_at"])) if t]
     tellings = tuple(
         Telling(_time(at), _time(told))
@@ -167,7 +167,7 @@ class TimelineRepository:
         delete: list[str] = []
         create: list[dict[str, Any]] = []
         for r in rows:
-            lives = [_life(v) for v in r["versions"]]
+            lives = [life_of(v) for v in r["versions"]]
             by_segment = {_segment({**s, "sys_to": None}): s["id"] for s in r["open"]}
             # Off the event loop: the rule over a slot of hundreds of overlapping versions
             # is seconds of pure Python, and every other request of every tenant would wait.
@@ -223,7 +223,7 @@ class TimelineRepository:
         rows = await tx.run(
             "timeline.slot_state", {"tenant": require_tenant(tenant), "slots": [], "ids": ids}
         )
-        stamps = [_life(v).last_stamp for r in rows for v in r["versions"]]
+        stamps = [life_of(v).last_stamp for r in rows for v in r["versions"]]
         stamps += [_time(s["sys_from"]) for r in rows for s in r["open"]]
         return tx.clock(now, stamps)
 
@@ -259,7 +259,7 @@ class TimelineRepository:
         held = 0
         for r in rows:
             segments = merged_views(
-                bitemporal([_life(v) for v in r["versions"] if v["id"] not in gone])
+                bitemporal([life_of(v) for v in r["versions"] if v["id"] not in gone])
             )
             held += len(segments)
             key = (r["scope"], r["subject"], r["predicate"])
@@ -290,7 +290,7 @@ class TimelineRepository:
         return [
             SlotTimeline(
                 SlotKey(r["scope"], r["subject"], r["predicate"]),
-                tuple(_life(v) for v in r["versions"]),
+                tuple(life_of(v) for v in r["versions"]),
                 tuple(_segment(s) for s in by_slot[(r["scope"], r["subject"], r["predicate"])]),
             )
             for r in state

@@ -15,7 +15,7 @@ from typing import Any
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_tenant
-from graph_memory.repositories.timeline import _life, _segment
+from graph_memory.repositories.timeline import _segment, life_of
 from graph_memory.temporal import Segment, VersionLife
 
 __all__ = ["PrelockRepository", "SlotState", "WriteState", "WriteStateRepository"]
@@ -78,7 +78,7 @@ def _slot(r: Record) -> SlotState:
         current=[{k: v[k] for k in _CURRENT_KEYS} for v in versions if v["current"]],
         # Of the whole slot: a narrowed read (fact.write_state) holds only some versions.
         max_version=int(r["top"] or 0),
-        lives=[_life(v) for v in versions],
+        lives=[life_of(v) for v in versions],
         open={_segment({**s, "sys_to": None}): s["id"] for s in r["open"]},
     )
 

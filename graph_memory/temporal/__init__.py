@@ -13,19 +13,23 @@ from graph_memory.temporal.model import Claim, Span, Telling, VersionLife, View
 from graph_memory.temporal.rule import beats, winners_at
 from graph_memory.temporal.timeline import (
     Segment,
+    answers_at,
     bitemporal,
     effective,
     normalise,
     settle_open,
 )
+from graph_memory.temporal.withdrawal import Link, withdraw
 
 __all__ = [
     "Claim",
+    "Link",
     "Segment",
     "Span",
     "Telling",
     "VersionLife",
     "View",
+    "answers_at",
     "beats",
     "bitemporal",
     "clock_after",
@@ -33,4 +37,5 @@ __all__ = [
     "normalise",
     "settle_open",
     "winners_at",
+    "withdraw",
 ]

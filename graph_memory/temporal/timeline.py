@@ -18,7 +18,15 @@ from typing import TypeVar
 from graph_memory.temporal.model import Claim, Span, VersionLife, View
 from graph_memory.temporal.rule import SlotRule
 
-__all__ = ["OpenChange", "Segment", "bitemporal", "effective", "normalise", "settle_open"]
+__all__ = [
+    "OpenChange",
+    "Segment",
+    "answers_at",
+    "bitemporal",
+    "effective",
+    "normalise",
+    "settle_open",
+]
 
 _VIEWS = (View.ACTIVE, View.ALL)
 _G = TypeVar("_G", Claim, VersionLife)
@@ -89,6 +97,20 @@ def _span_order(s: Span) -> tuple[bool, datetime | None, str]:
 
 def spans_at(lives: Iterable[VersionLife], at: datetime, view: View) -> set[Span]:
     return set(effective([v.claim(at) for v in lives if v.believed(at, view)]))
+
+
+def answers_at(
+    lives: Iterable[VersionLife], as_of: datetime, valid_at: datetime, view: View
+) -> set[str]:
+    """The versions a read at (as_of, valid_at) answers with, resolved from the versions
+    rather than from the stored segments (the same in-force test as
+    cypher/timeline/_in_force, on the spans the rule gives at as_of)."""
+    return {
+        s.fact_id
+        for s in spans_at(lives, as_of, view)
+        if (s.valid_from is None or s.valid_from <= valid_at)
+        and (s.valid_to is None or valid_at < s.valid_to)
+    }
 
 
 def bitemporal(lives: Sequence[VersionLife]) -> list[Segment]:

@@ -22,8 +22,7 @@ from typing import Any
 from graph_memory.db import Tx
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.consolidation import ConsolidationRepository
-from graph_memory.repositories.timeline import Settled, SlotKey, merged_views
-from graph_memory.repositories.timeline import _life as life_of
+from graph_memory.repositories.timeline import Settled, SlotKey, life_of, merged_views
 from graph_memory.repositories.timeline import _row as row_of
 from graph_memory.repositories.timeline import _segment as segment_of
 from graph_memory.temporal import Segment, bitemporal

@@ -1,0 +1,114 @@
+"""A forget answers at once what its purge will leave: while the purge is held in flight, every
+read of a slot the forgotten user took part in (their value superseded another user's, they
+said a shared fact first, their session dated its start) already answers as that slot will
+hold after the purge, at every asOf and validAt; the purge then changes no answer."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from graph_memory.client import GraphMemoryClient
+from graph_memory.settings import Settings
+from tests.integration.conftest import T0, episode
+from tests.integration.conftest import fact as _fact
+from tests.integration.forget_helpers import held, release, run_purge
+
+SCOPES = ["team:core"]
+DAY = timedelta(days=1)
+
+
+def _fact_one(subject: str, predicate: str, obj: str, episodes: list[str]) -> dict[str, Any]:
+    return _fact(subject, predicate, obj, episodes, cardinality="ONE")
+
+
+def _mark() -> datetime:
+    # Belief moments between writes: the service stamps each write with its own clock.
+    time.sleep(0.02)
+    out = datetime.now(UTC)
+    time.sleep(0.02)
+    return out
+
+
+def _world(client: GraphMemoryClient) -> list[datetime]:
+    """acme's slots, as carol, ann and bob (the one forgotten) told them; returns the belief
+    moments between the writes."""
+
+    def ep(user: str, start: datetime) -> str:
+        return client.record_episode(
+            **episode(user, f"s-{user}", scope="team:core", startedAt=start, endedAt=start + DAY)
+        )
+
+    carol, bob, ann = ep("carol", T0), ep("bob", T0 + DAY), ep("ann", T0 + 5 * DAY)
+    marks: list[datetime] = []
+
+    def say(predicate: str, obj: str, episode_id: str) -> None:
+        done = client.assert_facts([_fact_one("acme", predicate, obj, [episode_id])])
+        assert done["accepted"] == 1, done
+        marks.append(_mark())
+
+    say("hq_in", "Paris", carol)
+    say("hq_in", "Berlin", bob)  # bob's value supersedes carol's
+    say("ceo", "Eve", carol)
+    say("ceo", "Dana", bob)  # bob says it first...
+    say("ceo", "Dana", ann)  # ...ann only later
+    say("cfo", "Zed", bob)  # bob's alone
+    say("uses_db", "postgres", bob)  # undated: from bob's session's start...
+    say("uses_db", "postgres", ann)  # ...or from ann's, once bob is gone
+    return marks
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _answers(client: GraphMemoryClient, marks: list[datetime]) -> dict[str, Any]:
+    """Every listing, slot read and recall of acme over a grid of (asOf, validAt)."""
+    out: dict[str, Any] = {}
+    moments: list[datetime | None] = [*marks, None]
+    valid: list[datetime | None] = [T0 + DAY / 2, T0 + 3 * DAY, T0 + 6 * DAY, None]
+    for i, as_of in enumerate(moments):
+        for j, valid_at in enumerate(valid):
+            at: dict[str, Any] = {"as_of": _iso(as_of), "valid_at": _iso(valid_at)}
+            page = client.facts(SCOPES, subject="acme", first=50, **at)
+            out[f"subject {i} {j}"] = sorted(
+                (e["node"]["predicate"], e["node"]["object"], e["node"]["id"])
+                for e in page["edges"]
+            )
+            for predicate in ("hq_in", "ceo", "cfo", "uses_db"):
+                one = client.facts(SCOPES, subject="acme", predicate=predicate, first=50, **at)
+                out[f"{predicate} {i} {j}"] = sorted(e["node"]["id"] for e in one["edges"])
+            got = client.recall("Where is acme headquartered?", SCOPES, kinds=["FACT"], **at)
+            out[f"recall {i} {j}"] = sorted(x["id"] for x in got["items"])
+    return out
+
+
+def _objects(client: GraphMemoryClient, predicate: str, **at: Any) -> list[str]:
+    page = client.facts(SCOPES, subject="acme", predicate=predicate, first=50, **at)
+    return [e["node"]["object"] for e in page["edges"]]
+
+
+def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    marks = _world(client)
+    job = held(settings, tenant, "bob")
+
+    # From the forget's commit on, what bob's testimony decided is decided without it.
+    assert _objects(client, "hq_in") == ["Paris"]
+    assert _objects(client, "ceo", as_of=marks[3].isoformat()) == ["Eve"]
+    assert _objects(client, "ceo") == ["Dana"]
+    assert _objects(client, "cfo") == []
+    assert _objects(client, "uses_db", valid_at=(T0 + 3 * DAY).isoformat()) == []
+    assert _objects(client, "uses_db", valid_at=(T0 + 6 * DAY).isoformat()) == ["postgres"]
+    hq = client.recall("Where is acme headquartered?", SCOPES, kinds=["FACT"])["items"]
+    assert [x["text"] for x in hq][:1] and "Paris" in hq[0]["text"]
+    during = _answers(client, marks)
+
+    release(settings, job)
+    done = run_purge(settings, tenant, job, batch=2)
+    assert done is not None and done.done
+    after = _answers(client, marks)
+    changed = {k: (during[k], after[k]) for k in during if during[k] != after[k]}
+    assert changed == {}

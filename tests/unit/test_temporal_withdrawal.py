@@ -1,0 +1,66 @@
+"""A version's life once a forgotten contributor's evidence is withdrawn
+(graph_memory/temporal/withdrawal.py): what reads resolve a slot with while a purge is on its
+way there, and what the purge then stores (forget/redate, forget/retell)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from graph_memory.temporal import Link, Telling, VersionLife, withdraw
+
+T = datetime(2026, 3, 1, tzinfo=UTC)
+H = timedelta(hours=1)
+
+
+def life(**kw: object) -> VersionLife:
+    base: dict[str, object] = {
+        "id": "f1",
+        "version": 1,
+        "object_key": "paris",
+        "valid_from": T - 48 * H,
+        "valid_to": None,
+        "stated": False,
+        "recorded_at": T,
+        "activated_at": T,
+        "ended_at": None,
+        "tellings": (Telling(T, T - 48 * H),),
+    }
+    base.update(kw)
+    return VersionLife(**base)  # type: ignore[arg-type]
+
+
+def test_a_version_without_withdrawn_evidence_is_unchanged() -> None:
+    v = life()
+    assert withdraw(v, [Link(None, T - 48 * H, False)], []) is v
+
+
+def test_a_version_only_forgotten_evidence_supports_goes() -> None:
+    assert withdraw(life(), [Link(None, T - 48 * H, True)], []) is None
+
+
+def test_a_version_they_said_first_is_believed_said_and_valid_from_the_others() -> None:
+    links = [Link(None, T - 48 * H, True), Link(T + 5 * H, T - 24 * H, False)]
+    out = withdraw(life(), links, [])
+    assert out is not None
+    assert out.recorded_at == T + 5 * H and out.activated_at == T + 5 * H
+    # Its start nobody stated: it holds from the others' session, not from theirs.
+    assert out.valid_from == T - 24 * H
+    assert out.tellings == (Telling(T + 5 * H, T - 24 * H),)
+
+
+def test_a_stated_start_and_a_version_that_ended_first_keep_their_times() -> None:
+    links = [Link(None, T - 48 * H, True), Link(T + 5 * H, T - 24 * H, False)]
+    stated = withdraw(life(stated=True), links, [])
+    assert stated is not None and stated.valid_from == T - 48 * H
+    # Superseded before the others said it: moving its belief would invert its interval.
+    ended = withdraw(life(), links, [T + 2 * H])
+    assert ended is not None and ended.recorded_at == T
+
+
+def test_their_later_telling_no_longer_moves_when_it_was_said() -> None:
+    links = [Link(None, T - 48 * H, False), Link(T + 5 * H, T + 4 * H, True)]
+    out = withdraw(
+        life(tellings=(Telling(T, T - 48 * H), Telling(T + 5 * H, T + 4 * H))), links, []
+    )
+    assert out is not None and out.tellings == (Telling(T, T - 48 * H),)
+    assert out.recorded_at == T
