@@ -1,11 +1,11 @@
 // The winning versions of a fact listing: served as they stood at as_of (not past their TTL
 // unless asked, flagged as asked), newest recorded first, after the page cursor. A winner
-// some forgotten contributor supported (forget/_touched_fact) is not served as stored: its
+// a forget in flight changes (forget/_touched_view) is not served as stored: its
 // slot comes back in `touched` instead, and the reader resolves it as the purge will leave
 // it (repositories/shadow.py).
 MATCH (s)-[:WINS]->(f:Fact)
 WITH hidden, s, f,
-#include forget/_touched_fact(f)
+#include forget/_touched_view(f)
      AS touched
 WHERE touched OR
 #include fact/_listed_where

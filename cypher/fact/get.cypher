@@ -1,5 +1,5 @@
 // params: tenant, ids
-// returns: fact, forgotten
+// returns: fact, forgotten, touched
 // forgotten: only forgotten contributors support it (forget/_hidden): reads drop it, writes
 // refuse to build on it.
 #include forget/_hidden
@@ -12,4 +12,9 @@ RETURN f {.*, embedding: null, text:
 #include fact/_state_times(f)
           } AS fact,
 #include forget/_hidden_fact(f)
-       AS forgotten
+       AS forgotten,
+       // A forget in flight changes how it reads (repositories/shadow.py).
+       CASE WHEN size(hidden) = 0 THEN null
+            WHEN
+#include forget/_touched_view(f)
+            THEN {scope: f.scope, subject: f.subject, predicate: f.predicate} END AS touched

@@ -1,5 +1,5 @@
 // params: tenant, scopes, subject, predicate, as_of
-// returns: fact
+// returns: fact, touched
 // Every version of a (subject, predicate) that existed by as_of, whatever its status, in the
 // order they entered the slot: the history an analyst reads. Excised versions are gone, not
 // hidden. An entity merge's copy of a version is in the slot from the merge on (entered_at),
@@ -12,5 +12,9 @@ RETURN f {.*, embedding: null, text:
 #include forget/_their_text(f)
           ,
 #include fact/_state_times(f)
-          } AS fact
+          } AS fact,
+       // A forget in flight changes how it reads: the reader shows the slot as the purge
+       // will leave it (repositories/shadow.py).
+#include forget/_touched_view(f)
+       AS touched
 ORDER BY coalesce(f.entered_at, f.recorded_at) ASC, f.version ASC, f.id ASC

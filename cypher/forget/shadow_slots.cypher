@@ -2,7 +2,7 @@
 // returns: scope, subject, predicate, versions
 // The slots a read found touched by a forget in flight (forget/_touched_fact): every version
 // with its life (timeline/_life), its evidence links marked withdrawn (a forgotten
-// contributor's episode) or kept, and when belief in it ended, so that the reader resolves the
+// contributor's episode) or kept, its successor, and when belief in it ended, so that the reader resolves the
 // slot as the purge will leave it (graph_memory/temporal/withdrawal.py). Times as ISO text.
 #include forget/_hidden
 UNWIND $slots AS slot
@@ -18,7 +18,7 @@ CALL (slot, hidden) {
   }
   RETURN collect({
 #include timeline/_life(f)
-    , links: links,
+    , links: links, superseded_by: f.superseded_by,
     ends: [t IN [f.superseded_at, f.retracted_at, f.rejected_at, f.expired_at]
            WHERE t IS NOT NULL | toString(t)]
   }) AS versions

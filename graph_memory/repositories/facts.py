@@ -10,6 +10,7 @@ from graph_memory.domain import session_key, utcnow
 from graph_memory.repositories._scope import require_scopes, require_tenant
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.shadow import resolve_touched, touched_slot
+from graph_memory.repositories.timeline import SlotKey
 from graph_memory.versions import Evidence, FactDependencies, FactVersion
 
 __all__ = ["FactRepository"]
@@ -195,10 +196,21 @@ class FactRepository:
 
     # -- reads ------------------------------------------------------------------------------
     async def get(self, tenant: str, ids: list[str]) -> dict[str, FactVersion]:
-        rows = await self.db.read("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
-        return {
-            r["fact"]["id"]: FactVersion.from_row(r["fact"]) for r in rows if not r["forgotten"]
-        }
+        rows = [
+            r
+            for r in await self.db.read("fact.get", {"tenant": require_tenant(tenant), "ids": ids})
+            if not r["forgotten"]
+        ]
+        out = {r["fact"]["id"]: FactVersion.from_row(r["fact"]) for r in rows}
+        touched = [s for s in (touched_slot(r["touched"]) for r in rows) if s is not None]
+        if not touched:
+            return out
+        # A forget in flight changes how some read: shown as the purge leaves them.
+        now = utcnow()
+        resolved = await resolve_touched(
+            self.db, tenant, touched, as_of=now, valid_at=now, include_candidates=True
+        )
+        return {k: resolved.show(v) for k, v in out.items()}
 
     async def in_force(
         self,
@@ -248,8 +260,8 @@ class FactRepository:
         if not touched:
             return out
         # A forget in flight touched some winners' slots: they answer as the purge will
-        # leave them, under the same filters, in the same order.
-        ids = await resolve_touched(
+        # leave them, under the same filters, in the same order, shown as it leaves them.
+        resolved = await resolve_touched(
             self.db,
             tenant,
             touched,
@@ -257,7 +269,7 @@ class FactRepository:
             valid_at=valid_at,
             include_candidates=include_candidates,
         )
-        ids -= {f.id for f in out}
+        ids = resolved.answers - {f.id for f in out}
         if ids:
             extra = await self.db.read(
                 "fact.listed_ids",
@@ -269,11 +281,9 @@ class FactRepository:
                     "needs_verification": needs_verification,
                 },
             )
-            out += [
-                f
-                for f in (FactVersion.from_row(r["fact"]) for r in extra)
-                if after is None or (f.recorded_at, f.id) < after
-            ]
+            out += [FactVersion.from_row(r["fact"]) for r in extra]
+        out = [resolved.show(f) for f in out]
+        out = [f for f in out if after is None or (f.recorded_at, f.id) < after]
         out.sort(key=lambda f: (f.recorded_at, f.id), reverse=True)
         return out[:limit]
 
@@ -290,7 +300,22 @@ class FactRepository:
                 "as_of": as_of,
             },
         )
-        return [FactVersion.from_row(r["fact"]) for r in rows]
+        out = [FactVersion.from_row(r["fact"]) for r in rows]
+        if not any(r["touched"] for r in rows):
+            return out
+        # A forget in flight touched the slot: its versions as the purge leaves them, in the
+        # slot from when they are believed then.
+        resolved = await resolve_touched(
+            self.db,
+            tenant,
+            {SlotKey(f.scope, f.subject, f.predicate) for f in out},
+            as_of=as_of,
+            valid_at=as_of,
+            include_candidates=True,
+        )
+        shown = [resolved.show(f) for f in out]
+        shown = [f for f in shown if (f.entered_at or f.recorded_at) <= as_of]
+        return sorted(shown, key=lambda f: (f.entered_at or f.recorded_at, f.version, f.id))
 
     async def provenance(self, tenant: str, ids: list[str]) -> dict[str, list[Evidence]]:
         rows = await self.db.read("fact.provenance", {"tenant": require_tenant(tenant), "ids": ids})

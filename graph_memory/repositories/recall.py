@@ -73,7 +73,7 @@ class RecallRepository:
             return rows, raw
         # A forget in flight touched these candidates' slots: each stays only if it answers
         # its slot as the purge will leave it.
-        answers = await resolve_touched(
+        resolved = await resolve_touched(
             self.db,
             tenant,
             touched,
@@ -81,7 +81,7 @@ class RecallRepository:
             valid_at=valid_at,
             include_candidates=include_candidates,
         )
-        return [r for r in rows if r["touched"] is None or r["id"] in answers], raw
+        return [r for r in rows if r["touched"] is None or r["id"] in resolved.answers], raw
 
     async def episodes(
         self,

@@ -6,34 +6,88 @@ batch reaches it: a value of theirs that superseded another user's answered the 
 version they said first was believed from their telling. The reads that meet such a slot
 (forget/_touched_fact) hand it here; its versions are resolved by the time rule with the
 forgotten evidence withdrawn (graph_memory/temporal/withdrawal.py), which is what the purge
-then stores, so an answer does not change when the batch lands.
+then stores, so an answer does not change when the batch lands. The versions served from
+such a slot are shown as the purge leaves them too: believed and valid from the others'
+testimony, superseded by the next surviving version or by none (forget/relink).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from graph_memory.db import Database, Record
-from graph_memory.domain import as_datetime
+from graph_memory.domain import Status, as_datetime
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import SlotKey, life_of
 from graph_memory.temporal import Link, VersionLife, View, answers_at, withdraw
+from graph_memory.temporal.lifecycle import Change
+from graph_memory.versions import FactVersion
 
-__all__ = ["resolve_touched", "touched_slot"]
+__all__ = ["Resolution", "Withdrawn", "resolve_touched", "touched_slot"]
 
 
 def touched_slot(raw: dict[str, str] | None) -> SlotKey | None:
     return None if raw is None else SlotKey(raw["scope"], raw["subject"], raw["predicate"])
 
 
-def _withdrawn(v: Record) -> VersionLife | None:
-    links = [
-        Link(as_datetime(x["at"]), _time(x["started"]), bool(x["withdrawn"])) for x in v["links"]
-    ]
-    ends = [_time(t) for t in v["ends"]]
-    return withdraw(life_of(v), links, ends)
+@dataclass(frozen=True)
+class Withdrawn:
+    """A surviving version of a touched slot as the purge leaves it: its life, and the
+    surviving version that supersedes it (None: none does any more); ``rewired`` when that
+    supersession changes (its successor was excised or is believed later)."""
+
+    life: VersionLife
+    successor: VersionLife | None
+    rewired: bool
+
+    def apply(self, v: FactVersion) -> FactVersion:
+        """``v`` shown as the purge leaves it (forget/redate, forget/relink)."""
+        life: VersionLife = self.life
+        out: dict[str, Any] = {}
+        changes = v.changes
+        if life.recorded_at != v.recorded_at:
+            out |= {"recorded_at": life.recorded_at, "activated_at": life.activated_at}
+            changes = tuple((max(t, life.recorded_at), c) for t, c in changes)
+        if life.valid_from != v.valid_from:
+            out["valid_from"] = life.valid_from
+        nxt = self.successor
+        if not self.rewired:
+            pass
+        elif v.superseded_by is not None and nxt is None:
+            changes = tuple((t, c) for t, c in changes if c is not Change.SUPERSEDED)
+            out |= {"superseded_at": None, "superseded_by": None, "successor_valid_from": None}
+            if v.status is Status.SUPERSEDED:
+                out["status"] = Status.ACTIVE if life.activated_at else Status.CANDIDATE
+        elif nxt is not None:
+            changes = tuple(
+                (nxt.recorded_at if c is Change.SUPERSEDED else t, c) for t, c in changes
+            )
+            out |= {
+                "superseded_at": nxt.recorded_at,
+                "superseded_by": nxt.id,
+                "successor_valid_from": nxt.valid_from,
+            }
+        if changes != v.changes:
+            out["changes"] = changes
+        return dataclasses.replace(v, **out) if out else v
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What touched slots answer with at one (as_of, valid_at), and how each of their
+    surviving versions reads once the purge has been there."""
+
+    answers: set[str] = field(default_factory=set)
+    views: dict[str, Withdrawn] = field(default_factory=dict)
+
+    def show(self, v: FactVersion) -> FactVersion:
+        view = self.views.get(v.id)
+        return v if view is None else view.apply(v)
 
 
 def _time(value: str) -> datetime:
@@ -43,11 +97,36 @@ def _time(value: str) -> datetime:
     return out
 
 
-def _answers(rows: list[Record], as_of: datetime, valid_at: datetime, view: View) -> set[str]:
-    out: set[str] = set()
+def _withdrawn(v: Record) -> VersionLife | None:
+    links = [
+        Link(as_datetime(x["at"]), _time(x["started"]), bool(x["withdrawn"])) for x in v["links"]
+    ]
+    return withdraw(life_of(v), links, [_time(t) for t in v["ends"]])
+
+
+def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View) -> Resolution:
+    out = Resolution()
     for r in rows:
-        lives = [life for life in (_withdrawn(v) for v in r["versions"]) if life is not None]
-        out |= answers_at(lives, as_of, valid_at, view)
+        versions: list[dict[str, Any]] = list(r["versions"])
+        lives = {v["id"]: _withdrawn(v) for v in versions}
+        recorded = {v["id"]: life_of(v).recorded_at for v in versions}
+        succeeded_by = {v["id"]: v["superseded_by"] for v in versions}
+        out.answers.update(
+            answers_at([x for x in lives.values() if x is not None], as_of, valid_at, view)
+        )
+        for vid, life in lives.items():
+            if life is None:
+                continue
+            # Past excised successors to the next surviving one (forget/relink); a successor
+            # outside the slot (none is written so) is left as it is.
+            direct = nxt = succeeded_by.get(vid)
+            while nxt is not None and nxt in lives and lives[nxt] is None:
+                nxt = succeeded_by.get(nxt)
+            successor = None if nxt is None else lives.get(nxt)
+            rewired = (nxt is None or nxt in lives) and (
+                nxt != direct or (successor is not None and successor.recorded_at != recorded[nxt])
+            )
+            out.views[vid] = Withdrawn(life, successor, rewired)
     return out
 
 
@@ -59,12 +138,12 @@ async def resolve_touched(
     as_of: datetime,
     valid_at: datetime,
     include_candidates: bool,
-) -> set[str]:
-    """Ids of the versions that answer ``slots`` at (as_of, valid_at) once the forgotten
-    contributors' evidence is withdrawn."""
+) -> Resolution:
+    """The versions that answer ``slots`` at (as_of, valid_at) once the forgotten
+    contributors' evidence is withdrawn, and how each surviving version then reads."""
     keys = sorted(set(slots))
     if not keys:
-        return set()
+        return Resolution()
     rows = await db.read(
         "forget.shadow_slots",
         {"tenant": require_tenant(tenant), "slots": [k.param() for k in keys]},
@@ -72,4 +151,4 @@ async def resolve_touched(
     view = View.ALL if include_candidates else View.ACTIVE
     # Off the event loop, as a write-time settle is: a slot told hundreds of times is
     # milliseconds to seconds of pure Python.
-    return await asyncio.to_thread(_answers, rows, as_of, valid_at, view)
+    return await asyncio.to_thread(_resolve, rows, as_of, valid_at, view)
