@@ -9,7 +9,7 @@ from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import session_key, utcnow
 from graph_memory.repositories._scope import require_scopes, require_tenant
 from graph_memory.repositories.locks import WriteLocks
-from graph_memory.repositories.shadow import resolve_touched, touched_slot
+from graph_memory.repositories.shadow import in_flight_page, resolve_touched, touched_slot
 from graph_memory.repositories.timeline import SlotKey
 from graph_memory.versions import Evidence, FactDependencies, FactVersion
 
@@ -255,37 +255,9 @@ class FactRepository:
         else:
             name = "fact.in_force_scope"
         rows = await self.db.read(name, params)
-        out = [FactVersion.from_row(r["fact"]) for r in rows if r["fact"] is not None]
-        touched = [s for s in (touched_slot(r["touched"]) for r in rows) if s is not None]
-        if not touched:
-            return out
-        # A forget in flight touched some winners' slots: they answer as the purge will
-        # leave them, under the same filters, in the same order, shown as it leaves them.
-        resolved = await resolve_touched(
-            self.db,
-            tenant,
-            touched,
-            as_of=as_of,
-            valid_at=valid_at,
-            include_candidates=include_candidates,
-        )
-        ids = resolved.answers - {f.id for f in out}
-        if ids:
-            extra = await self.db.read(
-                "fact.listed_ids",
-                {
-                    "tenant": params["tenant"],
-                    "ids": sorted(ids),
-                    "as_of": as_of,
-                    "include_expired": include_expired,
-                    "needs_verification": needs_verification,
-                },
-            )
-            out += [FactVersion.from_row(r["fact"]) for r in extra]
-        out = [resolved.show(f) for f in out]
-        out = [f for f in out if after is None or (f.recorded_at, f.id) < after]
-        out.sort(key=lambda f: (f.recorded_at, f.id), reverse=True)
-        return out[:limit]
+        if any(r["touched"] for r in rows):
+            return await in_flight_page(self.db, name, params, rows)
+        return [FactVersion.from_row(r["fact"]) for r in rows]
 
     async def slot_versions(
         self, tenant: str, scopes: list[str], subject: str, predicate: str, as_of: datetime

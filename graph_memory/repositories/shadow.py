@@ -28,7 +28,12 @@ from graph_memory.temporal import Link, VersionLife, View, answers_at, withdraw
 from graph_memory.temporal.lifecycle import Change
 from graph_memory.versions import FactVersion
 
-__all__ = ["Resolution", "Withdrawn", "resolve_touched", "touched_slot"]
+__all__ = ["Resolution", "Withdrawn", "in_flight_page", "resolve_touched", "touched_slot"]
+
+# A listing page whose touched rows came to less asks for more rows this many times at most
+# (each a page further on): enough for a purge of any size, since the rows of slots only
+# the forgotten told are left out in the query (fact/_listed).
+_MAX_ROUNDS = 8
 
 
 def touched_slot(raw: dict[str, str] | None) -> SlotKey | None:
@@ -90,7 +95,7 @@ class Resolution:
         return v if view is None else view.apply(v)
 
 
-def _time(value: str) -> datetime:
+def _time(value: Any) -> datetime:
     out = as_datetime(value)
     if out is None:
         raise ValueError("a missing time in a touched slot")
@@ -152,3 +157,64 @@ async def resolve_touched(
     # Off the event loop, as a write-time settle is: a slot told hundreds of times is
     # milliseconds to seconds of pure Python.
     return await asyncio.to_thread(_resolve, rows, as_of, valid_at, view)
+
+
+async def in_flight_page(
+    db: Database, name: str, params: dict[str, Any], rows: list[Record]
+) -> list[FactVersion]:
+    """A fact listing page (``name``: a fact.in_force_* query; ``rows``: its first answer)
+    with the slots a forget in flight touched resolved as the purge will leave them: their
+    answers under the listing's filters, each version shown as it leaves it, newest recorded
+    first, after the page cursor. When touched rows resolve to fewer versions than they
+    took, the next rows are read, so a page is short only at the end of the listing."""
+    limit = int(params["limit"])
+    after = params["after_recorded"], params["after_id"]
+    out: dict[str, FactVersion] = {}
+    for _ in range(_MAX_ROUNDS):
+        for f in await _resolve_page(db, params, rows):
+            if after[0] is None or (f.recorded_at, f.id) < after:
+                out.setdefault(f.id, f)
+        if len(rows) < limit:
+            break
+        last = rows[-1]
+        # Not the end of the listing: a version resolved here that sorts past the last row
+        # read would move the client's cursor over rows it has not seen; it is left out.
+        edge = (_time(last["at"]), str(last["at_id"]))
+        out = {k: f for k, f in out.items() if (f.recorded_at, f.id) >= edge}
+        if len(out) >= limit:
+            break
+        more = {"after_recorded": last["at"], "after_id": last["at_id"]}
+        rows = await db.read(name, params | more)
+    page = sorted(out.values(), key=lambda f: (f.recorded_at, f.id), reverse=True)
+    return page[:limit]
+
+
+async def _resolve_page(
+    db: Database, params: dict[str, Any], rows: list[Record]
+) -> list[FactVersion]:
+    page = [FactVersion.from_row(r["fact"]) for r in rows if r["fact"] is not None]
+    touched = [s for s in (touched_slot(r["touched"]) for r in rows) if s is not None]
+    if not touched:
+        return page
+    resolved = await resolve_touched(
+        db,
+        params["tenant"],
+        touched,
+        as_of=params["as_of"],
+        valid_at=params["valid_at"],
+        include_candidates=params["include_candidates"],
+    )
+    ids = resolved.answers - {f.id for f in page}
+    if ids:
+        extra = await db.read(
+            "fact.listed_ids",
+            {
+                "tenant": params["tenant"],
+                "ids": sorted(ids),
+                "as_of": params["as_of"],
+                "include_expired": params["include_expired"],
+                "needs_verification": params["needs_verification"],
+            },
+        )
+        page += [FactVersion.from_row(r["fact"]) for r in extra]
+    return [resolved.show(f) for f in page]

@@ -129,3 +129,40 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     # Shown as the purge leaves it: carol's value is current again, superseded by nobody.
     (paris,) = [n for n in after["hq_in 8 3"]]
     assert paris["status"] == "ACTIVE" and paris["supersededBy"] is None
+
+
+def _listing(client: GraphMemoryClient) -> list[str]:
+    """Every fact of the scope, page by page."""
+    ids: list[str] = []
+    after: str | None = None
+    while True:
+        page = client.facts(SCOPES, first=7, after=after)
+        ids += [e["node"]["id"] for e in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            return ids
+        after = page["pageInfo"]["endCursor"]
+
+
+def test_a_listing_pages_through_a_purge_in_flight_without_gaps(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """The forgotten user's newest facts sort first: a page still fills with the others'
+    facts, and the value their version superseded is listed once, in its place."""
+
+    def ep(user: str) -> str:
+        return client.record_episode(**episode(user, f"s-{user}", scope="team:core"))
+
+    carol, bob = ep("carol"), ep("bob")
+    mine = [_fact_one("acme", f"k{i}", f"v{i}", [carol]) for i in range(15)]
+    assert client.assert_facts(mine)["accepted"] == 15
+    assert client.assert_facts([_fact_one("acme", "hq_in", "Paris", [carol])])["accepted"] == 1
+    assert client.assert_facts([_fact_one("acme", "hq_in", "Berlin", [bob])])["accepted"] == 1
+    theirs = [_fact_one(f"bob-thing-{i}", "note", f"n{i}", [bob]) for i in range(40)]
+    assert client.assert_facts(theirs)["accepted"] == 40
+    job = held(settings, tenant, "bob")
+    during = _listing(client)
+    assert len(during) == len(set(during)) == 16
+    release(settings, job)
+    done = run_purge(settings, tenant, job, batch=10)
+    assert done is not None and done.done
+    assert sorted(_listing(client)) == sorted(during)
