@@ -1,4 +1,4 @@
-// params: tenant, scopes, ids, vector, lucene, k, as_of, valid_at
+// params: tenant, scopes, ids, vector, content_vector, lucene, k, as_of, valid_at
 // returns: of, row
 // Coarse to fine: the members of those of these episodes that are consolidation digests, as
 // lean candidate rows (the shape of recall.episodes' rows) scored against the query: cosine
@@ -27,7 +27,9 @@ RETURN d.id AS of, {
   id: m.id, text: m.text, confidence: m.confidence,
   fresh_ms: coalesce(m.ended_at, m.started_at, m.recorded_at).epochMillis,
   similarity: vector.similarity.cosine(m.embedding, $vector),
-  content: null, keyword: head([p IN keyword WHERE p[0] = m.id | p[1]]),
+  content: CASE WHEN $content_vector IS NULL THEN null
+                ELSE vector.similarity.cosine(m.embedding, $content_vector) END,
+  keyword: head([p IN keyword WHERE p[0] = m.id | p[1]]),
   last_retrieved_ms: m.last_retrieved_at.epochMillis, recorded_ms: m.recorded_at.epochMillis,
   harmful: m.harmful_count, helpful: m.helpful_count
 } AS row

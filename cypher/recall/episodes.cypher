@@ -1,4 +1,4 @@
-// params: tenant, scopes, vector, content_vector, k, lucene, as_of, valid_at
+// params: tenant, scopes, vector, content_vector, content_search, k, lucene, as_of, valid_at
 // returns: rows, raw_hits
 // Hybrid candidates among episodes (same shape as recall.facts). An episode is in force once
 // recorded (belief time) and once it has started (validity time): "what had happened by T".
@@ -19,6 +19,21 @@ CALL () {
     RETURN hit, score
   }
   RETURN hit AS e, score AS vscore, null AS kscore
+  UNION ALL
+  // And the k nearest to the query without the names it mentions when the service scores on
+  // that (content_search; services/recall/service.py says why both): a speaker the question
+  // names labels every turn of theirs, which fill the first search's k nearest.
+  // Named apart from the first branch's, like `hit` above.
+  UNWIND $scopes AS scope2
+  WITH scope2 WHERE $content_search AND $content_vector IS NOT NULL
+    AND EXISTS { MATCH (x2:Episode {tenant: $tenant, scope: scope2}) }
+  CALL (scope2) {
+    MATCH (hit2:Episode)
+      SEARCH hit2 IN (VECTOR INDEX episode_embedding FOR $content_vector
+                      WHERE hit2.tenant = $tenant AND hit2.scope = scope2 LIMIT $k)
+    RETURN hit2
+  }
+  RETURN hit2 AS e, null AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('episode_text', $lucene, {limit: $k}) YIELD node, score

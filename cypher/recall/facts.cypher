@@ -1,4 +1,4 @@
-// params: tenant, scopes, vector, content_vector, k, lucene, include_candidates, as_of, valid_at, include_expired, include_unverified, tiers
+// params: tenant, scopes, vector, content_vector, content_search, k, lucene, include_candidates, as_of, valid_at, include_expired, include_unverified, tiers
 // returns: rows, raw_hits
 // Hybrid candidates for recall: the k nearest facts per scope from the vector index (the
 // tenant/scope filter runs inside the HNSW search) plus the k best full-text hits (scoped by
@@ -24,6 +24,21 @@ CALL () {
     RETURN hit, score
   }
   RETURN hit AS f, score AS vscore, null AS kscore
+  UNION ALL
+  // And the k nearest to the query without the names it mentions when the service scores on
+  // that (content_search; services/recall/service.py says why both): a speaker the question
+  // names labels every turn of theirs, which fill the first search's k nearest.
+  // Named apart from the first branch's, like `hit` above.
+  UNWIND $scopes AS scope2
+  WITH scope2 WHERE $content_search AND $content_vector IS NOT NULL
+    AND EXISTS { MATCH (x2:Fact {tenant: $tenant, scope: scope2}) }
+  CALL (scope2) {
+    MATCH (hit2:Fact)
+      SEARCH hit2 IN (VECTOR INDEX fact_embedding FOR $content_vector
+                      WHERE hit2.tenant = $tenant AND hit2.scope = scope2 LIMIT $k)
+    RETURN hit2
+  }
+  RETURN hit2 AS f, null AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $k}) YIELD node, score

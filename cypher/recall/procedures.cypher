@@ -1,4 +1,4 @@
-// params: tenant, scopes, vector, k, lucene, statuses, as_of, intent, role
+// params: tenant, scopes, vector, content_vector, k, lucene, statuses, as_of, intent, role
 // returns: rows, raw_hits
 // Hybrid candidates among procedures: the version current at as_of, of an allowed status,
 // and of the requested intent/role when the caller names them (procedures are served only
@@ -55,6 +55,8 @@ CALL (hidden, hits) {
     id: p.id, text: p.text, success_count: p.success_count,
     failure_count: p.failure_count, fresh_ms: coalesce(p.updated_at, p.created_at).epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(p.embedding, $vector)),
+    content: CASE WHEN $content_vector IS NULL THEN null
+                  ELSE vector.similarity.cosine(p.embedding, $content_vector) END,
     keyword: kscore
   }) AS rows
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +13,15 @@ from graph_memory.db import Database, Record
 from graph_memory.repositories._scope import require_scopes, require_tenant
 from graph_memory.repositories.shadow import resolve_touched, touched_slot
 
-__all__ = ["RecallRepository"]
+__all__ = ["QueryNames", "RecallRepository"]
+
+
+@dataclass(frozen=True)
+class QueryNames:
+    """Known names a query mentions (recall.entities); ``speakers``: those that label turns."""
+
+    names: tuple[str, ...] = ()
+    speakers: tuple[str, ...] = ()
 
 
 def _vector(values: list[float]) -> Vector:
@@ -36,6 +45,7 @@ class RecallRepository:
         *,
         vector: list[float],
         content_vector: list[float] | None = None,
+        content_search: bool = False,
         k: int,
         lucene: str | None,
         statuses: list[str],
@@ -47,7 +57,9 @@ class RecallRepository:
         tiers: list[str] | None,
     ) -> tuple[list[Record], int]:
         """Lean candidate rows for scoring (similarity is the index's (1 + cos) / 2) and how
-        many raw search hits they were filtered from."""
+        many raw search hits they were filtered from. ``content_vector``: the query without
+        its names, each row's cosine to it given as ``content``; ``content_search``: search
+        the vector index for its k nearest too."""
         rows, raw = _pool(
             await self.db.read(
                 "recall.facts",
@@ -56,6 +68,7 @@ class RecallRepository:
                     "scopes": require_scopes(scopes),
                     "vector": _vector(vector),
                     "content_vector": _maybe_vector(content_vector),
+                    "content_search": content_search,
                     "k": k,
                     "lucene": lucene,
                     "statuses": statuses,
@@ -90,6 +103,7 @@ class RecallRepository:
         *,
         vector: list[float],
         content_vector: list[float] | None = None,
+        content_search: bool = False,
         k: int,
         lucene: str | None,
         as_of: datetime,
@@ -103,6 +117,7 @@ class RecallRepository:
                     "scopes": require_scopes(scopes),
                     "vector": _vector(vector),
                     "content_vector": _maybe_vector(content_vector),
+                    "content_search": content_search,
                     "k": k,
                     "lucene": lucene,
                     "as_of": as_of,
@@ -117,6 +132,7 @@ class RecallRepository:
         scopes: list[str],
         *,
         vector: list[float],
+        content_vector: list[float] | None = None,
         k: int,
         lucene: str | None,
         statuses: list[str],
@@ -131,6 +147,7 @@ class RecallRepository:
                     "tenant": require_tenant(tenant),
                     "scopes": require_scopes(scopes),
                     "vector": _vector(vector),
+                    "content_vector": _maybe_vector(content_vector),
                     "k": k,
                     "lucene": lucene,
                     "statuses": statuses,
@@ -148,6 +165,7 @@ class RecallRepository:
         *,
         vector: list[float],
         content_vector: list[float] | None = None,
+        content_search: bool = False,
         k: int,
         lucene: str | None,
         as_of: datetime,
@@ -163,6 +181,7 @@ class RecallRepository:
                     "scopes": require_scopes(scopes),
                     "vector": _vector(vector),
                     "content_vector": _maybe_vector(content_vector),
+                    "content_search": content_search,
                     "k": k,
                     "lucene": lucene,
                     "as_of": as_of,
@@ -180,6 +199,7 @@ class RecallRepository:
         ids: list[str],
         *,
         vector: list[float],
+        content_vector: list[float] | None = None,
         as_of: datetime,
         valid_at: datetime,
     ) -> list[tuple[str, Record]]:
@@ -193,6 +213,7 @@ class RecallRepository:
                 "scopes": require_scopes(scopes),
                 "ids": ids,
                 "vector": _vector(vector),
+                "content_vector": _maybe_vector(content_vector),
                 "as_of": as_of,
                 "valid_at": valid_at,
             },
@@ -206,6 +227,7 @@ class RecallRepository:
         ids: list[str],
         *,
         vector: list[float],
+        content_vector: list[float] | None = None,
         lucene: str | None,
         k: int,
         as_of: datetime,
@@ -222,6 +244,7 @@ class RecallRepository:
                 "scopes": require_scopes(scopes),
                 "ids": ids,
                 "vector": _vector(vector),
+                "content_vector": _maybe_vector(content_vector),
                 "lucene": lucene,
                 "k": k,
                 "as_of": as_of,
@@ -232,12 +255,12 @@ class RecallRepository:
 
     async def entity_names(
         self, tenant: str, scopes: list[str], keys: list[str], as_of: datetime
-    ) -> list[str]:
+    ) -> QueryNames:
         """Names among these normalised keys (entity_key): of entities that facts in these
         scopes recorded by ``as_of`` are about or point to, and speakers of episodes in these
         scopes recorded by ``as_of`` (a speaker is given as its key)."""
         if not keys:
-            return []
+            return QueryNames()
         rows = await self.db.read(
             "recall.entities",
             {
@@ -247,7 +270,10 @@ class RecallRepository:
                 "as_of": as_of,
             },
         )
-        return [str(r["name"]) for r in rows]
+        return QueryNames(
+            names=tuple(str(r["name"]) for r in rows),
+            speakers=tuple(str(r["name"]) for r in rows if r["speaker"]),
+        )
 
     async def hydrate(
         self,

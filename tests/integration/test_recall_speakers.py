@@ -77,3 +77,34 @@ def test_a_first_name_asks_about_a_speaker_labelled_by_full_name(
     got = ids(res)
     assert got and got[0] == made[evidence], [i["text"] for i in res["items"]]
     assert not {made[t] for t in empty} & set(got[:3]), [i["text"] for i in res["items"]]
+
+
+# A speaker's turns that say nothing, more of them than a search's k nearest (overRecall 20).
+FILLER = [
+    "Typical.", "Ha, classic.", "Yes, it is.", "Rustic!", "Smart.", "I'll be there.",
+    "That's the plan.", "It is.", "Sure thing.", "Haha, true.", "Oh no.", "Fair enough.",
+    "Me too.", "Exactly.", "Not bad.", "Love it.", "Same as always.", "Good one.", "Agreed.",
+    "Nope.", "So true.", "Of course.", "Maybe later.", "Wow.", "Totally.",
+]  # fmt: skip
+
+
+def test_a_full_name_question_is_scored_and_searched_without_the_speakers_label(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    """Asked by the full label, the question's cosine to every "Maria Lopez: ..." turn is mostly
+    the label's: the vector part compares the rest of the question, and the rest is searched
+    too, so the answer is found among more of her empty turns than the search's k nearest."""
+    evidence = "Maria Lopez: They made me head of the pediatric ward last week."
+    lines = [
+        "Tom Becker: Any news from the hospital lately.",
+        *(f"Maria Lopez: {t}" for t in FILLER[:12]),
+        evidence,
+        *(f"Maria Lopez: {t}" for t in FILLER[12:]),
+    ]
+    made = dict(zip(lines, record(client, session("maria", "s5", lines)), strict=True))
+    assert speakers(settings, tenant)[evidence] == "maria lopez"
+    res = client.recall(
+        "What promotion did Maria Lopez get at work?", ["user:maria"], kinds=["EPISODE"]
+    )
+    got = ids(res)
+    assert got and got[0] == made[evidence], [i["text"] for i in res["items"]]

@@ -228,3 +228,26 @@ def test_a_digest_hands_its_score_to_its_best_member_and_stays() -> None:
 )
 def test_asks_knows_a_turn_ending_in_a_question_in_any_script(text: str, asking: bool) -> None:
     assert asks(text) is asking
+
+
+def test_a_question_naming_a_speaker_scores_the_vector_part_without_the_names() -> None:
+    """A labelled turn's cosine to the whole question is mostly the shared label: on a pool
+    scored without the names, the turn that matches the rest of the question is the best."""
+    label_only = {**_row("label", sim=0.6, at=LIVE), "content": (1 + 0.1) / 2}
+    answer = {**_row("answer", sim=0.5, at=LIVE), "content": (1 + 0.4) / 2}
+    rows = [label_only, answer]
+    whole = _score(rows, LIVE, kind="episode")
+    assert whole["label"].similarity == 1.0 > whole["answer"].similarity
+    pool = pool_of(rows, LIVE, on_content=True)
+    assert pool.best_cosine == pytest.approx(0.4)
+    (label, best) = score_rows(
+        "episode",
+        rows,
+        query="question words",
+        weights=Weights().normalised(),
+        half_life_days=30,
+        valid_at=LIVE,
+        pool=pool,
+    )
+    assert best.similarity == 1.0 and label.similarity == pytest.approx(0.25)
+    assert label.cosine == pytest.approx(0.6)  # the reported cosine is to the whole query

@@ -62,7 +62,9 @@ class RecallWeights:
 )
 class ScoreBreakdown:
     vector: float = strawberry.field(
-        description="Cosine similarity to the query / the best cosine among the candidates."
+        description="Cosine similarity to the query / the best cosine among the candidates. "
+        "When the query names a speaker of transcript turns and says more, the cosine is to "
+        "the query without the names it mentions (cosine stays the whole query's)."
     )
     keyword: float = strawberry.field(
         description="Full-text (BM25) score / the best among candidates of its kind; when the "

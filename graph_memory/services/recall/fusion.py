@@ -8,9 +8,16 @@ search engines do before a convex combination (min-max / max normalisation in El
 linear retriever, OpenSearch's normalization processor):
 
 * vector: cosine / the best cosine among all candidates (every kind: they share one embedding
-  space). The zero stays the signal's own (cosine 0 = unrelated), only the scale is the pool's:
-  min-max against the pool's worst would turn a 0.01 cosine gap between two candidates into
-  the whole range, and a lone weak candidate into a perfect one against nothing.
+  space). When the query names a speaker of transcript turns and says something beyond the
+  names it mentions, the cosine is to the query without those names (``Pool.on_content``,
+  ranking.py's "content relevance"): asked "what promotion did Maria Lopez get?", every "Maria
+  Lopez: ..." turn shares the label with the question, and its cosine to the whole question
+  says more about the label than about promotions, so her emptiest turns look as close as the
+  answer. An entity's name alone does not switch it: in "Alice commutes by bicycle" the name
+  is what the fact is about, and it keeps Bob's commute apart. The zero stays the signal's own
+  (cosine 0 = unrelated), only the scale is the pool's: min-max against the pool's worst
+  would turn a 0.01 cosine gap between two candidates into the whole range, and a lone weak
+  candidate into a perfect one against nothing.
 * keyword: BM25 / the best BM25 of that kind (each kind has its own Lucene index, whose scores
   are not comparable across indexes).
 * recency: a half-life decay measured from the pool's newest memory (the scope's own
@@ -52,6 +59,7 @@ __all__ = [
     "names_a_time",
     "pool_of",
     "recency_gate",
+    "scoring_cosine",
     "share_of_best",
 ]
 
@@ -84,6 +92,8 @@ class Pool:
     # scale): a later pass over more rows of a kind (a digest's members) is normalised
     # against the recall's candidates, not only against its own few rows.
     best_keyword: Mapping[str, float] = field(default_factory=dict)
+    # The vector part is the cosine to the query without its names (``content``).
+    on_content: bool = False
 
 
 def cosine(index_score: Any) -> float:
@@ -93,6 +103,14 @@ def cosine(index_score: Any) -> float:
     return min(max(2.0 * float(index_score) - 1.0, 0.0), 1.0)
 
 
+def scoring_cosine(rec: Record, on_content: bool) -> float:
+    """The cosine the vector part is built on: to the query without the names it mentions
+    (``content``) when the pool is scored on that and the row has it, else to the whole query
+    (``similarity``)."""
+    content = rec.get("content") if on_content else None
+    return cosine(content if content is not None else rec.get("similarity"))
+
+
 def fresh_at(rec: Record) -> datetime | None:
     """When the memory became true (``fresh_ms``, epoch millis), as an aware datetime."""
     ms = rec.get("fresh_ms")
@@ -100,13 +118,17 @@ def fresh_at(rec: Record) -> datetime | None:
 
 
 def pool_of(
-    rows: Iterable[Record], valid_at: datetime, kinds: Mapping[str, Iterable[Record]] | None = None
+    rows: Iterable[Record],
+    valid_at: datetime,
+    kinds: Mapping[str, Iterable[Record]] | None = None,
+    *,
+    on_content: bool = False,
 ) -> Pool:
-    """The pool's best cosine and recency anchor (rows of every kind together); with
+    """The pool's best (scoring) cosine and recency anchor (rows of every kind together); with
     ``kinds`` (the same rows by kind), the best keyword score of each kind."""
     best, newest = 0.0, None
     for r in rows:
-        best = max(best, cosine(r.get("similarity")))
+        best = max(best, scoring_cosine(r, on_content))
         at = fresh_at(r)
         if at is not None and (newest is None or at > newest):
             newest = at
@@ -115,7 +137,7 @@ def pool_of(
         kind: max((float(r.get("keyword") or 0.0) for r in of_kind), default=0.0)
         for kind, of_kind in (kinds or {}).items()
     }
-    return Pool(best_cosine=best, reference=reference, best_keyword=keyword)
+    return Pool(best_cosine=best, reference=reference, best_keyword=keyword, on_content=on_content)
 
 
 def names_a_time(query: str) -> bool:

@@ -9,7 +9,10 @@ Each part is on the candidate pool's scale (``services/recall/fusion.py`` says w
 
 * vector: cosine of query and memory / the best cosine among the candidates (so the best
   scores 1.0, an unrelated memory 0). Neo4j reports cosine as (1 + cos) / 2; we map it back
-  first. The raw cosine is reported too (``cosine``).
+  first. When the query names a speaker and says something specific beyond the names (see
+  "content relevance" below), the cosine is to the query without the names
+  (services/recall/fusion.py says why). The raw cosine to the whole query is reported too
+  (``cosine``; the absolute floor, ``minRelevance``, reads it).
 * keyword: the Lucene score divided by the best among candidates of that kind. When the query
   names known entities it is also multiplied by the share of the query's *other* words the
   memory contains: a memory sharing just a name with the query is no keyword match. Otherwise
@@ -41,7 +44,9 @@ Content relevance (a filter, not part of the score): when the query names a know
 alone (cosine ~0.5 with a small sentence model), so nothing would ever be judged irrelevant.
 Keyword relevance then counts only the other words, and when they say something specific
 (two words or more) the query is embedded a second time without the names (``mask_names``):
-a memory must also match that rest, by cosine or by keyword coverage, to be served.
+a memory must also match that rest, by cosine or by keyword coverage, to be served. When a
+name is a speaker's, the vector part is scored on that rest too (the names still count through
+keyword: BM25 sees them).
 Known names are those of entities the scopes' facts are about and the speakers of their
 transcript turns ("Leo: Poor guy.", ``domain.speaker_label``): a label says who spoke, not
 what was said, and short turns would otherwise match a question through the name alone.
@@ -68,6 +73,7 @@ from graph_memory.services.recall.fusion import (
     fresh_at,
     pool_of,
     recency_gate,
+    scoring_cosine,
     share_of_best,
 )
 from graph_memory.services.recall.salience import salience
@@ -330,7 +336,7 @@ def score_rows(
     for r in rows:
         rec: Record = r
         cos = cosine(r["similarity"])
-        vec = share_of_best(cos, pool.best_cosine)
+        vec = share_of_best(scoring_cosine(rec, pool.on_content), pool.best_cosine)
         kw_share = share_of_best(float(r["keyword"] or 0.0), best_kw)
         text = str(rec.get("text") or "")
         # With entity names in the query, keyword counts the words beyond them: sharing

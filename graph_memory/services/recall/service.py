@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from graph_memory.db import Record
@@ -83,6 +84,18 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class Scoring:
+    """What a later pass (replies, digest members) is scored with, as the candidates were:
+    the query's embedding, that of the query without its names (None when the vector part is
+    on the whole query), the pool's scale and validAt."""
+
+    vector: list[float]
+    content_vector: list[float] | None
+    pool: Pool
+    valid_at: datetime
+
+
 class RecallService:
     def __init__(
         self,
@@ -111,22 +124,28 @@ class RecallService:
         )
         # What the query asks beyond the entity names it mentions (services/recall/ranking.py,
         # "content relevance"): keyword relevance counts only those words, and when they say
-        # something specific (two words or more) a memory must match them too.
-        content_query = mask_names(query, names)
+        # something specific (two words or more) a memory must match them too; when a name is
+        # a speaker's, the vector part is scored on them as well (services/recall/fusion.py).
+        content_query = mask_names(query, names.names)
+        on_content = bool(names.speakers)
         content_vector = (
             await self.embedder.embed_query(content_query)
-            if req.min_relevance > 0
+            if (req.min_relevance > 0 or on_content)
             and content_query is not None
             and len(query_terms(content_query)) >= CONTENT_TERMS
             else None
         )
+        on_content = on_content and content_vector is not None
         fetched = await self._candidates(
-            principal.tenant, req, (vector, content_vector), as_of, valid_at, per_kind
+            principal.tenant, req, (vector, content_vector, on_content), as_of, valid_at, per_kind
         )
         considered = sum(len(rows) for rows in fetched)
         # One scale for every kind: they share the embedding space and the recency anchor.
         pool = pool_of(
-            (r for rows in fetched for r in rows), valid_at, dict(zip(KINDS, fetched, strict=True))
+            (r for rows in fetched for r in rows),
+            valid_at,
+            dict(zip(KINDS, fetched, strict=True)),
+            on_content=on_content,
         )
         scored: list[Scored] = []
         drops = dict.fromkeys(FloorDrops.__dataclass_fields__, 0)
@@ -148,12 +167,9 @@ class RecallService:
         drops["relative_relevance"] = len(scored) - len(relevant)
         scored = sorted(relevant, key=lambda s: (-s.total, -s.tier_rank, s.id))
         below = considered - len(scored)
-        scored = await self._with_replies(
-            principal.tenant, req, scored, (vector, pool, valid_at), as_of
-        )
-        scored = await self._with_members(
-            principal.tenant, req, scored, (vector, pool, valid_at), as_of
-        )
+        scoring = Scoring(vector, content_vector if on_content else None, pool, valid_at)
+        scored = await self._with_replies(principal.tenant, req, scored, scoring, as_of)
+        scored = await self._with_members(principal.tenant, req, scored, scoring, as_of)
         scored = settle_conflicts(scored)
         if per_kind is not None:
             seen = dict.fromkeys(KINDS, 0)
@@ -198,12 +214,12 @@ class RecallService:
         tenant: str,
         req: RecallRequest,
         ranked: list[Scored],
-        scoring: tuple[list[float], Pool, datetime],
+        scoring: Scoring,
         as_of: datetime,
     ) -> list[Scored]:
         """``ranked`` with the reply to each matched question among the best k episodes
         lifted in or added (services/recall/neighbours.py). One round trip, only when one asks."""
-        vector, pool, valid_at = scoring
+        pool, valid_at = scoring.pool, scoring.valid_at
         if "episode" not in req.kinds:
             return ranked
         questions = [
@@ -214,7 +230,13 @@ class RecallService:
         if not questions:
             return ranked
         pairs = await self.repo.replies(
-            tenant, list(req.scopes), questions, vector=vector, as_of=as_of, valid_at=valid_at
+            tenant,
+            list(req.scopes),
+            questions,
+            vector=scoring.vector,
+            content_vector=scoring.content_vector,
+            as_of=as_of,
+            valid_at=valid_at,
         )
         follows = {str(row["id"]): of for of, row in pairs}
         own = {
@@ -229,13 +251,13 @@ class RecallService:
         tenant: str,
         req: RecallRequest,
         ranked: list[Scored],
-        scoring: tuple[list[float], Pool, datetime],
+        scoring: Scoring,
         as_of: datetime,
     ) -> list[Scored]:
         """``ranked`` with the best-matching member of each digest among the best k served
         after it (services/recall/digest_members.py). One round trip, only when a digest is
         there."""
-        vector, pool, valid_at = scoring
+        pool, valid_at = scoring.pool, scoring.valid_at
         digests = [s.id for s in ranked[: req.k] if s.kind == "episode" and s.record.get("digest")]
         if not digests:
             return ranked
@@ -243,7 +265,8 @@ class RecallService:
             tenant,
             list(req.scopes),
             digests,
-            vector=vector,
+            vector=scoring.vector,
+            content_vector=scoring.content_vector,
             lucene=build_lucene(tenant, req.scopes, req.query),
             k=min(max(req.over_recall, req.k) * len(digests), MAX_WIDENED),
             as_of=as_of,
@@ -262,14 +285,22 @@ class RecallService:
         self,
         tenant: str,
         req: RecallRequest,
-        vectors: tuple[list[float], list[float] | None],
+        vectors: tuple[list[float], list[float] | None, bool],
         as_of: datetime,
         valid_at: datetime,
         per_kind: int | None,
     ) -> list[list[Record]]:
         """Raw candidates per kind (in KINDS order), the searches run concurrently.
-        ``vectors``: the query's embedding and that of the query without entity names."""
-        vector, content_vector = vectors
+        ``vectors``: the query's embedding, that of the query without entity names, and
+        whether the vector part is scored on the latter.
+
+        When it is, facts, episodes and memos are searched for the k nearest to each
+        (procedures match on their intent: the whole query). Measured on the outside recall
+        probes' conversations: asked by a speaker's full label ("Maria Lopez"), the whole
+        query's search found the answer in the top 5 for 65% of 46 questions (her empty turns
+        fill its k nearest), either the search without the names or both for 89%; over the
+        other 354 questions both found one answer more than the nameless search alone."""
+        vector, content_vector, content_search = vectors
         lucene = build_lucene(tenant, req.scopes, req.query)
         limit = max(req.over_recall, req.k if per_kind is None else per_kind)
         scopes = list(req.scopes)
@@ -283,6 +314,7 @@ class RecallService:
                 scopes,
                 vector=vector,
                 content_vector=content_vector,
+                content_search=content_search,
                 k=k,
                 lucene=lucene,
                 statuses=statuses,
@@ -298,6 +330,7 @@ class RecallService:
                 scopes,
                 vector=vector,
                 content_vector=content_vector,
+                content_search=content_search,
                 k=k,
                 lucene=lucene,
                 as_of=as_of,
@@ -307,6 +340,7 @@ class RecallService:
                 tenant,
                 scopes,
                 vector=vector,
+                content_vector=content_vector,
                 k=k,
                 lucene=lucene,
                 statuses=["active", "candidate"] if req.include_candidates else ["active"],
@@ -319,6 +353,7 @@ class RecallService:
                 scopes,
                 vector=vector,
                 content_vector=content_vector,
+                content_search=content_search,
                 k=k,
                 lucene=lucene,
                 as_of=as_of,
