@@ -190,3 +190,29 @@ def test_floors_say_how_many_candidates_each_dropped(client: GraphMemoryClient) 
     assert strict["items"] == [] and strict["floorDrops"]["minScore"] == strict["considered"]
     packed = client.context(q, 200, SCOPES, kinds=["EPISODE"])
     assert sum(packed["floorDrops"].values()) > 0
+
+
+def test_min_relevance_decides_whether_there_is_an_answer_not_how_long_it_is(
+    client: GraphMemoryClient,
+) -> None:
+    """One turn reaches minRelevance; another answer is under it (cosine ~0.27, and "planted"
+    covers one of the question's three words) but well within the relative cut: it is served
+    with the first. A question about something never told stays empty."""
+    _chatter(client)
+    strong, weak = _record(
+        client,
+        [
+            ("garden", "Spring planting went well: tomatoes, basil and peppers.",
+             LAST - timedelta(days=60)),
+            ("garden", "I planted tomatoes and basil in the raised beds.",
+             LAST - timedelta(days=59)),
+        ],
+    )  # fmt: skip
+    res = client.recall("What did Jules plant in the spring?", SCOPES, k=10, **EPISODES_ONLY)
+    got = ids(res)
+    assert got[:1] == [strong] and weak in got, res["items"]
+    assert sum(res["floorDrops"].values()) == res["belowThreshold"] == res["considered"] - 2
+    never = client.recall("Which opera did Jules see in Vienna?", SCOPES, k=10, **EPISODES_ONLY)
+    assert never["items"] == [], never["items"]
+    assert never["floorDrops"]["minRelevance"] > 0
+    assert sum(never["floorDrops"].values()) == never["belowThreshold"] == never["considered"]

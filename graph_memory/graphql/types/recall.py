@@ -229,7 +229,10 @@ class FloorDrops:
     content: int = strawberry.field(
         description="Memories sharing the query's entity names and little else."
     )
-    min_relevance: int
+    min_relevance: int = strawberry.field(
+        description="Memories under minRelevance when none reached it (once one does, the "
+        "others are judged by relativeRelevance)."
+    )
     relative_relevance: int
 
 

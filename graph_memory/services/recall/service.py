@@ -7,7 +7,10 @@ must first *match*, on two scales:
 
 * absolute (``minRelevance``): its raw cosine, or a keyword hit covering that share of the
   query's words, reaches the floor. This is what lets an answer be empty: a pool of unrelated
-  memories still has a best one, and only an absolute floor sees that it is no match.
+  memories still has a best one, and only an absolute floor sees that it is no match. It
+  decides whether there is an answer, not how long it is: once one candidate reaches it (and
+  passes the other floors), the candidates below it that pass every other floor are judged by
+  the relative one like the rest.
 * relative to the pool (``relativeRelevance``): its relevance on the pool's scale (the better of
   its normalised vector and keyword parts, the best candidate's being 1) reaches that share of
   the best's. Half the best cosine or half the best BM25 keeps an answer that a look-alike
@@ -148,14 +151,27 @@ class RecallService:
             on_content=on_content,
         )
         scored: list[Scored] = []
+        weak: list[Scored] = []  # pass every floor but minRelevance
         drops = dict.fromkeys(FloorDrops.__dataclass_fields__, 0)
         for kind, rows in zip(KINDS, fetched, strict=True):
             for s in self._score(kind, rows, req, pool, valid_at, content_query):
                 floor = self._floor(s, req)
                 if floor is None:
                     scored.append(s)
+                elif floor == "min_relevance":
+                    weak.append(s)
                 else:
                     drops[floor] += 1
+        # minRelevance says whether there is an answer, not how long it is: once one memory
+        # reaches it, the others go on to the relative cut like it. A small model's cosine to
+        # a real answer is often under the floor, and a keyword hit counts only as far as it
+        # covers the question's words, time words and names it does not know included ("what
+        # was Jules working on in June 2024?"); a pool of unrelated memories has none that
+        # reaches it, so a question about something never told stays empty.
+        if any(s.match >= req.min_relevance for s in scored):
+            scored += weak
+        else:
+            drops["min_relevance"] = len(weak)
         best = max((s.relevance for s in scored), default=0.0)
         # A named intent is matched exactly, whatever the query's words: no relative cut.
         relevant = [
