@@ -251,3 +251,25 @@ def test_a_question_naming_a_speaker_scores_the_vector_part_without_the_names() 
     )
     assert best.similarity == 1.0 and label.similarity == pytest.approx(0.25)
     assert label.cosine == pytest.approx(0.6)  # the reported cosine is to the whole query
+
+
+def test_scored_without_the_names_a_memory_the_whole_question_is_close_to_stays_relevant() -> None:
+    """The relative cut (relevance on the pool's scale) still sees the whole question: the
+    answer whose words were the name's keeps the relevance its whole cosine gives it, while
+    its score is on the rest of the question."""
+    named = {**_row("named", sim=0.55, at=LIVE), "content": (1 + 0.1) / 2}
+    other = {**_row("other", sim=0.3, at=LIVE), "content": (1 + 0.4) / 2}
+    rows = [named, other]
+    scored = score_rows(
+        "episode",
+        rows,
+        query="what pet did Amara adopt",
+        weights=Weights().normalised(),
+        half_life_days=30,
+        valid_at=LIVE,
+        pool=pool_of(rows, LIVE, on_content=True),
+    )
+    by_id = {s.id: s for s in scored}
+    assert by_id["named"].similarity == pytest.approx(0.25)  # scored on the rest
+    assert by_id["named"].relevance == pytest.approx(1.0)  # relevant by the whole question
+    assert by_id["other"].total > by_id["named"].total

@@ -94,6 +94,9 @@ class Pool:
     best_keyword: Mapping[str, float] = field(default_factory=dict)
     # The vector part is the cosine to the query without its names (``content``).
     on_content: bool = False
+    # The best cosine to the whole query, when the vector part is on ``content``: the
+    # relative cut still lets through what the whole query is close to (ranking.py).
+    best_whole: float = 0.0
 
 
 def cosine(index_score: Any) -> float:
@@ -126,9 +129,10 @@ def pool_of(
 ) -> Pool:
     """The pool's best (scoring) cosine and recency anchor (rows of every kind together); with
     ``kinds`` (the same rows by kind), the best keyword score of each kind."""
-    best, newest = 0.0, None
+    best, whole, newest = 0.0, 0.0, None
     for r in rows:
         best = max(best, scoring_cosine(r, on_content))
+        whole = max(whole, cosine(r.get("similarity")))
         at = fresh_at(r)
         if at is not None and (newest is None or at > newest):
             newest = at
@@ -137,7 +141,13 @@ def pool_of(
         kind: max((float(r.get("keyword") or 0.0) for r in of_kind), default=0.0)
         for kind, of_kind in (kinds or {}).items()
     }
-    return Pool(best_cosine=best, reference=reference, best_keyword=keyword, on_content=on_content)
+    return Pool(
+        best_cosine=best,
+        reference=reference,
+        best_keyword=keyword,
+        on_content=on_content,
+        best_whole=whole,
+    )
 
 
 def names_a_time(query: str) -> bool:

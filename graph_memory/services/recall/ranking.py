@@ -346,7 +346,13 @@ def score_rows(
         # The absolute floor (minRelevance) keeps its old meaning: a raw cosine, or a keyword
         # hit that covers the query's words; a single shared common word is no match.
         matched = kw_share * coverage(content_query or query, text) if kw_share > 0 else 0.0
-        relevance = max(vec, kw)
+        # Relevance on the pool's scale (the relative cut): with the vector part on the
+        # query without its names, a memory the whole query is close to still counts: the
+        # nameless cosines spread wider, and half the best of them cut answers whose words
+        # were the name's ("what pet did Amara adopt?" to "Amara: we got a tortoise!"),
+        # while the score already ranks the look-alikes the name made below them.
+        whole = share_of_best(cos, pool.best_whole) if pool.on_content else 0.0
+        relevance = max(vec, kw, whole)
         fresh = fresh_at(rec)
         age = (pool.reference - fresh).total_seconds() if fresh else None
         decay = 1.0 if not ageing else recency(age, half_life_days) if age is not None else 0.0
