@@ -5,7 +5,8 @@
 // (repositories/shadow.py); one only forgotten contributors support, in a slot nobody else
 // told, answers nothing then and is left out here, so that a purge of many facts does not
 // fill the page with rows that resolve to nothing. `at`, `at_id`: the row's place in the
-// order, for the reader to ask for more rows when touched ones came to less.
+// order, for the reader to ask for more rows when touched ones came to less; `forgetting`:
+// a forget runs in the tenant.
 MATCH (s)-[:WINS]->(f:Fact)
 WITH hidden, s, f,
 #include forget/_touched_view(f)
@@ -25,6 +26,6 @@ RETURN CASE WHEN touched THEN null ELSE
        END AS fact,
        CASE WHEN touched THEN {scope: f.scope, subject: f.subject, predicate: f.predicate}
        END AS touched,
-       s.recorded_at AS at, s.fact_id AS at_id
+       s.recorded_at AS at, s.fact_id AS at_id, size(hidden) > 0 AS forgetting
 ORDER BY s.recorded_at DESC, s.fact_id DESC
 LIMIT $limit

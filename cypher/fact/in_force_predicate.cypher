@@ -1,5 +1,5 @@
 // params: tenant, scopes, predicate, include_candidates, as_of, valid_at, include_expired, needs_verification, after_recorded, after_id, limit
-// returns: fact, touched, at, at_id
+// returns: fact, touched, at, at_id, forgetting
 // One predicate across subjects, in force at (as_of, valid_at): a seek on the stored timeline
 // (cypher/timeline/_in_force), then the versions it lets answer.
 #include forget/_hidden

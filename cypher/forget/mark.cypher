@@ -1,4 +1,4 @@
-// params: tenant, key, now
+// params: tenant, key, now, promote_sessions
 // returns: key
 // Phase 1 of a forget: the contributor is marked forgotten (forget/_hidden: every read hides
 // what only they gave from this commit on) and lets go of the user id, so a new episode of
@@ -11,4 +11,8 @@ SET u.forgotten_at = $now, u.id = 'forgotten:' + u.key, u.caption = 'forgotten',
     u.name = 'forgotten'
 MERGE (h:Forgotten {tenant: $tenant, contributor: $key})
 ON CREATE SET h.at = $now, h.caption = 'forgotten', h.scope = own
+// The tenant's corroboration threshold when the forget began: reads resolving a slot the
+// forget touches withdraw a promotion their sessions earned by it (repositories/shadow.py),
+// as the purge does (forget/recandidate).
+SET h.promote_sessions = $promote_sessions
 RETURN u.key AS key

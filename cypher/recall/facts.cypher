@@ -68,17 +68,15 @@ CALL (hits, hidden) {
     WHERE true
 #include timeline/_in_force
   } AS in_force
-  // While a forget runs, a slot whose stored answer a forgotten contributor supported is
+  // While a forget runs, a slot one of whose versions cites a forgotten contributor is
   // resolved by the reader as the purge will leave it (repositories/shadow.py): the candidate
-  // may answer there whether or not the stored timeline says so today (a value their
-  // version superseded does again).
+  // may answer there whether or not the stored timeline says so today (a value their version
+  // superseded, or one their ended claim cut, does again).
   WITH hidden, f, vscore, kscore, in_force,
        CASE WHEN size(hidden) = 0 THEN false ELSE EXISTS {
-         MATCH (s:Segment {tenant: $tenant, scope: f.scope, subject: f.subject,
-                           predicate: f.predicate})-[:WINS]->(w:Fact)
-         WHERE true
-#include timeline/_in_force
-           AND
+         MATCH (w:Fact {tenant: $tenant, scope: f.scope, subject: f.subject,
+                        predicate: f.predicate})
+         WHERE
 #include forget/_touched_fact(w)
        } END AS touched
   WHERE in_force OR touched

@@ -1,5 +1,5 @@
 // params: tenant, facts, episodes, procedures, memos
-// returns: id, node, evidence
+// returns: id, node, evidence, touched
 // The full records of recalled items and their provenance, in one round trip: supporting
 // episodes (fact and memo DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own
 // evidence) with their contributors. Only the few survivors of ranking get here, never every candidate.
@@ -14,7 +14,12 @@ CALL (hidden) {
 #include forget/_hidden_episode(src)
   RETURN f AS n, src, d.weight AS weight, null AS success, d.at AS linked_at,
 #include forget/_their_text(f)
-         AS text
+         AS text,
+         // A forget in flight changes how it reads: the reader shows it as the purge will
+         // leave it (repositories/shadow.py).
+         CASE WHEN
+#include forget/_touched_view(f)
+         THEN {scope: f.scope, subject: f.subject, predicate: f.predicate} END AS touched
   UNION ALL
   UNWIND $procedures AS id
   MATCH (p:Procedure {id: id})
@@ -23,7 +28,8 @@ CALL (hidden) {
   OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
   WHERE NOT
 #include forget/_hidden_episode(src)
-  RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at, p.text AS text
+  RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at, p.text AS text,
+         null AS touched
   UNION ALL
   UNWIND $memos AS id
   MATCH (m:Memo {id: id})
@@ -32,17 +38,19 @@ CALL (hidden) {
   OPTIONAL MATCH (m)-[d:DERIVED_FROM]->(src:Episode)
   WHERE NOT
 #include forget/_hidden_episode(src)
-  RETURN m AS n, src, d.weight AS weight, null AS success, d.at AS linked_at, m.text AS text
+  RETURN m AS n, src, d.weight AS weight, null AS success, d.at AS linked_at, m.text AS text,
+         null AS touched
   UNION ALL
   UNWIND $episodes AS id
   MATCH (e:Episode {id: id})
   WHERE e.tenant = $tenant AND NOT
 #include forget/_hidden_episode(e)
-  RETURN e AS n, e AS src, null AS weight, null AS success, null AS linked_at, e.text AS text
+  RETURN e AS n, e AS src, null AS weight, null AS success, null AS linked_at, e.text AS text,
+         null AS touched
 }
 OPTIONAL MATCH (src)-[:CONTRIBUTED_BY]->(u:User)
-WITH n, text, src, weight, success, linked_at, u ORDER BY src.started_at
-WITH n, text, collect(CASE WHEN src IS NULL THEN null ELSE {
+WITH n, text, touched, src, weight, success, linked_at, u ORDER BY src.started_at
+WITH n, text, touched, collect(CASE WHEN src IS NULL THEN null ELSE {
        episode_id: src.id, session_id: src.session_id, user_id: u.id, weight: weight,
        success: success, started_at: toString(src.started_at), summary: src.summary,
        source: src.source, linked_at: toString(linked_at)
@@ -55,4 +63,4 @@ RETURN n.id AS id, [k IN keys(n) WHERE k <> 'embedding' | [k,
               WHEN valueType(n[k]) STARTS WITH 'ZONED DATETIME' THEN toString(n[k])
               WHEN valueType(n[k]) STARTS WITH 'LIST<ZONED DATETIME'
               THEN [t IN n[k] | toString(t)]
-              ELSE n[k] END]] AS node, evidence
+              ELSE n[k] END]] AS node, evidence, touched

@@ -255,8 +255,22 @@ class FactRepository:
         else:
             name = "fact.in_force_scope"
         rows = await self.db.read(name, params)
-        if any(r["touched"] for r in rows):
-            return await in_flight_page(self.db, name, params, rows)
+        cut: list[Record] = []
+        if subject is not None and (not rows or rows[0]["forgetting"]):
+            # A forget in flight may have touched a slot of the subject that no stored segment
+            # answers now (an ended claim of theirs cuts another's): asked when one runs, or
+            # when nothing answered (one seek when none runs).
+            cut = await self.db.read(
+                "forget.touched_slots",
+                {
+                    "tenant": params["tenant"],
+                    "scopes": params["scopes"],
+                    "subject": subject,
+                    "predicate": predicate,
+                },
+            )
+        if cut or any(r["touched"] for r in rows):
+            return await in_flight_page(self.db, name, params, rows, [r["touched"] for r in cut])
         return [FactVersion.from_row(r["fact"]) for r in rows]
 
     async def slot_versions(

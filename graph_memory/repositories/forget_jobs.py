@@ -27,8 +27,16 @@ class ForgetJobRepository:
         return (str(key) if key else None), str(rows[0]["salt"])
 
     @staticmethod
-    async def mark(tx: Tx, tenant: str, key: str, now: datetime) -> None:
-        await tx.run("forget.mark", {"tenant": require_tenant(tenant), "key": key, "now": now})
+    async def mark(tx: Tx, tenant: str, key: str, now: datetime, promote_sessions: int) -> None:
+        await tx.run(
+            "forget.mark",
+            {
+                "tenant": require_tenant(tenant),
+                "key": key,
+                "now": now,
+                "promote_sessions": promote_sessions,
+            },
+        )
 
     @staticmethod
     async def stop_ingest(tx: Tx, tenant: str, user_id: str, now: datetime) -> None:

@@ -11,7 +11,7 @@ from neo4j.vector import Vector
 
 from graph_memory.db import Database, Record
 from graph_memory.repositories._scope import require_scopes, require_tenant
-from graph_memory.repositories.shadow import resolve_touched, touched_slot
+from graph_memory.repositories.shadow import Resolution, resolve_touched, touched_slot
 
 __all__ = ["QueryNames", "RecallRepository"]
 
@@ -283,10 +283,13 @@ class RecallRepository:
         episodes: list[str],
         procedures: list[str],
         memos: list[str],
-    ) -> dict[str, tuple[Record, list[Record]]]:
-        """Full record and provenance (supporting episodes, contributors) per id."""
+        as_of: datetime,
+    ) -> tuple[dict[str, tuple[Record, list[Record]]], Resolution]:
+        """Full record and provenance (supporting episodes, contributors) per id, and how the
+        facts a forget in flight changes read once the purge has been there
+        (repositories/shadow.py)."""
         if not (facts or episodes or procedures or memos):
-            return {}
+            return {}, Resolution()
         rows = await self.db.read(
             "recall.hydrate",
             {
@@ -297,7 +300,14 @@ class RecallRepository:
                 "memos": list(memos),
             },
         )
-        return {r["id"]: (dict(r["node"]), r["evidence"]) for r in rows}
+        out = {r["id"]: (dict(r["node"]), r["evidence"]) for r in rows}
+        touched = [t for t in (touched_slot(r["touched"]) for r in rows) if t is not None]
+        if not touched:
+            return out, Resolution()
+        resolved = await resolve_touched(
+            self.db, tenant, touched, as_of=as_of, valid_at=as_of, include_candidates=True
+        )
+        return out, resolved
 
     async def touch(self, tenant: str, rows: list[dict[str, Any]]) -> int:
         """Add retrieval counts and move last-retrieved times forward; rows ``{kind, id,

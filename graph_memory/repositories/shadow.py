@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record
-from graph_memory.domain import Status, as_datetime
+from graph_memory.domain import Status, as_datetime, noisy_or, session_key
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import SlotKey, life_of
 from graph_memory.temporal import Link, VersionLife, View, answers_at, withdraw
@@ -44,11 +44,18 @@ def touched_slot(raw: dict[str, str] | None) -> SlotKey | None:
 class Withdrawn:
     """A surviving version of a touched slot as the purge leaves it: its life, and the
     surviving version that supersedes it (None: none does any more); ``rewired`` when that
-    supersession changes (its successor was excised or is believed later)."""
+    supersession changes (its successor was excised or is believed later). ``predecessor``:
+    the surviving version it supersedes, when the one it named was excised (``repointed``)."""
 
     life: VersionLife
     successor: VersionLife | None
     rewired: bool
+    predecessor: str | None = None
+    repointed: bool = False
+    # From the evidence left (None: unchanged); whether a promotion only their sessions
+    # earned is withdrawn (forget/recandidate).
+    confidence: float | None = None
+    demoted: bool = False
 
     def apply(self, v: FactVersion) -> FactVersion:
         """``v`` shown as the purge leaves it (forget/redate, forget/relink)."""
@@ -77,6 +84,15 @@ class Withdrawn:
                 "superseded_by": nxt.id,
                 "successor_valid_from": nxt.valid_from,
             }
+        if self.repointed:
+            out["supersedes"] = self.predecessor
+        if self.confidence is not None and self.confidence != v.confidence:
+            out["confidence"] = self.confidence
+        if self.demoted:
+            changes = tuple((t, c) for t, c in changes if c is not Change.ACTIVATED)
+            out["activated_at"] = None
+            if v.status is Status.ACTIVE:
+                out["status"] = Status.CANDIDATE
         if changes != v.changes:
             out["changes"] = changes
         return dataclasses.replace(v, **out) if out else v
@@ -102,20 +118,52 @@ def _time(value: Any) -> datetime:
     return out
 
 
-def _withdrawn(v: Record) -> VersionLife | None:
-    links = [
-        Link(as_datetime(x["at"]), _time(x["started"]), bool(x["withdrawn"])) for x in v["links"]
-    ]
-    return withdraw(life_of(v), links, [_time(t) for t in v["ends"]])
+@dataclass(frozen=True)
+class _Left:
+    """A version once the forgotten evidence is withdrawn: its life (None: it goes), and,
+    when it lost some, the confidence the rest gives it and whether its promotion goes."""
+
+    life: VersionLife | None
+    confidence: float | None = None
+    demoted: bool = False
+
+
+def _withdrawn(v: Record, promote_sessions: int | None) -> _Left:
+    raw = list(v["links"])
+    links = [Link(as_datetime(x["at"]), _time(x["started"]), bool(x["withdrawn"])) for x in raw]
+    life = withdraw(life_of(v), links, [_time(t) for t in v["ends"]])
+    if life is None or not any(link.withdrawn for link in links):
+        return _Left(life)
+    by_session: dict[str, list[float]] = {}
+    for x in raw:
+        if not x["withdrawn"]:
+            key = session_key(x["user_id"], x["session_id"])
+            by_session.setdefault(key, []).append(float(x["weight"] or 0.0))
+    # fact.recompute_confidence's rule (domain.noisy_or), over the evidence left.
+    confidence = noisy_or(by_session, float(v["tier_cap"] or 1.0))
+    # forget/recandidate's: an inference promoted by corroboration, not by a reviewer, that
+    # the sessions left no longer promote.
+    demoted = (
+        v["tier"] == "inferred"
+        and life.activated_at is not None
+        and not v["approved"]
+        and promote_sessions is not None
+        and len(by_session) < promote_sessions
+    )
+    if demoted:
+        life = dataclasses.replace(life, activated_at=None)
+    return _Left(life, confidence, demoted)
 
 
 def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View) -> Resolution:
     out = Resolution()
     for r in rows:
         versions: list[dict[str, Any]] = list(r["versions"])
-        lives = {v["id"]: _withdrawn(v) for v in versions}
+        left = {v["id"]: _withdrawn(v, r["promote_sessions"]) for v in versions}
+        lives = {vid: x.life for vid, x in left.items()}
         recorded = {v["id"]: life_of(v).recorded_at for v in versions}
         succeeded_by = {v["id"]: v["superseded_by"] for v in versions}
+        preceded_by = {v["id"]: v.get("supersedes") for v in versions}
         out.answers.update(
             answers_at([x for x in lives.values() if x is not None], as_of, valid_at, view)
         )
@@ -131,7 +179,19 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
             rewired = (nxt is None or nxt in lives) and (
                 nxt != direct or (successor is not None and successor.recorded_at != recorded[nxt])
             )
-            out.views[vid] = Withdrawn(life, successor, rewired)
+            # And back past excised predecessors to the surviving one it now supersedes.
+            first = before = preceded_by.get(vid)
+            while before is not None and before in lives and lives[before] is None:
+                before = preceded_by.get(before)
+            out.views[vid] = Withdrawn(
+                life,
+                successor,
+                rewired,
+                before,
+                before != first,
+                left[vid].confidence,
+                left[vid].demoted,
+            )
     return out
 
 
@@ -160,18 +220,24 @@ async def resolve_touched(
 
 
 async def in_flight_page(
-    db: Database, name: str, params: dict[str, Any], rows: list[Record]
+    db: Database,
+    name: str,
+    params: dict[str, Any],
+    rows: list[Record],
+    slots: list[dict[str, str]] | None = None,
 ) -> list[FactVersion]:
     """A fact listing page (``name``: a fact.in_force_* query; ``rows``: its first answer)
     with the slots a forget in flight touched resolved as the purge will leave them: their
     answers under the listing's filters, each version shown as it leaves it, newest recorded
     first, after the page cursor. When touched rows resolve to fewer versions than they
-    took, the next rows are read, so a page is short only at the end of the listing."""
+    took, the next rows are read, so a page is short only at the end of the listing.
+    ``slots``: touched slots of the listing that no row names (forget.touched_slots)."""
     limit = int(params["limit"])
     after = params["after_recorded"], params["after_id"]
     out: dict[str, FactVersion] = {}
+    extra = [{"fact": None, "touched": slot} for slot in slots or []]
     for _ in range(_MAX_ROUNDS):
-        for f in await _resolve_page(db, params, rows):
+        for f in await _resolve_page(db, params, [*rows, *extra]):
             if after[0] is None or (f.recorded_at, f.id) < after:
                 out.setdefault(f.id, f)
         if len(rows) < limit:
@@ -183,6 +249,7 @@ async def in_flight_page(
         out = {k: f for k, f in out.items() if (f.recorded_at, f.id) >= edge}
         if len(out) >= limit:
             break
+        extra = []
         more = {"after_recorded": last["at"], "after_id": last["at_id"]}
         rows = await db.read(name, params | more)
     page = sorted(out.values(), key=lambda f: (f.recorded_at, f.id), reverse=True)

@@ -18,11 +18,24 @@ from tests.integration.forget_helpers import held, release, run_purge
 
 SCOPES = ["team:core"]
 DAY = timedelta(days=1)
-PREDICATES = ("hq_in", "ceo", "cfo", "uses_db")
+PREDICATES = ("hq_in", "ceo", "cfo", "uses_db", "cto", "mood", "pet")
+VERSION = """id text status recordedAt validFrom supersededAt supersededBy supersedes { id }"""
+RECALL = (
+    "query($q: String!, $sc: [String!]!, $a: DateTime, $v: DateTime) {"
+    " recall(query: $q, scopes: $sc, kinds: [FACT], k: 10, asOf: $a, validAt: $v) {"
+    f" items {{ id text fact {{ {VERSION} }} }} }} }}"
+)
+LISTING = (
+    "query($sc: [String!]!, $a: DateTime, $v: DateTime) {"
+    ' facts(filter: {scopes: $sc, subject: "acme"}, asOf: $a, validAt: $v, first: 50) {'
+    f" edges {{ node {{ {VERSION} }} }} }} }}"
+)
 
 
-def _fact_one(subject: str, predicate: str, obj: str, episodes: list[str]) -> dict[str, Any]:
-    return _fact(subject, predicate, obj, episodes, cardinality="ONE")
+def _fact_one(
+    subject: str, predicate: str, obj: str, episodes: list[str], **kw: Any
+) -> dict[str, Any]:
+    return _fact(subject, predicate, obj, episodes, cardinality="ONE", **kw)
 
 
 def _mark() -> datetime:
@@ -45,8 +58,8 @@ def _world(client: GraphMemoryClient) -> list[datetime]:
     carol, bob, ann = ep("carol", T0), ep("bob", T0 + DAY), ep("ann", T0 + 5 * DAY)
     marks: list[datetime] = []
 
-    def say(predicate: str, obj: str, episode_id: str) -> None:
-        done = client.assert_facts([_fact_one("acme", predicate, obj, [episode_id])])
+    def say(predicate: str, obj: str, episode_id: str, **kw: Any) -> None:
+        done = client.assert_facts([_fact_one("acme", predicate, obj, [episode_id], **kw)])
         assert done["accepted"] == 1, done
         marks.append(_mark())
 
@@ -58,6 +71,14 @@ def _world(client: GraphMemoryClient) -> list[datetime]:
     say("cfo", "Zed", bob)  # bob's alone
     say("uses_db", "postgres", bob)  # undated: from bob's session's start...
     say("uses_db", "postgres", ann)  # ...or from ann's, once bob is gone
+    say("cto", "Xi", carol)
+    say("cto", "Yu", bob)  # a chain carol -> bob -> ann: ann's supersedes carol's
+    say("cto", "Zo", ann)
+    say("pet", "Rex", carol)
+    say("pet", "Rex", bob, validTo=(T0 + 2 * DAY).isoformat())  # bob's end cuts carol's
+    # An inference three sessions promoted, one of them bob's: a candidate again without it.
+    for who in (carol, bob, ann):
+        say("mood", "keen", who, source="conversation")
     return marks
 
 
@@ -66,8 +87,7 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def _shown(node: dict[str, Any]) -> dict[str, Any]:
-    # Confidence is the one field a purge changes later (README: known gaps while it runs).
-    return {k: v for k, v in node.items() if k != "confidence"}
+    return dict(node)
 
 
 def _answers(client: GraphMemoryClient, marks: list[datetime]) -> dict[str, Any]:
@@ -90,8 +110,12 @@ def _answers(client: GraphMemoryClient, marks: list[datetime]) -> dict[str, Any]
             for predicate in PREDICATES:
                 one = client.facts(SCOPES, subject="acme", predicate=predicate, first=50, **at)
                 out[f"{predicate} {i} {j}"] = [_shown(e["node"]) for e in one["edges"]]
-            got = client.recall("Where is acme headquartered?", SCOPES, kinds=["FACT"], **at)
-            out[f"recall {i} {j}"] = sorted(x["id"] for x in got["items"])
+            var = {"sc": SCOPES, "a": at["as_of"], "v": at["valid_at"]}
+            listed = client.execute(LISTING, var)["facts"]["edges"]
+            out[f"versions {i} {j}"] = sorted((e["node"] for e in listed), key=str)
+            for q in ("Where is acme headquartered?", "Who is the ceo of acme?", "acme pet"):
+                got = client.execute(RECALL, {**var, "q": q})["recall"]["items"]
+                out[f"recall {q} {i} {j}"] = sorted(got, key=str)
     for fid in sorted(seen):
         got_one = client.fact(fid)
         out[f"fact {fid}"] = got_one and _shown(got_one)
@@ -107,6 +131,10 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     client: GraphMemoryClient, settings: Settings, tenant: str
 ) -> None:
     marks = _world(client)
+    (promoted,) = client.history("acme", "mood", SCOPES)["versions"]
+    assert promoted["status"] == "ACTIVE"
+    (told_twice,) = client.facts(SCOPES, subject="acme", predicate="ceo")["edges"]
+    told_twice = told_twice["node"]
     job = held(settings, tenant, "bob")
 
     # From the forget's commit on, what bob's testimony decided is decided without it.
@@ -118,6 +146,8 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     assert _objects(client, "uses_db", valid_at=(T0 + 6 * DAY).isoformat()) == ["postgres"]
     hq = client.recall("Where is acme headquartered?", SCOPES, kinds=["FACT"])["items"]
     assert [x["text"] for x in hq][:1] and "Paris" in hq[0]["text"]
+    assert _objects(client, "cto") == ["Zo"]
+    assert _objects(client, "pet", valid_at=(T0 + 3 * DAY).isoformat()) == ["Rex"]
     during = _answers(client, marks)
 
     release(settings, job)
@@ -127,8 +157,16 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     changed = {k: (during[k], after[k]) for k in during if during[k] != after[k]}
     assert changed == {}
     # Shown as the purge leaves it: carol's value is current again, superseded by nobody.
-    (paris,) = [n for n in after["hq_in 8 3"]]
+    (paris,) = [n for n in after["hq_in 16 3"]]
     assert paris["status"] == "ACTIVE" and paris["supersededBy"] is None
+    (zo,) = [n for n in after["versions 16 3"] if n["text"].endswith("Zo")]
+    (xi,) = [n for n in after["history cto 16"] if n["object"] == "Xi"]
+    assert zo["supersedes"] == {"id": xi["id"]}
+    (mood,) = after["history mood 16"]
+    assert mood["status"] == "CANDIDATE"
+    # A fact bob and ann told rests on ann's session alone: its confidence, already in flight.
+    (dana,) = [n for n in after["ceo 16 3"]]
+    assert dana["confidence"] < told_twice["confidence"]
 
 
 def _listing(client: GraphMemoryClient) -> list[str]:

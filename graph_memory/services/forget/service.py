@@ -191,6 +191,7 @@ class ForgetService:
         The purge is left to ``start``/``run`` (or to the resumer of any process)."""
         user_id = _checked(principal, user_id)
         tenant = principal.tenant
+        policy = await self._policy_for(tenant)
 
         async def mark(tx: Tx) -> str:
             # Every scope: writes in flight finish first, and every later write sees the mark.
@@ -199,7 +200,7 @@ class ForgetService:
             key, salt = await Jobs.user_key(tx, tenant, user_id)
             receipt = receipt_for(tenant, user_id, salt)
             if key is not None:
-                await Jobs.mark(tx, tenant, key, now)
+                await Jobs.mark(tx, tenant, key, now, policy.promote_sessions)
             await Jobs.stop_ingest(tx, tenant, user_id, now)
             contributors = [key] if key else []
             # A purge started before receipts were keyed is found by its unkeyed receipt.

@@ -420,19 +420,29 @@ class RecallService:
         An item deleted since it was ranked (a concurrent forget) is left out.
         """
         by_kind = {k: [s.id for s in items if s.kind == k] for k in KINDS}
-        found = await self.repo.hydrate(
+        found, resolved = await self.repo.hydrate(
             tenant,
             facts=by_kind["fact"],
             episodes=by_kind["episode"],
             procedures=by_kind["procedure"],
             memos=by_kind["memo"],
+            as_of=as_of or utcnow(),
         )
         out = []
         for s in items:
             if s.id in found:
                 record, evidence = found[s.id]
                 if s.kind == "fact":
-                    s.fact = FactVersion.from_row(record)
+                    # As a forget in flight's purge will leave it, if one touches it; its
+                    # wording and dates as the typed version gives them (a text withheld
+                    # while its writer's forget runs reads as the triple's neutral wording).
+                    s.fact = resolved.show(FactVersion.from_row(record))
+                    record = {
+                        **record,
+                        "text": s.fact.text,
+                        "valid_from": s.fact.valid_from,
+                        "recorded_at": s.fact.recorded_at,
+                    }
                     if as_of is not None:
                         s.fact = as_believed_at(s.fact, as_of)
                         links = [Evidence.from_row(e) for e in evidence]
