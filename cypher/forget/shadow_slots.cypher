@@ -27,8 +27,8 @@ CALL (slot, hidden) {
 #include timeline/_life(f)
     , links: links, superseded_by: f.superseded_by, supersedes: f.supersedes,
     tier: f.tier, tier_cap: f.tier_cap, approved: f.approved_at IS NOT NULL,
-    ends: [t IN [f.superseded_at, f.retracted_at, f.rejected_at, f.expired_at]
-           WHERE t IS NOT NULL | toString(t)]
+    // Supersession apart: the reader takes it from the surviving successor (forget/relink).
+    ends: [t IN [f.retracted_at, f.rejected_at, f.expired_at] WHERE t IS NOT NULL | toString(t)]
   }) AS versions
 }
 RETURN slot.scope AS scope, slot.subject AS subject, slot.predicate AS predicate, versions,

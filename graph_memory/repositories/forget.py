@@ -6,9 +6,23 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record, Tx
+from graph_memory.domain import as_datetime
 from graph_memory.repositories._scope import require_tenant
+from graph_memory.repositories.timeline import life_of
+from graph_memory.temporal import Link, rest_on
 
 __all__ = ["ForgetRepository"]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _time(value: Any) -> datetime:
+    out = as_datetime(value)
+    if out is None:
+        raise ValueError("a missing time on a surviving version")
+    return out
 
 
 class ForgetRepository:
@@ -108,26 +122,42 @@ class ForgetRepository:
         )
 
     @staticmethod
-    async def redate(tx: Tx, tenant: str, fact_ids: list[str]) -> list[str]:
-        """Surviving versions the contributors said first, believed from when the others
-        first said them (forget.redate); the ids re-dated."""
+    async def rest_on_evidence_left(tx: Tx, tenant: str, fact_ids: list[str]) -> list[str]:
+        """Surviving versions whose forgotten evidence was unlinked, as the evidence left
+        says (graph_memory/temporal/withdrawal.rest_on, the rule the reads resolve a slot
+        by while the purge is on its way): believed from when the others first said them,
+        valid from their episodes when nobody stated a start, said when they said it.
+        Returns the ids that changed (their slots' timelines are rebuilt)."""
         if not fact_ids:
             return []
-        rows = await tx.run(
-            "forget.redate", {"tenant": require_tenant(tenant), "fact_ids": fact_ids}
-        )
-        return [str(r["id"]) for r in rows]
-
-    @staticmethod
-    async def retell(tx: Tx, tenant: str, fact_ids: list[str]) -> list[str]:
-        """Rewrite when these versions were said from the evidence they keep; the ids whose
-        told log changed."""
-        if not fact_ids:
+        tenant = require_tenant(tenant)
+        rows = await tx.run("forget.evidence_left", {"tenant": tenant, "fact_ids": fact_ids})
+        out: list[dict[str, Any]] = []
+        for r in rows:
+            v = r["version"]
+            life = life_of(v)
+            kept = [Link(as_datetime(x["at"]), _time(x["started"]), False) for x in v["links"]]
+            new = rest_on(life, kept, [_time(t) for t in v["ends"]])
+            moved = new.recorded_at != life.recorded_at
+            if not moved and new.valid_from == life.valid_from and new.tellings == life.tellings:
+                continue
+            out.append(
+                {
+                    "id": new.id,
+                    "first": _iso(new.recorded_at) if moved else None,
+                    "activated_at": _iso(new.activated_at),
+                    "valid_from": _iso(new.valid_from)
+                    if new.valid_from != life.valid_from
+                    else None,
+                    "told_log_at": [_iso(t.at) for t in new.tellings],
+                    "told_log": [_iso(t.told_at) for t in new.tellings],
+                    "told_at": _iso(new.tellings[-1].told_at) if new.tellings else None,
+                }
+            )
+        if not out:
             return []
-        rows = await tx.run(
-            "forget.retell", {"tenant": require_tenant(tenant), "fact_ids": fact_ids}
-        )
-        return [str(r["id"]) for r in rows]
+        done = await tx.run("forget.rest_on", {"tenant": tenant, "rows": out})
+        return [str(r["id"]) for r in done]
 
     @staticmethod
     async def unlink_contributors(

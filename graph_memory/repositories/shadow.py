@@ -58,7 +58,7 @@ class Withdrawn:
     demoted: bool = False
 
     def apply(self, v: FactVersion) -> FactVersion:
-        """``v`` shown as the purge leaves it (forget/redate, forget/relink)."""
+        """``v`` shown as the purge leaves it (forget/rest_on, forget/relink)."""
         life: VersionLife = self.life
         out: dict[str, Any] = {}
         changes = v.changes
@@ -128,10 +128,12 @@ class _Left:
     demoted: bool = False
 
 
-def _withdrawn(v: Record, promote_sessions: int | None) -> _Left:
+def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | None) -> _Left:
+    """``superseded``: when its surviving successor was recorded (forget/relink), if any."""
     raw = list(v["links"])
     links = [Link(as_datetime(x["at"]), _time(x["started"]), bool(x["withdrawn"])) for x in raw]
-    life = withdraw(life_of(v), links, [_time(t) for t in v["ends"]])
+    ends = [_time(t) for t in v["ends"]] + ([superseded] if superseded is not None else [])
+    life = withdraw(life_of(v), links, ends)
     if life is None or not any(link.withdrawn for link in links):
         return _Left(life)
     by_session: dict[str, list[float]] = {}
@@ -155,14 +157,34 @@ def _withdrawn(v: Record, promote_sessions: int | None) -> _Left:
     return _Left(life, confidence, demoted)
 
 
+def _surviving(start: str | None, chain: dict[str, str | None], gone: set[str]) -> str | None:
+    """Along a supersession chain (successors or predecessors), the first version that is
+    not excised (forget/relink joins the survivors around the excised ones)."""
+    at = start
+    while at is not None and at in gone:
+        at = chain.get(at)
+    return at
+
+
 def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View) -> Resolution:
     out = Resolution()
     for r in rows:
         versions: list[dict[str, Any]] = list(r["versions"])
-        left = {v["id"]: _withdrawn(v, r["promote_sessions"]) for v in versions}
-        lives = {vid: x.life for vid, x in left.items()}
         recorded = {v["id"]: life_of(v).recorded_at for v in versions}
         succeeded_by = {v["id"]: v["superseded_by"] for v in versions}
+        # Excised: every piece of its evidence withdrawn (forget/_hidden_fact).
+        gone = {
+            v["id"]
+            for v in versions
+            if v["links"] and all(bool(x["withdrawn"]) for x in v["links"])
+        }
+
+        left: dict[str, _Left] = {}
+        for v in versions:
+            after = _surviving(succeeded_by.get(v["id"]), succeeded_by, gone)
+            when = None if after is None else recorded.get(after)
+            left[v["id"]] = _withdrawn(v, r["promote_sessions"], when)
+        lives = {vid: x.life for vid, x in left.items()}
         preceded_by = {v["id"]: v.get("supersedes") for v in versions}
         out.answers.update(
             answers_at([x for x in lives.values() if x is not None], as_of, valid_at, view)
@@ -172,17 +194,15 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
                 continue
             # Past excised successors to the next surviving one (forget/relink); a successor
             # outside the slot (none is written so) is left as it is.
-            direct = nxt = succeeded_by.get(vid)
-            while nxt is not None and nxt in lives and lives[nxt] is None:
-                nxt = succeeded_by.get(nxt)
+            direct = succeeded_by.get(vid)
+            nxt = _surviving(direct, succeeded_by, gone)
             successor = None if nxt is None else lives.get(nxt)
             rewired = (nxt is None or nxt in lives) and (
                 nxt != direct or (successor is not None and successor.recorded_at != recorded[nxt])
             )
             # And back past excised predecessors to the surviving one it now supersedes.
-            first = before = preceded_by.get(vid)
-            while before is not None and before in lives and lives[before] is None:
-                before = preceded_by.get(before)
+            first = preceded_by.get(vid)
+            before = _surviving(first, preceded_by, gone)
             out.views[vid] = Withdrawn(
                 life,
                 successor,

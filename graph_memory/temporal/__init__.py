@@ -19,7 +19,7 @@ from graph_memory.temporal.timeline import (
     normalise,
     settle_open,
 )
-from graph_memory.temporal.withdrawal import Link, withdraw
+from graph_memory.temporal.withdrawal import Link, rest_on, withdraw
 
 __all__ = [
     "Claim",
@@ -35,6 +35,7 @@ __all__ = [
     "clock_after",
     "effective",
     "normalise",
+    "rest_on",
     "settle_open",
     "winners_at",
     "withdraw",

@@ -1,10 +1,10 @@
 """A version's life once some of its evidence is withdrawn (a contributor forgotten).
 
-The purge rewrites the versions a forgotten contributor supported (cypher/forget/redate,
-forget/retell): a version left with no evidence goes; one others also support is believed
-from when the others first said it, holds in the world from the earliest start of their
-episodes when nobody stated its start, and is said when the others said it. While the purge
-is still on its way to a slot, reads resolve that slot through ``withdraw`` instead, so what
+A version left with no evidence goes; one others also support is believed from when the
+others first said it, holds in the world from the earliest start of their episodes when
+nobody stated its start, and is said when the others said it (``rest_on``). The purge stores
+that (repositories/forget.py, ``rest_on_evidence_left``); while it is still on its way to a
+slot, reads resolve that slot through ``withdraw`` instead (repositories/shadow.py), so what
 they answer from the forget's commit on is what the slot will hold once the purge has been
 there (tests/integration/test_forget_in_flight.py compares the two).
 """
@@ -17,7 +17,7 @@ from datetime import datetime
 
 from graph_memory.temporal.model import Telling, VersionLife
 
-__all__ = ["Link", "withdraw"]
+__all__ = ["Link", "rest_on", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,14 @@ def withdraw(
     kept = [link for link in links if not link.withdrawn]
     if not kept:
         return None
+    return rest_on(life, kept, ends)
+
+
+def rest_on(life: VersionLife, kept: Sequence[Link], ends: Sequence[datetime]) -> VersionLife:
+    """``life`` as the evidence ``kept`` alone supports it (what the purge stores for a
+    version others also support, and ``withdraw`` answers with before it does)."""
+    if not kept:
+        return life
     first = min(link.at or life.recorded_at for link in kept)
     began = min(link.started for link in kept)
     out = life

@@ -1,6 +1,6 @@
 """A version's life once a forgotten contributor's evidence is withdrawn
 (graph_memory/temporal/withdrawal.py): what reads resolve a slot with while a purge is on its
-way there, and what the purge then stores (forget/redate, forget/retell)."""
+way there, and what the purge then stores (temporal/withdrawal.rest_on)."""
 
 from __future__ import annotations
 

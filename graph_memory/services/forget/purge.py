@@ -11,8 +11,8 @@ whatever the shape of the data), then:
   excised versions, nor a gap where they stood. The slots' timelines are rebuilt;
 * facts others also support lose the contributors' evidence and have their confidence
   recomputed; a surviving version first written citing them takes the neutral wording of its
-  triple, and is believed from when the others first said it (forget.redate: until then it
-  was theirs alone), the version it superseded holding until then. An inferred fact
+  triple, and is believed from when the others first said it (temporal/withdrawal.rest_on:
+  until then it was theirs alone), the version it superseded holding until then. An inferred fact
   promoted only by corroboration that now has fewer independent sessions than the tenant's
   threshold goes back to review as a candidate (a human-approved one stays active).
   Conclusions of excised premises are flagged needs-verification;
@@ -189,8 +189,7 @@ async def _excise_facts(
     # A shared version they said first is believed from when the others first said it (its
     # chain rewritten first: a successor of theirs that goes no longer ends it); then
     # re-tellings of theirs no longer move when it was said.
-    redated = await Repo.redate(tx, tenant, shared)
-    retold = await Repo.retell(tx, tenant, shared)
+    redated = await Repo.rest_on_evidence_left(tx, tenant, shared)
     copies = await Repo.merge_copies(tx, tenant, doomed)
     events, demoted = await _survivors(tx, b, counts, shared, inferred, reopened)
     # Timelines are rebuilt once the versions are gone (an excision rewrites the past on
@@ -201,7 +200,7 @@ async def _excise_facts(
     # extra cost.
     survivors = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
     slots = [SlotKey(k["scope"], k["subject"], k["predicate"]) for k in facts["kept_slots"]]
-    changed = survivors | set(demoted) | set(retold) | set(redated)
+    changed = survivors | set(demoted) | set(redated)
     slots += await TimelineRepository.slots_of(tx, tenant, changed)
     dependents = await Repo.flag_dependents(
         tx, tenant, list(facts["premises"]), now, f"a premise was removed: {REASON}"

@@ -1,0 +1,34 @@
+// params: tenant, rows
+// returns: id
+// Stores what the evidence left says of surviving versions (repositories/forget.py,
+// rest_on_evidence_left; the rule: graph_memory/temporal/withdrawal.rest_on). A row's `first`
+// (when set): the version is believed from then, as if the forgotten contributors had never
+// said it: its change log's earlier entries (activation) move to that moment, and the
+// version it superseded is superseded from then on (fact.create's rule: from its successor's
+// recording time). In order of that moment, so that an older version re-dated here is moved
+// before its successor's supersession lands on it. `valid_from` (when set): a start nobody
+// stated, from the earliest start of the episodes left. The told log is the one the links
+// left write (fact.create, fact.add_evidence).
+UNWIND $rows AS row
+MATCH (f:Fact {id: row.id})
+WHERE f.tenant = $tenant
+WITH f, row, datetime(row.first) AS first
+ORDER BY row.first
+SET f.valid_from = coalesce(datetime(row.valid_from), f.valid_from),
+    f.told_log_at = [t IN row.told_log_at | datetime(t)],
+    f.told_log = [t IN row.told_log | datetime(t)],
+    f.told_at = datetime(row.told_at)
+WITH f, row, first
+CALL (f, row, first) {
+  WITH f, row, first WHERE first IS NOT NULL
+  SET f.recorded_at = first,
+      f.activated_at = datetime(row.activated_at),
+      f.changes_at = [t IN coalesce(f.changes_at, []) | CASE WHEN t < first THEN first ELSE t END]
+  WITH f, first
+  OPTIONAL MATCH (f)-[:SUPERSEDES]->(o:Fact)
+  WITH f, first, o WHERE o IS NOT NULL
+  SET o.superseded_at = first,
+      o.changes_at = [i IN range(0, size(coalesce(o.changes, [])) - 1) |
+                      CASE WHEN o.changes[i] = 'superseded' THEN first ELSE o.changes_at[i] END]
+}
+RETURN f.id AS id
