@@ -10,7 +10,9 @@ GraphQL-shaped JSON body (``{"errors": [{"message", "extensions": {"code"}}]}``)
   in a form not accepted (``Basic``, a bare key, an empty one): 401 ``UNAUTHENTICATED``
   (graph_memory/credentials.py);
 * a body that is not UTF-8, not JSON, not a JSON object, uses ``NaN``/``Infinity``, nests
-  past what ``json`` can decode, or holds a lone surrogate (``\\ud800``) in any string: 400
+  past what ``json`` can decode, holds an integer longer than Python converts
+  (``sys.get_int_max_str_digits()``, 4300 digits; the limit stays: it guards against
+  quadratic-time conversion) or a lone surrogate (``\\ud800``) in any string: 400
   ``VALIDATION``. Python decodes ``"\\ud800"`` into a str that cannot be encoded back, which
   the driver met deep in a write as an INTERNAL error; checked here it covers every string
   argument of every field;
@@ -23,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from typing import Any
 
 from starlette.requests import Request
@@ -77,7 +80,14 @@ def check_headers(request: Request, limits: Limits) -> None:
             431, "PAYLOAD_TOO_LARGE", f"request headers exceed {limits.max_header_bytes} bytes"
         )
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limits.max_body_bytes:
+    # ASCII digits only ("²".isdigit() is true, int() refuses it), and a length test before
+    # int(), which refuses more than 4300 digits.
+    if (
+        declared is not None
+        and declared.isascii()
+        and declared.isdigit()
+        and (len(declared) > 18 or int(declared) > limits.max_body_bytes)
+    ):
         raise Refusal(
             413, "PAYLOAD_TOO_LARGE", f"request body exceeds {limits.max_body_bytes} bytes"
         )
@@ -128,6 +138,14 @@ def decode_json(data: str | bytes, limits: Limits) -> Any:
         ) from None
     except json.JSONDecodeError as e:
         raise Refusal(400, "VALIDATION", f"the request body is not JSON: {e.msg}") from None
+    except ValueError:
+        # The one other ValueError json.loads raises: int() refusing a literal over the
+        # interpreter's digit limit (its message suggests lifting the limit; ours does not).
+        raise Refusal(
+            400,
+            "VALIDATION",
+            f"the request body holds an integer of more than {sys.get_int_max_str_digits()} digits",
+        ) from None
     # Strict UTF-8 decoding has already refused raw surrogates, so one can only come from a
     # \\uD800-style escape: without one in the text (nearly always) the walk is skipped, which
     # on a 3 MB batch is 130 ms saved. Nesting past json's own recursion limit raised above;

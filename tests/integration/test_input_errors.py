@@ -273,6 +273,23 @@ def test_non_finite_json_numbers_are_400(server: str, key: str, constant: str) -
     assert r.status_code == 400 and json_error(r) == "VALIDATION"
 
 
+@pytest.mark.parametrize("digits", [4301, 50_000])
+def test_an_integer_too_long_to_convert_is_a_json_refusal(
+    server: str, key: str, digits: int
+) -> None:
+    # Python converts at most 4300 digits (sys.get_int_max_str_digits, a quadratic-time
+    # guard); json raises ValueError past it, which was a text/plain 500 with or without a key.
+    body = b'{"query": "{ __typename }", "x": ' + b"1" * digits + b"}"
+    r = raw(server, key, body)
+    assert r.status_code == 400 and json_error(r) == "VALIDATION", r.text
+    assert "digits" in r.json()["errors"][0]["message"]
+    for headers in ({}, {"Authorization": "Bearer nope"}):
+        r = httpx.post(
+            server, content=body, headers={"Content-Type": "application/json", **headers}
+        )
+        assert r.status_code == 401 and json_error(r) == "UNAUTHENTICATED", r.text
+
+
 @pytest.mark.parametrize(
     "weights",
     [

@@ -304,6 +304,11 @@ async def test_http_a_malformed_body_is_a_json_rpc_400_and_the_server_serves_on(
         "3,000 deep": _tools_call(b'{"query": "q", "scopes": ' + b"[" * 3000 + b"]" * 3000 + b"}"),
         "a lone surrogate": _tools_call(b'{"query": "\\ud800"}'),
         "not JSON": b'{"jsonrpc": "2.0", "id": 7, "method": ',
+        # Python refuses to convert an integer of more than 4300 digits (a quadratic-time
+        # guard): the body is refused, not an ASGI 500.
+        "a 5,000-digit id": b'{"jsonrpc": "2.0", "id": '
+        + b"1" * 5000
+        + b', "method": "tools/list"}',
     }
     async with httpx.AsyncClient(timeout=30) as http:
         for what, body in bodies.items():
