@@ -9,6 +9,7 @@ from graph_memory.graphql.consolidation import ConsolidationMutation, Consolidat
 from graph_memory.graphql.denials import AuditDenials
 from graph_memory.graphql.errors import ErrorCodes, LoggedSchema, OneOperation
 from graph_memory.graphql.ingest import IngestMutation, IngestQuery
+from graph_memory.graphql.int_literals import BoundedIntLiterals
 from graph_memory.graphql.limits import QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.outcomes import OutcomeMutation
@@ -53,6 +54,7 @@ schema = LoggedSchema(
         ErrorCodes,
         AuditDenials,
         OneOperation,
+        BoundedIntLiterals,
         QueryLimits,
         SessionScope,
         lambda: ParserCache(maxsize=512),

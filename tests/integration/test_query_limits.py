@@ -252,6 +252,27 @@ def test_a_float_literal_past_the_double_range_is_validation(
     assert code(post(server, key, m)) == "VALIDATION"  # checked before the role is
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        "k: {n}",
+        "k: -{n}",
+        "weights: {{vector: {n}}}",
+        'scopes: ["user:alice"], kinds: [{n}]',
+    ],
+)
+def test_an_int_literal_too_long_to_convert_is_validation(server: str, key: str, args: str) -> None:
+    """Python converts at most 4300 digits: a literal past that is the caller's error, and the
+    message does not echo it."""
+    digits = "1" * 5000
+    extra = args.format(n=digits)
+    scopes = "" if "scopes" in extra else 'scopes: ["user:alice"], '
+    q = f'{{ recall(query: "where", {scopes}{extra}) {{ considered }} }}'
+    resp = post(server, key, q)
+    assert code(resp) == "VALIDATION", resp.text[:300]
+    assert len(resp.text) < 1000
+
+
 def _abuse() -> list[tuple[str, dict[str, Any]]]:
     ep = {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in episode().items()}
     recalls = " ".join(
