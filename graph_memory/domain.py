@@ -20,9 +20,13 @@ __all__ = [
     "ACTED_FOR_FIELDS",
     "ACTED_FOR_MARKERS",
     "HEADER_WORDS",
+    "INDEX_KEY_BYTES",
     "MAX_FACT_FIELD",
     "MAX_ID_BYTES",
+    "MAX_SPEAKER_CHARS",
+    "MAX_SPEAKER_KEY_BYTES",
     "MAX_SUBJECT_CHARS",
+    "MAX_SUBJECT_KEY_BYTES",
     "SERVABLE_STATUSES",
     "TIER_CAP",
     "TIER_RANK",
@@ -172,10 +176,16 @@ class EpisodeInput:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# Neo4j (2026.01, range-1.0 indexes) refuses an index key over about 8 KB ("Property value is
+# too large to index") and the whole transaction with it, which the caller saw as INTERNAL and
+# lost the batch's good items. Measured against the test Neo4j: one string of 8164 UTF-8 bytes
+# fits, and a composite key holds about 8160 bytes of strings (a few bytes of overhead each).
+INDEX_KEY_BYTES = 8_160
+
 # Ids and names the store keeps as range-index keys (a session id, a user id, a predicate, an
-# idempotency key): Neo4j refuses an index key over ~8 KB ("Property value is too large to
-# index") and the whole transaction with it, which the caller saw as INTERNAL. Each is bounded
-# in UTF-8 bytes well below that, so a fact's slot and object key fit together.
+# idempotency key): each is bounded in UTF-8 bytes, after normalisation, so that the widest
+# composite key (schema 009, fact_object_slot: tenant, scope, subject key, predicate, object
+# key) fits with room: 64 + 134 + MAX_SUBJECT_KEY_BYTES + MAX_ID_BYTES + MAX_FACT_FIELD bytes.
 MAX_ID_BYTES = 512
 
 
@@ -191,18 +201,34 @@ def check_id(value: str, field: str) -> None:
 
 # A fact's object sits in its slot's index key with the subject's, so both are bounded; one
 # definition, checked by the write gate and, before it records anything, by the LangGraph store.
+# The keys are bounded in bytes as stored: lower-casing can grow a string (a 2-byte "İ" becomes
+# "i" and a 3-byte combining dot), so a bound on what the caller sent is not enough.
 MAX_FACT_FIELD = 4_000
 MAX_SUBJECT_CHARS = 512
+MAX_SUBJECT_KEY_BYTES = 1_024
 
 
 def check_fact_sizes(subject: str, obj: str) -> None:
-    """Raises ValidationError (field subject or object) when either is over its bound."""
+    """Raises ValidationError (field subject or object) when either, or the key it is stored
+    and indexed under (``entity_key``), is over its bound."""
     if len(subject) > MAX_SUBJECT_CHARS:
         raise ValidationError(
             f"subject is longer than {MAX_SUBJECT_CHARS} characters", field="subject"
         )
-    if len(obj) > MAX_FACT_FIELD or len(obj.encode()) > MAX_FACT_FIELD:
-        raise ValidationError(f"object is longer than {MAX_FACT_FIELD} bytes", field="object")
+    if len(entity_key(subject).encode()) > MAX_SUBJECT_KEY_BYTES:
+        raise ValidationError(
+            f"subject is longer than {MAX_SUBJECT_KEY_BYTES} bytes in UTF-8 (lower-cased)",
+            field="subject",
+        )
+    if (
+        len(obj) > MAX_FACT_FIELD
+        or len(obj.encode()) > MAX_FACT_FIELD
+        or len(entity_key(obj).encode()) > MAX_FACT_FIELD
+    ):
+        raise ValidationError(
+            f"object is longer than {MAX_FACT_FIELD} bytes in UTF-8 (as sent or lower-cased)",
+            field="object",
+        )
 
 
 def utcnow() -> datetime:
@@ -389,17 +415,27 @@ HEADER_WORDS = frozenset(
 )
 
 
+# A speaker label is a name of one to three words: a longer "label" is a heading or noise, not
+# a speaker (the episode is recorded all the same). Bounded in characters here and, as
+# stored, in bytes (speaker_key), so the (tenant, speaker) index key (schema 130) stays small
+# whatever script or case mapping the label is in.
+MAX_SPEAKER_CHARS = 64
+MAX_SPEAKER_KEY_BYTES = 256
+
+
 def speaker_label(summary: str) -> str | None:
     """The speaker label a transcript-style line starts with ("Leo: I passed my exam" gives
     "Leo"), or None. One to three words each starting with an upper-case letter (any script
     that has case), then a colon, white space and more text: "10:30 call", "https://..",
-    "note: ..", "Update: ..", a label with nothing after it, and four-word headings are not
-    speakers. A label
-    is metadata of the line, not its content: recall treats it as a known name (ranking.py)."""
+    "note: ..", "Update: ..", a label with nothing after it, four-word headings and labels
+    over MAX_SPEAKER_CHARS characters are not speakers. A label is metadata of the line, not
+    its content: recall treats it as a known name (ranking.py)."""
     m = _SPEAKER.match(summary.lstrip())
     if m is None:
         return None
     label = m.group(1)
+    if len(label) > MAX_SPEAKER_CHARS:
+        return None
     words = label.split()
     if not all(unicodedata.category(w[0]) in ("Lu", "Lt") for w in words):
         return None
@@ -411,7 +447,10 @@ def speaker_label(summary: str) -> str | None:
 def speaker_key(summary: str) -> str | None:
     """The normalised speaker label an episode stores (``speaker``), keyed like entities."""
     label = speaker_label(summary)
-    return entity_key(label) if label is not None else None
+    if label is None:
+        return None
+    key = entity_key(label)
+    return key if len(key.encode()) <= MAX_SPEAKER_KEY_BYTES else None
 
 
 def entity_id(tenant: str, name: str) -> str:

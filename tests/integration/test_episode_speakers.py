@@ -26,6 +26,31 @@ def test_remember_stores_the_speaker_and_a_plain_summary_has_none(
     }
 
 
+def test_a_speaker_label_longer_than_a_name_is_recorded_without_a_speaker(
+    client: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    # As the (tenant, speaker) index key, labels of thousands of letters were over Neo4j's
+    # ~8 KB: INTERNAL, and the episode and its siblings were lost.
+    hangul = "A" + "\uac00" * 2730 + ": hi there"
+    dotted = "\u0130" * 3000 + ": hi there"  # 6000 bytes, 9000 once lower-cased
+    out = client.record_episodes(
+        [
+            episode("leo", "sib1", summary="Leo: a good sibling about kayaking."),
+            episode("leo", "sib2", summary=hangul),
+            episode("leo", "sib3", summary=dotted),
+        ]
+    )
+    assert [e["ok"] for e in out] == [True, True, True], out
+    remembered = client.remember(episode("leo", "sib4", summary=dotted + " again"))
+    assert remembered["episodeError"] is None
+    assert speakers(settings, tenant) == {
+        "Leo: a good sibling about kayaking.": "leo",
+        hangul: None,
+        dotted: None,
+        dotted + " again": None,
+    }
+
+
 def _backfill(settings: Settings, tenant: str, **kw: Any) -> Any:
     async def go() -> Any:
         db = Database.connect(settings.neo4j())

@@ -233,6 +233,42 @@ def test_ids_too_long_to_index_are_per_item_validation_not_internal(
     assert len(listed["episodes"]) == 2  # the remember refused its key before recording
 
 
+def test_index_keys_too_large_in_bytes_are_per_item_validation_and_siblings_land(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # Each is within its character bound, but as a range-index key (the fact's slot and object
+    # slot, in UTF-8 and lower-cased) it was over Neo4j's ~8 KB: INTERNAL, and the batch lost.
+    ep = client.record_episode(**episode("alice"))
+    wide = "\U0001d400" * 512  # 512 characters, 2048 bytes
+    grows = "\u0130" * 2000  # 4000 bytes, 6000 once lower-cased ("i" and a combining dot)
+    out = client.assert_facts(
+        [
+            fact("Alice", "likes", "green tea", [ep], cardinality="MANY"),
+            fact(wide, "p" * 512, grows, [ep], cardinality="MANY"),
+            fact("Alice", "likes", grows, [ep], cardinality="MANY"),
+            fact("Alice", "p" * 512, "x" * 4000, [ep], cardinality="MANY"),
+        ]
+    )
+    assert [(r["ok"], r["error"] and r["error"]["field"]) for r in out["results"]] == [
+        (True, None),
+        (False, "subject"),
+        (False, "object"),
+        (True, None),  # every bound at once, in ASCII: fits
+    ]
+    kept = client.remember(
+        episode("alice", "kept"), [fact("Alice", "likes", grows, [], cardinality="MANY")]
+    )
+    assert kept["episodeId"] and kept["episodeError"] is None
+    assert kept["facts"]["results"][0]["error"]["field"] == "object"
+    with pytest.raises(GraphMemoryClientError) as ei:
+        admin.execute(
+            "mutation($p: [PredicateInput!]!) { definePredicates(predicates: $p) { name } }",
+            {"p": [{"name": "p" * 9000, "cardinality": "MANY"}]},
+        )
+    assert (_code(ei), ei.value.errors[0]["extensions"].get("field")) == ("VALIDATION", "name")
+    assert len(ei.value.errors[0]["message"]) < 200
+
+
 @pytest.mark.parametrize("k", [0, 101, 100_000])
 def test_the_clients_recall_with_k_out_of_range_is_validation_naming_k(
     client: GraphMemoryClient, k: int

@@ -5,7 +5,13 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from graph_memory.domain import (
+    INDEX_KEY_BYTES,
+    MAX_FACT_FIELD,
+    MAX_ID_BYTES,
+    MAX_SPEAKER_KEY_BYTES,
+    MAX_SUBJECT_KEY_BYTES,
     as_datetime,
+    check_fact_sizes,
     entity_id,
     entity_key,
     ft_token,
@@ -68,3 +74,32 @@ def test_a_stored_time_with_a_named_zone_reads_as_its_instant() -> None:
     paris = as_datetime("2026-10-18T05:09:06+02:00[Europe/Paris]")
     assert paris == datetime(2026, 10, 18, 5, 9, 6, tzinfo=timezone(timedelta(hours=2)))
     assert as_datetime("2026-10-18T03:09:06Z") == datetime(2026, 10, 18, 3, 9, 6, tzinfo=UTC)
+
+
+def test_the_widest_index_key_fits_neo4js_limit() -> None:
+    # schema 009 fact_object_slot: (tenant, scope, subject, predicate, object_key). A tenant
+    # is at most 64 ASCII characters (services/access/keys.py), a scope "team:" and 128.
+    overhead = 4 * 5  # a few bytes a value, measured against the test Neo4j
+    widest = 64 + 5 + 128 + MAX_SUBJECT_KEY_BYTES + MAX_ID_BYTES + MAX_FACT_FIELD + overhead
+    assert widest < INDEX_KEY_BYTES
+    assert 64 + MAX_SPEAKER_KEY_BYTES + overhead < INDEX_KEY_BYTES
+
+
+@pytest.mark.parametrize(
+    ("subject", "obj", "field"),
+    [
+        ("\U0001d400" * 512, "tea", "subject"),  # 512 characters, 2048 bytes
+        ("Alice", "\u0130" * 2000, "object"),  # 4000 bytes, 6000 once lower-cased
+        ("Alice", "\u6f22" * 1500, "object"),  # 4500 bytes
+        ("a" * 513, "tea", "subject"),
+    ],
+)
+def test_fact_sizes_are_bounded_in_bytes_as_stored(subject: str, obj: str, field: str) -> None:
+    with pytest.raises(ValidationError) as ei:
+        check_fact_sizes(subject, obj)
+    assert ei.value.field == field
+
+
+def test_fact_sizes_at_their_bounds_pass() -> None:
+    check_fact_sizes("\u6f22" * 341, "x" * MAX_FACT_FIELD)
+    check_fact_sizes("Alice", "\u0130" * (MAX_FACT_FIELD // 3))

@@ -4,7 +4,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph_memory.domain import HEADER_WORDS, speaker_key, speaker_label
+from graph_memory.domain import (
+    HEADER_WORDS,
+    MAX_SPEAKER_CHARS,
+    MAX_SPEAKER_KEY_BYTES,
+    speaker_key,
+    speaker_label,
+)
 
 
 @pytest.mark.parametrize(
@@ -54,6 +60,24 @@ from graph_memory.domain import HEADER_WORDS, speaker_key, speaker_label
 )
 def test_speaker_label(summary: str, label: str | None) -> None:
     assert speaker_label(summary) == label
+
+
+def test_a_label_longer_than_a_name_is_no_speaker() -> None:
+    # The (tenant, speaker) index key has a size limit: a "label" of thousands of letters
+    # (3-byte Hangul; "İ", which lower-cases to two code points) is no name at all.
+    assert speaker_label("A" + "\uac00" * 2730 + ": hi there") is None
+    assert speaker_key("\u0130" * 3000 + ": hi there") is None
+    longest = "L" + "e" * (MAX_SPEAKER_CHARS - 1)
+    assert speaker_label(longest + ": hi") == longest
+    assert speaker_label(longest + "o: hi") is None
+    grown = speaker_key("\u0130" * MAX_SPEAKER_CHARS + ": hi")  # 2 bytes each, 3 lower-cased
+    assert grown is not None and len(grown.encode()) <= MAX_SPEAKER_KEY_BYTES
+
+
+@given(st.text(min_size=1, max_size=200))
+def test_a_speaker_key_always_fits_its_bound(text: str) -> None:
+    key = speaker_key(text.capitalize() + ": hi")
+    assert key is None or len(key.encode()) <= MAX_SPEAKER_KEY_BYTES
 
 
 def test_speaker_key_is_the_entity_key_of_the_label() -> None:

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Tx
-from graph_memory.domain import Cardinality, Principal, utcnow
+from graph_memory.domain import Cardinality, Principal, check_id, utcnow
 from graph_memory.errors import Conflict, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
@@ -43,6 +43,8 @@ class PredicateService:
         """Register cardinalities; raises ValidationError for a bad name, Conflict when a
         predicate is already registered with the other cardinality."""
         for name in defs:
+            # A registered name is a (tenant, name) index key, bounded as a fact's predicate is.
+            check_id(name, "name")
             if not _PREDICATE.match(name):
                 raise ValidationError(f"bad predicate name {name!r}", field="name")
 

@@ -19,7 +19,7 @@ from graph_memory.repositories.speaker_backfill import SpeakerBackfillRepository
 __all__ = ["RULE_VERSION", "SpeakerBackfillReport", "backfill_speakers"]
 
 # Bumped when domain.speaker_label changes what it decides: every episode is derived again.
-RULE_VERSION = 2  # 2: header words (Note:, Update:, Re:) are no speakers
+RULE_VERSION = 3  # 2: header words (Note:, Update:, Re:) are no speakers; 3: at most 64 chars
 BATCH = 1000
 _STORE = ""  # the marker of the store-wide run (a tenant id is never empty)
 
