@@ -9,7 +9,16 @@ from graph_memory.db import Database, Record, Tx
 from graph_memory.errors import ContributorForgotten
 from graph_memory.repositories._scope import require_scopes, require_tenant
 
-__all__ = ["EpisodeRepository"]
+__all__ = ["EpisodeRepository", "still_there"]
+
+
+def still_there(episodes: list[Record]) -> list[Record]:
+    """The episodes a read found, less those a concurrent forget deleted while it ran.
+
+    Reads run at read committed: a node the index found and a purge then deleted reads as
+    an empty map (``e {.*, embedding: null}`` is ``{embedding: None}``), which is no episode.
+    An episode being forgotten is left out, as recall's hydrate leaves out what it ranked."""
+    return [e for e in episodes if e.get("id") is not None]
 
 
 class EpisodeRepository:
@@ -56,7 +65,7 @@ class EpisodeRepository:
 
     async def get(self, tenant: str, ids: list[str]) -> dict[str, Record]:
         rows = await self.db.read("episode.get", {"tenant": require_tenant(tenant), "ids": ids})
-        return {r["episode"]["id"]: r["episode"] for r in rows}
+        return {e["id"]: e for e in still_there([r["episode"] for r in rows])}
 
     async def list(
         self,
@@ -84,4 +93,4 @@ class EpisodeRepository:
                 "limit": limit,
             },
         )
-        return [r["episode"] for r in rows]
+        return still_there([r["episode"] for r in rows])
