@@ -17,7 +17,11 @@ from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from typing_extensions import TypedDict
 
 from graph_memory.client import GraphMemoryClient
-from graph_memory.integrations.langgraph import GraphMemoryStore, StoreWriteError
+from graph_memory.integrations.langgraph import (
+    WRITE_SECONDS_PER_ITEM,
+    GraphMemoryStore,
+    StoreWriteError,
+)
 from graph_memory.integrations.store_codec import PREDICATE
 
 KeyFactory = Callable[..., str]
@@ -288,6 +292,17 @@ def test_puts_over_the_batch_limit_are_split_and_all_land(server: str, key: str)
     ns = ("user", "bulk", "notes")
     store.batch([PutOp(ns, f"k{i}", {"text": f"note number {i} of five"}) for i in range(5)])
     assert sorted(h.key for h in store.search(ns)) == [f"k{i}" for i in range(5)]
+
+
+def test_the_default_batch_is_written_within_the_clients_timeout(server: str, key: str) -> None:
+    # 1000 puts a write (the service's own limit) took 34 s to embed where the client waited
+    # 30: it reported UNAVAILABLE for a write that landed, and a retry wrote it all again.
+    store = GraphMemoryStore(server, key)
+    assert store.max_batch <= 100
+    assert store._timeout >= WRITE_SECONDS_PER_ITEM * store.max_batch
+    assert store._timeout >= 30.0
+    big = GraphMemoryStore(server, key, max_batch=1000, timeout=30.0)
+    assert big._timeout >= 1000 * WRITE_SECONDS_PER_ITEM
 
 
 def test_a_nul_in_a_value_round_trips(store: GraphMemoryStore) -> None:
