@@ -48,10 +48,22 @@ __all__ = [
 ]
 
 
+# Messages quote what the caller sent ("no forget job <id>"); a 20 KB argument is not echoed
+# back whole, whichever message quotes it.
+MAX_MESSAGE_CHARS = 1_000
+
+
+def _capped(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[:MAX_MESSAGE_CHARS]}... ({len(message)} characters, cut)"
+
+
 class GraphMemoryError(Exception):
     code = "INTERNAL"
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
+        message = _capped(message)
         super().__init__(message)
         self.message = message
         self.field = field

@@ -291,6 +291,20 @@ def test_an_integer_too_long_to_convert_is_a_json_refusal(
 
 
 @pytest.mark.parametrize(
+    "query",
+    [
+        "query($s: ID!) { forgetJob(id: $s) { state } }",
+        "mutation($s: ID!) { rollbackConsolidation(runId: $s) { id } }",
+        'query($s: String!) { procedures(intent: $s, scopes: ["tenant"]) { id } }',
+    ],
+)
+def test_an_error_does_not_echo_a_huge_argument(server: str, key: str, query: str) -> None:
+    r = send(server, key, query, {"s": "\uac00" * 9000})
+    assert codes(r.json()) <= {"VALIDATION", "NOT_FOUND"}, r.text[:300]
+    assert all(len(e["message"]) < 1100 for e in r.json()["errors"]), r.text[:300]
+
+
+@pytest.mark.parametrize(
     "weights",
     [
         {"vector": 1e308, "keyword": 1e308},
