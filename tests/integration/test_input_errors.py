@@ -304,6 +304,17 @@ def test_an_error_does_not_echo_a_huge_argument(server: str, key: str, query: st
     assert all(len(e["message"]) < 1100 for e in r.json()["errors"]), r.text[:300]
 
 
+def test_a_team_named_by_its_scope_is_that_team(server: str, key: str) -> None:
+    q = """mutation($t: [String!]!) { mintSessionToken(userId: "alice", teams: $t) { scopes } }"""
+    for teams in (["team:ops"], ["ops"], ["ops", "team:ops"]):
+        r = send(server, key, q, {"t": teams})
+        assert r.json()["data"]["mintSessionToken"]["scopes"] == [
+            "user:alice",
+            "team:ops",
+            "tenant",
+        ], r.text
+
+
 @pytest.mark.parametrize(
     "weights",
     [

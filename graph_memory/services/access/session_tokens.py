@@ -77,10 +77,14 @@ def token_scopes(user_id: str, teams: Sequence[str], include_tenant: bool) -> tu
         )
     scopes = [parse_scope(f"user:{user}")]
     for team in teams:
+        # A team is named by its id ("support") or by its scope ("team:support"): the scope a
+        # caller copied from a listing means that team, not a team "team:support".
+        name = team.strip()
         try:
-            scopes.append(parse_scope(f"team:{team.strip()}"))
+            scopes.append(parse_scope(name if name.startswith("team:") else f"team:{name}"))
         except ValidationError:
-            raise ValidationError(f"bad team id {team!r}", field="teams") from None
+            shown = team if len(team) <= 60 else team[:60] + "..."
+            raise ValidationError(f"bad team id {shown!r}", field="teams") from None
     if include_tenant:
         scopes.append("tenant")
     return tuple(dict.fromkeys(scopes))
