@@ -8,6 +8,8 @@
 // order, for the reader to ask for more rows when touched ones came to less; `forgetting`:
 // a forget runs in the tenant.
 MATCH (s)-[:WINS]->(f:Fact)
+// (A version a purge batch deleted while this read comes back without its properties.)
+WHERE f.recorded_at IS NOT NULL
 WITH hidden, s, f,
 #include forget/_touched_view(f)
      AS touched

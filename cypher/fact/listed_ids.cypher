@@ -7,7 +7,8 @@
 #include forget/_hidden
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
-WHERE f.tenant = $tenant AND NOT
+// (A version a purge batch deleted while this read comes back without its properties.)
+WHERE f.tenant = $tenant AND f.recorded_at IS NOT NULL AND NOT
 #include forget/_hidden_fact(f)
   AND
 #include fact/_listed_where

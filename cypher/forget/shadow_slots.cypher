@@ -16,9 +16,12 @@ WITH DISTINCT hidden, promote_sessions, slot
 CALL (slot, hidden) {
   MATCH (f:Fact {tenant: $tenant, scope: slot.scope, subject: slot.subject,
                  predicate: slot.predicate})
+  // A version a purge batch deletes while this reads comes back without its properties (read
+  // committed): it is gone.
+  WHERE f.id IS NOT NULL AND f.recorded_at IS NOT NULL
   CALL (f, hidden) {
     OPTIONAL MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
-    RETURN collect(CASE WHEN e IS NOT NULL THEN {
+    RETURN collect(CASE WHEN e.started_at IS NOT NULL THEN {
       at: toString(d.at), started: toString(e.started_at), weight: d.weight,
       user_id: e.user_id, session_id: e.session_id,
       withdrawn: coalesce(e.contributor IN hidden, false)} END) AS links

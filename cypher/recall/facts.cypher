@@ -84,6 +84,12 @@ CALL (hits, hidden) {
     id: f.id, text: f.text, tier: f.tier, tier_rank: f.tier_rank,
     touched: CASE WHEN touched THEN {scope: f.scope, subject: f.subject, predicate: f.predicate}
              END,
+    // Worded by a forgotten contributor (forget/_their_text): the service scores it on the
+    // triple's neutral wording instead (services/recall/withheld.py says why).
+    withheld: (
+#include forget/_their_text(f)
+              ) IS NULL,
+    subject_name: f.subject_name, object: f.object,
     confidence: f.confidence, subject: f.subject, predicate: f.predicate,
     fresh_ms: coalesce(f.valid_from, f.recorded_at).epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(f.embedding, $vector)),

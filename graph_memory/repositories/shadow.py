@@ -37,7 +37,10 @@ _MAX_ROUNDS = 8
 
 
 def touched_slot(raw: dict[str, str] | None) -> SlotKey | None:
-    return None if raw is None else SlotKey(raw["scope"], raw["subject"], raw["predicate"])
+    # A version a purge batch deleted while the read ran names no slot (read committed).
+    if raw is None or None in (raw["scope"], raw["subject"], raw["predicate"]):
+        return None
+    return SlotKey(raw["scope"], raw["subject"], raw["predicate"])
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from tests.integration.forget_helpers import held, release, run_purge
 
 SCOPES = ["team:core"]
 DAY = timedelta(days=1)
-PREDICATES = ("hq_in", "ceo", "cfo", "uses_db", "cto", "mood", "pet")
+PREDICATES = ("hq_in", "ceo", "cfo", "uses_db", "cto", "mood", "pet", "motto")
+QUESTIONS = ("Where is acme headquartered?", "Who is the ceo of acme?", "private wording QZXV")
 VERSION = """id text status recordedAt validFrom supersededAt supersededBy supersedes { id }"""
 RECALL = (
     "query($q: String!, $sc: [String!]!, $a: DateTime, $v: DateTime) {"
@@ -76,6 +77,8 @@ def _world(client: GraphMemoryClient) -> list[datetime]:
     say("cto", "Zo", ann)
     say("pet", "Rex", carol)
     say("pet", "Rex", bob, validTo=(T0 + 2 * DAY).isoformat())  # bob's end cuts carol's
+    say("motto", "ship it", bob, text="Bob's private wording: QZXV ship it")  # his words...
+    say("motto", "ship it", ann)  # ...on a triple ann tells too
     # An inference three sessions promoted, one of them bob's: a candidate again without it.
     for who in (carol, bob, ann):
         say("mood", "keen", who, source="conversation")
@@ -113,7 +116,7 @@ def _answers(client: GraphMemoryClient, marks: list[datetime]) -> dict[str, Any]
             var = {"sc": SCOPES, "a": at["as_of"], "v": at["valid_at"]}
             listed = client.execute(LISTING, var)["facts"]["edges"]
             out[f"versions {i} {j}"] = sorted((e["node"] for e in listed), key=str)
-            for q in ("Where is acme headquartered?", "Who is the ceo of acme?", "acme pet"):
+            for q in (*QUESTIONS, "acme pet"):
                 got = client.execute(RECALL, {**var, "q": q})["recall"]["items"]
                 out[f"recall {q} {i} {j}"] = sorted(got, key=str)
     for fid in sorted(seen):
@@ -148,24 +151,34 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     assert [x["text"] for x in hq][:1] and "Paris" in hq[0]["text"]
     assert _objects(client, "cto") == ["Zo"]
     assert _objects(client, "pet", valid_at=(T0 + 3 * DAY).isoformat()) == ["Rex"]
+    # His wording is not searchable: the fact it worded is not found by his words.
+    found = client.recall("private wording QZXV", SCOPES, kinds=["FACT"])["items"]
+    assert not [x for x in found if "ship it" in x["text"]]
     during = _answers(client, marks)
 
     release(settings, job)
     done = run_purge(settings, tenant, job, batch=2)
     assert done is not None and done.done
     after = _answers(client, marks)
+    # The one answer that may differ: recall finds a fact bob worded through his words'
+    # index entries until the purge rewords it (it is scored on the neutral wording, so
+    # whether it comes back depends on what else the search found).
+    (motto,) = client.history("acme", "motto", SCOPES)["versions"]
+    for answers in (during, after):
+        for key in [k for k in answers if k.startswith("recall ")]:
+            answers[key] = [x for x in answers[key] if x["id"] != motto["id"]]
     changed = {k: (during[k], after[k]) for k in during if during[k] != after[k]}
     assert changed == {}
     # Shown as the purge leaves it: carol's value is current again, superseded by nobody.
-    (paris,) = [n for n in after["hq_in 16 3"]]
+    (paris,) = [n for n in after["hq_in 18 3"]]
     assert paris["status"] == "ACTIVE" and paris["supersededBy"] is None
-    (zo,) = [n for n in after["versions 16 3"] if n["text"].endswith("Zo")]
-    (xi,) = [n for n in after["history cto 16"] if n["object"] == "Xi"]
+    (zo,) = [n for n in after["versions 18 3"] if n["text"].endswith("Zo")]
+    (xi,) = [n for n in after["history cto 18"] if n["object"] == "Xi"]
     assert zo["supersedes"] == {"id": xi["id"]}
-    (mood,) = after["history mood 16"]
+    (mood,) = after["history mood 18"]
     assert mood["status"] == "CANDIDATE"
     # A fact bob and ann told rests on ann's session alone: its confidence, already in flight.
-    (dana,) = [n for n in after["ceo 16 3"]]
+    (dana,) = [n for n in after["ceo 18 3"]]
     assert dana["confidence"] < told_twice["confidence"]
 
 

@@ -69,6 +69,7 @@ from graph_memory.services.recall.request import (
     RecallResult,
     checked,
 )
+from graph_memory.services.recall.withheld import rescore_withheld
 from graph_memory.versions import Evidence, FactVersion
 
 __all__ = [
@@ -142,6 +143,8 @@ class RecallService:
         fetched = await self._candidates(
             principal.tenant, req, (vector, content_vector, on_content), as_of, valid_at, per_kind
         )
+        at = KINDS.index("fact")
+        fetched[at] = await rescore_withheld(fetched[at], self.embedder, vector, content_vector)
         considered = sum(len(rows) for rows in fetched)
         # One scale for every kind: they share the embedding space and the recency anchor.
         pool = pool_of(
@@ -434,7 +437,7 @@ class RecallService:
                 record, evidence = found[s.id]
                 if s.kind == "fact":
                     # As a forget in flight's purge will leave it, if one touches it; its
-                    # wording and dates as the typed version gives them (a text withheld
+                    # wording, dates and confidence as the typed version gives them (a text withheld
                     # while its writer's forget runs reads as the triple's neutral wording).
                     s.fact = resolved.show(FactVersion.from_row(record))
                     record = {
@@ -442,6 +445,7 @@ class RecallService:
                         "text": s.fact.text,
                         "valid_from": s.fact.valid_from,
                         "recorded_at": s.fact.recorded_at,
+                        "confidence": s.fact.confidence,
                     }
                     if as_of is not None:
                         s.fact = as_believed_at(s.fact, as_of)
