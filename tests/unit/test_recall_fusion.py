@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from graph_memory.services.recall.digest_members import lift_members
-from graph_memory.services.recall.fusion import pool_of
+from graph_memory.services.recall.fusion import Pool, pool_of
 from graph_memory.services.recall.neighbours import REPLY_SHARE, asks, lift_replies
 from graph_memory.services.recall.ranking import Weights, score_rows
 
@@ -34,6 +34,7 @@ def _score(
     weights: Weights | None = None,
     kind: str = "fact",
     query: str = "question words",
+    pool: Pool | None = None,
 ) -> Any:
     return {
         s.id: s
@@ -44,6 +45,7 @@ def _score(
             weights=(weights or Weights()).normalised(),
             half_life_days=30,
             valid_at=valid_at,
+            pool=pool,
         )
     }
 
@@ -240,15 +242,8 @@ def test_a_question_naming_a_speaker_scores_the_vector_part_without_the_names() 
     assert whole["label"].similarity == 1.0 > whole["answer"].similarity
     pool = pool_of(rows, LIVE, on_content=True)
     assert pool.best_cosine == pytest.approx(0.4)
-    (label, best) = score_rows(
-        "episode",
-        rows,
-        query="question words",
-        weights=Weights().normalised(),
-        half_life_days=30,
-        valid_at=LIVE,
-        pool=pool,
-    )
+    on_rest = _score(rows, LIVE, kind="episode", pool=pool)
+    label, best = on_rest["label"], on_rest["answer"]
     assert best.similarity == 1.0 and label.similarity == pytest.approx(0.25)
     assert label.cosine == pytest.approx(0.6)  # the reported cosine is to the whole query
 
@@ -260,16 +255,13 @@ def test_scored_without_the_names_a_memory_the_whole_question_is_close_to_stays_
     named = {**_row("named", sim=0.55, at=LIVE), "content": (1 + 0.1) / 2}
     other = {**_row("other", sim=0.3, at=LIVE), "content": (1 + 0.4) / 2}
     rows = [named, other]
-    scored = score_rows(
-        "episode",
+    by_id = _score(
         rows,
+        LIVE,
+        kind="episode",
         query="what pet did Amara adopt",
-        weights=Weights().normalised(),
-        half_life_days=30,
-        valid_at=LIVE,
         pool=pool_of(rows, LIVE, on_content=True),
     )
-    by_id = {s.id: s for s in scored}
     assert by_id["named"].similarity == pytest.approx(0.25)  # scored on the rest
     assert by_id["named"].relevance == pytest.approx(1.0)  # relevant by the whole question
     assert by_id["other"].total > by_id["named"].total
