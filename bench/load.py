@@ -15,7 +15,13 @@ counts as an error (by kind and code). The bench tenant is deleted at the end.
 
 With ``--victim`` a second tenant runs one closed-loop client of a small read (a page of
 five facts) beside every level and prints its latencies: how much one tenant's load slows
-another (the in-flight cap serves waiting tenants in turns, admission.py).
+another (the in-flight cap serves waiting tenants in turns, admission.py). With ``--heavy``
+every request of the loaded tenant is the costliest allowed recall instead of the mix (eight
+aliases, k 100, overRecall 500, candidates, expired and unverified included): how much one
+tenant's expensive queries slow another (database turns, session_share.py).
+
+    python bench/load.py --heavy --victim --clients 6 --seconds 20 \
+        --baseline-env GRAPH_MEMORY_DB_TURNS=0
 
 Beside each level it prints where the time went (bench/load_split.py). To measure a change on
 a shared machine, compare in one run: `--baseline DIR` (a checkout from before the change)
@@ -79,6 +85,16 @@ RECALL = """query($q: String!, $s: [String!]!) {
   recall(query: $q, scopes: $s, k: 5) { items { id kind text score { total } } } }"""
 AS_OF = """query($s: [String!]!, $at: DateTime!) {
   facts(filter: {scopes: $s}, asOf: $at, first: 20) { edges { node { id object } } } }"""
+HEAVY = (
+    "query($s: [String!]!) {"
+    + " ".join(
+        f'r{i}: recall(query: "{q.format(u="them")}", scopes: $s, k: 100, overRecall: 500, '
+        "includeCandidates: true, includeExpired: true, includeUnverified: true) "
+        "{ items { id text } }"
+        for i, q in enumerate(QUESTIONS + QUESTIONS[:2])
+    )
+    + "}"
+)
 VICTIM = """query($s: [String!]!) {
   facts(filter: {scopes: $s}, first: 5) { edges { node { id object } } } }"""
 EPISODE = "mutation($e: EpisodeInput!) { recordEpisode(episode: $e) }"
@@ -117,8 +133,9 @@ def _facts(user: str, episode: str) -> list[dict[str, Any]]:
 
 
 class Load:
-    def __init__(self, url: str, key: str, users: int) -> None:
+    def __init__(self, url: str, key: str, users: int, heavy: bool = False) -> None:
         self.url = url
+        self.heavy = heavy
         self.headers = {"Authorization": f"Bearer {key}"}
         self.users = [f"u{i}" for i in range(users)]
         self.episodes: dict[str, list[str]] = defaultdict(list)
@@ -146,6 +163,9 @@ class Load:
     async def one(self, c: httpx.AsyncClient) -> str:
         u = random.choice(self.users)
         scopes = [f"user:{u}", "tenant"]
+        if self.heavy:
+            await self.call(c, HEAVY, {"s": [f"user:{v}" for v in self.users[:4]] + ["tenant"]})
+            return "heavy recall"
         roll = random.random()
         if roll < 0.80:
             q = random.choice(QUESTIONS).format(u=u)
@@ -220,6 +240,11 @@ def main() -> None:
         action="store_true",
         help="a second tenant's single client of small reads beside every level",
     )
+    ap.add_argument(
+        "--heavy",
+        action="store_true",
+        help="every request of the loaded tenant: eight aliased recalls, k 100, overRecall 500",
+    )
     ap.add_argument("--profile", help="run the server under cProfile, stats to this file")
     ap.add_argument(
         "--floor",
@@ -269,7 +294,8 @@ def main() -> None:
         procs["baseline"] = start_server(args.port + 1, env=base_env, root=args.baseline)
     ports = {"this": args.port, "baseline": args.port + 1}
     loads = {
-        name: Load(f"http://127.0.0.1:{ports[name]}/graphql", key, args.users) for name in procs
+        name: Load(f"http://127.0.0.1:{ports[name]}/graphql", key, args.users, args.heavy)
+        for name in procs
     }
     other = f"{tenant}-victim"
     victims = (
@@ -322,6 +348,12 @@ async def _levels(
     for load in loads.values():
         # Plans, caches and the embedder warm before anything is measured.
         await load.run(1, min(5.0, args.seconds))
+    for name, victim in victims.items():
+        ms = [x * 1000 for x in await victim.victim(min(5.0, args.seconds))]
+        print(
+            f"other tenant's page of facts alone [{name}]: n {len(ms)}  p50 "
+            f"{statistics.median(ms):.1f} ms  p95 {_pct(ms, 0.95):.1f} ms"
+        )
     for r in range(args.rounds):
         order = ("baseline", "this") if r % 2 == 0 else ("this", "baseline")
         for n in args.clients:
@@ -380,7 +412,7 @@ async def _level(
         f"{sum(errors.values())} errors; server RSS {rss_mb(pid):.0f} MB; machine "
         f"{load_before} before, {load_average()} after"
     )
-    for kind in ("recall", "write", "as-of read"):
+    for kind in ("recall", "write", "as-of read", "heavy recall"):
         ms = [x * 1000 for x in lat.get(kind, [])]
         if not ms:
             print(f"  {kind:<11} none")

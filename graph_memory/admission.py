@@ -28,7 +28,7 @@ import asyncio
 import contextlib
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 from graph_memory import metrics
@@ -61,13 +61,21 @@ class Admission:
     async def run(self, work: Callable[[], Awaitable[T]], tenant: str = "") -> T:
         """``work()``'s result, started once ``tenant`` has a slot (made only then, so a
         waiter cancelled in the queue leaves nothing half begun)."""
-        if not self.limit:
-            return await work()
         began = time.perf_counter()
+        async with self.turn(tenant):
+            if self.limit:
+                metrics.observe_queue(time.perf_counter() - began)
+            return await work()
+
+    @contextlib.asynccontextmanager
+    async def turn(self, tenant: str = "") -> AsyncIterator[None]:
+        """Held while ``tenant``'s slot is: entered once its turn comes."""
+        if not self.limit:
+            yield
+            return
         await self._acquire(tenant)
         try:
-            metrics.observe_queue(time.perf_counter() - began)
-            return await work()
+            yield
         finally:
             self._release(tenant)
 

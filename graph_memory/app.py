@@ -299,7 +299,7 @@ def create_app(
 
             async def operation() -> Response:
                 # A few Neo4j sessions at once for the operation, however it fans out.
-                with operation_sessions():
+                with operation_sessions(tenant=tenant):
                     return await gql.run(request)
 
             if not read_only:

@@ -101,7 +101,9 @@ class Services:
 def build_services(
     settings: Settings, db: Database | None = None, embedder: Embedder | None = None
 ) -> Services:
-    db = db or Database.connect(settings.neo4j(), pool_size(settings.max_inflight))
+    db = db or Database.connect(
+        settings.neo4j(), pool_size(settings.max_inflight), turns=settings.db_turns
+    )
     # Refuses vector work while the store's vectors are another model's (a re-embedding).
     embedder = StoreBoundEmbedder(embedder or build_embedder(settings), db)
     fact_repo = FactRepository(db)

@@ -37,6 +37,7 @@ from tenacity import (
 )
 
 from graph_memory import metrics
+from graph_memory.admission import Admission
 from graph_memory.cypher import CypherCatalog, catalog
 from graph_memory.domain import as_datetime
 from graph_memory.errors import Conflict, StoreUnavailable
@@ -150,15 +151,24 @@ def _retrying(access: str) -> AsyncRetrying:
 
 class Database:
     def __init__(
-        self, driver: AsyncDriver, database: str, queries: CypherCatalog | None = None
+        self,
+        driver: AsyncDriver,
+        database: str,
+        queries: CypherCatalog | None = None,
+        turns: Admission | None = None,
     ) -> None:
         self.driver = driver
         self.database = database
         self.queries = queries or catalog()
+        # Every session takes a turn of these, per tenant (session_share.py); None: unbounded.
+        self.turns = turns
 
     @classmethod
-    def connect(cls, conn: Neo4jConnection, pool_size: int = DEFAULT_POOL) -> Database:
-        """``pool_size``: session_share.pool_size for a service that admits operations."""
+    def connect(
+        cls, conn: Neo4jConnection, pool_size: int = DEFAULT_POOL, turns: int = 0
+    ) -> Database:
+        """``pool_size``: session_share.pool_size for a service that admits operations;
+        ``turns``: sessions at once across tenants, served in turns (0: no limit)."""
         driver = AsyncGraphDatabase.driver(
             conn.uri,
             auth=(conn.user, conn.password),
@@ -168,7 +178,7 @@ class Database:
             # Schema-less property warnings (a label not yet created) are noise, not faults.
             notifications_min_severity="OFF",
         )
-        return cls(driver, conn.database)
+        return cls(driver, conn.database, turns=Admission(turns) if turns else None)
 
     async def close(self) -> None:
         await self.driver.close()
@@ -182,7 +192,7 @@ class Database:
         async def once() -> list[Record]:
             began = time.perf_counter()
             async with (
-                session_slot(),
+                session_slot(self.turns),
                 self.driver.session(
                     database=self.database, default_access_mode=READ_ACCESS
                 ) as session,
@@ -215,7 +225,7 @@ class Database:
         bound = query.bind(dict(params))
         try:
             async with (
-                session_slot(),
+                session_slot(self.turns),
                 self.driver.session(
                     database=self.database, default_access_mode=READ_ACCESS
                 ) as session,
@@ -291,7 +301,8 @@ class Database:
             async for attempt in _retrying(access):
                 with attempt:
                     async with (
-                        session_slot(),
+                        # Reads only: see session_share (database turns).
+                        session_slot(None if write else self.turns),
                         self.driver.session(database=self.database) as session,
                     ):
                         if write:

@@ -42,6 +42,7 @@ __all__ = [
     "observe_neo4j_query",
     "observe_queue",
     "observe_request",
+    "observe_turn",
     "render",
     "timed_embedding",
 ]
@@ -71,6 +72,11 @@ REQUEST_NEO4J_SECONDS = Histogram(
 REQUEST_QUEUE_SECONDS = Histogram(
     "graph_memory_request_queue_seconds",
     "Time a GraphQL request waited for an in-flight slot (GRAPH_MEMORY_MAX_INFLIGHT)",
+    buckets=_LATENCY,
+)
+REQUEST_TURN_SECONDS = Histogram(
+    "graph_memory_request_db_turn_seconds",
+    "Time a GraphQL request's reads waited for database turns (GRAPH_MEMORY_DB_TURNS), summed",
     buckets=_LATENCY,
 )
 REQUEST_EMBED_SECONDS = Histogram(
@@ -165,6 +171,7 @@ def observe_request(trace: request_trace.RequestTrace, status: int) -> None:
     REQUEST_SECONDS.labels(op, kind).observe(trace.elapsed())
     REQUEST_NEO4J_SECONDS.labels(op).observe(trace.neo4j_seconds)
     REQUEST_EMBED_SECONDS.labels(op).observe(trace.embed_seconds)
+    REQUEST_TURN_SECONDS.observe(trace.turn_seconds)
     for code in trace.error_codes:
         ERRORS.labels(code).inc()
 
@@ -174,6 +181,13 @@ def observe_queue(seconds: float) -> None:
     trace = request_trace.current()
     if trace is not None:
         trace.queue_seconds += seconds
+
+
+def observe_turn(seconds: float) -> None:
+    """A read's wait for a database turn, added to its request's."""
+    trace = request_trace.current()
+    if trace is not None:
+        trace.turn_seconds += seconds
 
 
 def observe_neo4j_query(name: str, seconds: float) -> None:

@@ -55,10 +55,15 @@ class RequestObserver:
                 message["headers"] = [
                     *message["headers"],
                     (b"x-request-id", trace.request_id.encode("latin-1")),
-                    # How long the operation waited for an in-flight slot (admission.py), in
-                    # the standard header browsers' and clients' timing tools read: a slow
-                    # answer tells whether it queued or ran slowly.
-                    (b"server-timing", f"queue;dur={trace.queue_seconds * 1000:.1f}".encode()),
+                    # How long the operation waited for an in-flight slot (admission.py) and
+                    # its reads for database turns (session_share.py), in the standard
+                    # header browsers' and clients' timing tools read: a slow answer tells
+                    # whether it queued or ran slowly.
+                    (
+                        b"server-timing",
+                        f"queue;dur={trace.queue_seconds * 1000:.1f}, "
+                        f"dbturn;dur={trace.turn_seconds * 1000:.1f}".encode(),
+                    ),
                 ]
             await send(message)
 
@@ -87,6 +92,7 @@ def _log_request(trace: request_trace.RequestTrace, status: int, method: str) ->
         "neo4j_calls": trace.neo4j_calls,
         "embed_ms": round(trace.embed_seconds * 1000, 2),
         "queue_ms": round(trace.queue_seconds * 1000, 2),
+        "db_turn_ms": round(trace.turn_seconds * 1000, 2),
     }
     if trace.error_codes:
         fields["errors"] = sorted(set(trace.error_codes))

@@ -35,6 +35,8 @@ class RequestTrace:
     neo4j_calls: int = 0
     embed_seconds: float = 0.0
     queue_seconds: float = 0.0  # waiting for an in-flight slot (admission.py)
+    # Waiting for database turns (session_share.py), summed over the request's reads.
+    turn_seconds: float = 0.0
     error_codes: list[str] = field(default_factory=list)
 
     def elapsed(self) -> float:

@@ -34,16 +34,26 @@ def local_password_file() -> Path:
     return data_home() / "neo4j-password"
 
 
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def default_max_inflight() -> int:
     """Four operations in flight per core this process may run on: on the 2-core bench
     machine 8 served a 32-client load with 1.3x the throughput of no cap, half its write p99
     and a third of another tenant's read p99 (bench/load.py --victim); more only spreads
     each operation over more time once the cores are busy."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return 4 * max(1, cores)
+    return 4 * _cores()
+
+
+def default_db_turns() -> int:
+    """Neo4j sessions at once across tenants (session_share.py): two per core, at least
+    four. A Cypher query runs on one core, so a few per core keep the cores busy while
+    others are on the wire; many more only slow each other."""
+    return max(4, 2 * _cores())
 
 
 def _int_env(name: str, default: int) -> int:
@@ -156,6 +166,9 @@ class Settings:
     # turns (admission.py); 0: no limit. A tenant's share: None is all slots but one.
     max_inflight: int = field(default_factory=default_max_inflight)
     max_inflight_per_tenant: int | None = None
+    # Neo4j sessions at once across the process's tenants, served in turns per tenant
+    # (session_share.py); 0: no limit.
+    db_turns: int = field(default_factory=default_db_turns)
     # The longest a session token may live (mintSessionToken's ttlSeconds).
     session_token_max_seconds: int = 86_400
 
@@ -210,6 +223,7 @@ class Settings:
             metrics_token=os.environ.get("GRAPH_MEMORY_METRICS_TOKEN") or None,
             max_inflight=max(0, _int_env("GRAPH_MEMORY_MAX_INFLIGHT", default_max_inflight())),
             max_inflight_per_tenant=_int_env("GRAPH_MEMORY_MAX_INFLIGHT_PER_TENANT", 0) or None,
+            db_turns=max(0, _int_env("GRAPH_MEMORY_DB_TURNS", default_db_turns())),
         )
 
     def neo4j(self) -> Neo4jConnection:

@@ -14,6 +14,7 @@ from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.errors import Conflict, GraphMemoryError
 from graph_memory.repositories.consolidation import ConsolidationRepository
 from graph_memory.services.consolidation.service import ConsolidationService
+from graph_memory.session_share import working_for
 
 __all__ = ["ConsolidationScheduler", "TickReport"]
 
@@ -45,7 +46,8 @@ class ConsolidationScheduler:
                 tenant=row["tenant"], role=Role.ADMIN, key_id="scheduler", name="scheduler"
             )
             try:
-                report = await self.service.run(who, sorted(row["scopes"]))
+                with working_for(who.tenant):  # behind its own tenant's work
+                    report = await self.service.run(who, sorted(row["scopes"]))
                 runs.append(report.id)
             except Conflict:
                 skipped.append(row["tenant"])

@@ -62,6 +62,7 @@ from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.audit import events as audit
 from graph_memory.services.forget.acted_for import scrub_acted_for
 from graph_memory.services.forget.purge import Batch, ForgetCounts, purge_batch
+from graph_memory.session_share import working_for
 
 __all__ = ["ForgetJob", "ForgetService", "receipt_for"]
 
@@ -247,7 +248,8 @@ class ForgetService:
 
     async def _run_logged(self, tenant: str, job_id: str) -> ForgetJob | None:
         try:
-            return await self.run(tenant, job_id)
+            with working_for(tenant):  # its sessions queue behind its own tenant's work
+                return await self.run(tenant, job_id)
         except _LeaseLost:
             log.info("forget job %s: taken over by another runner", job_id)
         except Exception:  # the job stays leased, expires and is resumed by the next runner

@@ -42,6 +42,7 @@ from graph_memory.services.ingest.plan import Applied, JobScope
 from graph_memory.services.ingest.service import principal_of
 from graph_memory.services.ingest.session_tx import write_session
 from graph_memory.services.store.embedding_config import StoreBoundEmbedder
+from graph_memory.session_share import working_for
 
 if TYPE_CHECKING:
     from graph_memory.container import Services
@@ -132,7 +133,8 @@ class IngestWorker:
             tenant = str(record["tenant"])
             self._running[tenant] += 1
         job_id = str(record["id"])
-        work = asyncio.ensure_future(self._process(record, began))
+        with working_for(tenant):  # its sessions queue behind its own tenant's work
+            work = asyncio.ensure_future(self._process(record, began))
         beat = asyncio.ensure_future(self._heartbeat(record, work))
         try:
             await work
