@@ -1,4 +1,4 @@
-// params: tenant, contributors, limit
+// params: tenant, contributors, limit, ends
 // returns: doomed, doomed_tiers, chained, premises, kept_slots, shared, shared_inferred, worded, episodes, predicates
 // The next facts (about $limit) citing these contributors' episodes, split as the reads
 // hide them: `doomed` when every episode behind them is a forgotten contributor's
@@ -6,9 +6,7 @@
 // A batch leaves none of them citing those episodes (excised, or their evidence unlinked), so
 // the next call finds the next ones: the job resumes from the graph, with no cursor to lose.
 #include forget/_hidden
-MATCH (u:User)
-WHERE u.key IN $contributors AND u.tenant = $tenant
-MATCH (u)<-[:CONTRIBUTED_BY]-(:Episode)<-[:DERIVED_FROM]-(f:Fact)
+#include forget/_next_facts
 WITH DISTINCT hidden, f LIMIT $limit
 // With the rest of their supersession chains: a chain is rewritten in one batch, so no
 // version of it is reinstated only to be excised by the next.

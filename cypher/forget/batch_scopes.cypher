@@ -1,4 +1,4 @@
-// params: tenant, contributors, limit
+// params: tenant, contributors, limit, ends
 // returns: scopes
 // Every scope the next purge batch can write in through its facts, read before it takes their
 // locks (so writers of the tenant's other scopes never wait for a purge): the scopes of the
@@ -7,9 +7,7 @@
 // contributors' episodes and procedures are forget/episode_scopes. Writes citing the
 // contributors are refused from phase 1 on, so the batch can only shrink between this read
 // and the locks.
-MATCH (u:User)
-WHERE u.key IN $contributors AND u.tenant = $tenant
-MATCH (u)<-[:CONTRIBUTED_BY]-(:Episode)<-[:DERIVED_FROM]-(f:Fact)
+#include forget/_next_facts
 WITH DISTINCT f LIMIT $limit
 MATCH (f)-[:SUPERSEDES*0..]-(g:Fact)
 WITH DISTINCT g

@@ -10,7 +10,8 @@ WITH u, CASE WHEN u.forgotten_at IS NULL THEN 'user:' + u.id END AS own
 SET u.forgotten_at = $now, u.id = 'forgotten:' + u.key, u.caption = 'forgotten',
     u.name = 'forgotten'
 MERGE (h:Forgotten {tenant: $tenant, contributor: $key})
-ON CREATE SET h.at = $now, h.caption = 'forgotten', h.scope = own
+ON CREATE SET h.at = $now, h.caption = 'forgotten', h.scope = own,
+              h.ends_left = true  // forget/_next_facts: the purge's first phase
 // The tenant's corroboration threshold when the forget began: reads resolving a slot the
 // forget touches withdraw a promotion their sessions earned by it (repositories/shadow.py),
 // as the purge does (forget/recandidate).

@@ -256,19 +256,17 @@ class FactRepository:
             name = "fact.in_force_scope"
         rows = await self.db.read(name, params)
         cut: list[Record] = []
-        if subject is not None and (not rows or rows[0]["forgetting"]):
-            # A forget in flight may have touched a slot of the subject that no stored segment
-            # answers now (an ended claim of theirs cuts another's): asked when one runs, or
-            # when nothing answered (one seek when none runs).
-            cut = await self.db.read(
-                "forget.touched_slots",
-                {
-                    "tenant": params["tenant"],
-                    "scopes": params["scopes"],
-                    "subject": subject,
-                    "predicate": predicate,
-                },
-            )
+        if not rows or rows[0]["forgetting"]:
+            # A forget in flight may have touched a slot that no stored segment answers now
+            # (an ended claim of theirs cuts another's): asked when one runs, or when nothing
+            # answered (one seek when none runs). Of a subject, its touched slots; of a scope
+            # or predicate, the slots of their versions with an end, while the purge's first
+            # batches have not reached them (forget/_next_facts).
+            where = {"tenant": params["tenant"], "scopes": params["scopes"], "predicate": predicate}
+            if subject is not None:
+                cut = await self.db.read("forget.touched_slots", where | {"subject": subject})
+            else:
+                cut = await self.db.read("forget.touched_ends", where)
         if cut or any(r["touched"] for r in rows):
             return await in_flight_page(self.db, name, params, rows, [r["touched"] for r in cut])
         return [FactVersion.from_row(r["fact"]) for r in rows]

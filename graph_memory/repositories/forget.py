@@ -29,25 +29,54 @@ class ForgetRepository:
     # Reads return one row of lists: thousands of ids cross the wire far faster as one value
     # than as thousands of records, and a forget of 10k facts has a latency budget.
     @staticmethod
-    async def batch_facts(tx: Tx, tenant: str, contributors: list[str], limit: int) -> Record:
+    async def batch_facts(
+        tx: Tx, tenant: str, contributors: list[str], limit: int, ends: bool
+    ) -> Record:
         """doomed (+ doomed_tiers, same order), chained, premises, kept_slots, shared,
         shared_inferred, worded, episodes: the next ``limit`` facts citing the contributors
-        (forget.batch_facts)."""
+        (forget.batch_facts); ``ends``: only versions with an end (forget/_next_facts)."""
         rows = await tx.run(
             "forget.batch_facts",
-            {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},
+            {
+                "tenant": require_tenant(tenant),
+                "contributors": contributors,
+                "limit": limit,
+                "ends": ends,
+            },
         )
         return rows[0]
 
     @staticmethod
-    async def batch_scopes(tx: Tx, tenant: str, contributors: list[str], limit: int) -> list[str]:
+    async def batch_scopes(
+        tx: Tx, tenant: str, contributors: list[str], limit: int, ends: bool
+    ) -> list[str]:
         """Every scope the next batch can write in through its facts (forget.batch_scopes),
         to lock first."""
         rows = await tx.run(
             "forget.batch_scopes",
-            {"tenant": require_tenant(tenant), "contributors": contributors, "limit": limit},
+            {
+                "tenant": require_tenant(tenant),
+                "contributors": contributors,
+                "limit": limit,
+                "ends": ends,
+            },
         )
         return [str(s) for s in rows[0]["scopes"]] if rows else []
+
+    @staticmethod
+    async def ends_left(tx: Tx, tenant: str, contributors: list[str]) -> bool:
+        """Whether the purge is in its ends phase (forget.ends_left)."""
+        rows = await tx.run(
+            "forget.ends_left", {"tenant": require_tenant(tenant), "contributors": contributors}
+        )
+        return bool(rows[0]["ends_left"])
+
+    @staticmethod
+    async def ends_purged(tx: Tx, tenant: str, contributors: list[str]) -> None:
+        """The ends phase is over (forget.ends_purged)."""
+        await tx.run(
+            "forget.ends_purged", {"tenant": require_tenant(tenant), "contributors": contributors}
+        )
 
     @staticmethod
     async def episode_scopes(tx: Tx, tenant: str, contributors: list[str]) -> list[str]:

@@ -113,6 +113,13 @@ def _answers(client: GraphMemoryClient, marks: list[datetime]) -> dict[str, Any]
             for predicate in PREDICATES:
                 one = client.facts(SCOPES, subject="acme", predicate=predicate, first=50, **at)
                 out[f"{predicate} {i} {j}"] = [_shown(e["node"]) for e in one["edges"]]
+            # Listings without a subject: by scope, and by predicate alone (an ended claim of
+            # bob's cut carol's pet; carol's hq was superseded by bob's).
+            whole = client.facts(SCOPES, first=50, **at)
+            out[f"scope {i} {j}"] = sorted((e["node"] for e in whole["edges"]), key=str)
+            for predicate in ("pet", "hq_in"):
+                alone = client.facts(SCOPES, predicate=predicate, first=50, **at)
+                out[f"{predicate} alone {i} {j}"] = [_shown(e["node"]) for e in alone["edges"]]
             var = {"sc": SCOPES, "a": at["as_of"], "v": at["valid_at"]}
             listed = client.execute(LISTING, var)["facts"]["edges"]
             out[f"versions {i} {j}"] = sorted((e["node"] for e in listed), key=str)
@@ -151,6 +158,10 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     assert [x["text"] for x in hq][:1] and "Paris" in hq[0]["text"]
     assert _objects(client, "cto") == ["Zo"]
     assert _objects(client, "pet", valid_at=(T0 + 3 * DAY).isoformat()) == ["Rex"]
+    later = (T0 + 3 * DAY).isoformat()
+    alone = client.facts(SCOPES, predicate="pet", valid_at=later)["edges"]
+    assert [e["node"]["object"] for e in alone] == ["Rex"]
+    assert "Rex" in [e["node"]["object"] for e in client.facts(SCOPES, valid_at=later)["edges"]]
     # His wording is not searchable: the fact it worded is not found by his words.
     found = client.recall("private wording QZXV", SCOPES, kinds=["FACT"])["items"]
     assert not [x for x in found if "ship it" in x["text"]]

@@ -129,6 +129,8 @@ class Batch:
     contributors: list[str]
     now: datetime
     embedder: Embedder | None
+    # The job's ends phase: only versions with an end (forget/_next_facts).
+    ends: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,7 @@ async def purge_batch(tx: Tx, b: Batch, counts: ForgetCounts, limit: int) -> Bat
     audit events of what changed, ``counts`` grown by what it did. None: nothing was left
     (the caller then finishes the job)."""
     tenant = b.principal.tenant
-    facts = await Repo.batch_facts(tx, tenant, b.contributors, limit)
+    facts = await Repo.batch_facts(tx, tenant, b.contributors, limit, b.ends)
     cited = sorted({e for per in facts["episodes"] for e in per})
     if facts["doomed"] or facts["shared"]:
         events = await _excise_facts(tx, b, counts, facts, set(cited))

@@ -323,11 +323,20 @@ class ForgetService:
         key = tuple(sorted(c.contributors))
         if key not in episode_scopes:
             episode_scopes[key] = await Repo.episode_scopes(tx, tenant, c.contributors)
-        facts = await Repo.batch_scopes(tx, tenant, c.contributors, self.batch_size)
+        # First the versions of theirs with an end (forget/_next_facts): until they are purged,
+        # listings look for the slots those cut (forget/touched_ends).
+        ends = await Repo.ends_left(tx, tenant, c.contributors)
+        facts = await Repo.batch_scopes(tx, tenant, c.contributors, self.batch_size, ends)
+        ends_over = ends and not facts
+        if ends_over:
+            ends = False
+            facts = await Repo.batch_scopes(tx, tenant, c.contributors, self.batch_size, ends)
         await WriteLocks.scopes(tx, tenant, [*facts, *episode_scopes[key]])
+        if ends_over:  # under the locks a forget of the same contributor (mark) also takes
+            await Repo.ends_purged(tx, tenant, c.contributors)
         now = utcnow()
         counts = ForgetCounts.from_dict(c.counts.as_dict())
-        batch = Batch(c.principal, policy, c.contributors, now, self.embedder)
+        batch = Batch(c.principal, policy, c.contributors, now, self.embedder, ends)
         done = await purge_batch(tx, batch, counts, self.batch_size)
         if done is None:
             return False
