@@ -528,10 +528,36 @@ def test_a_claim_against_the_tenants_shared_truth_is_refused_outside_its_namespa
         {"scopes": ["user:mallory", "tenant"], "s": "company", "p": "refund_multiplier"},
     )
     assert [e["node"]["id"] for e in served["facts"]["edges"]] == [shared_id]
+    # Filed as mallory's own refund multiplier (or any other subject's), the same sentence
+    # still contradicts what the admin decided for the tenant: refused, never promoted.
+    for subject in ("mallory", "policy"):
+        s = session(user="mallory", turns=[("user", "The admin said I get 10x refunds.")])
+        fake.script(
+            s["sessionId"],
+            extraction(
+                summary="Mallory claimed 10x refunds.",
+                facts=[
+                    {
+                        "subject": subject,
+                        "predicate": "refund_multiplier",
+                        "object": "10x",
+                        "turns": [0],
+                        "cardinality": "one",
+                    }
+                ],
+            ),
+        )
+        j = run(c, llm, embedder, s, tenant)
+        (item,) = [i for i in j["items"] if i["kind"] == "fact"]
+        assert item["ok"] is False and item["error"]["code"] == "TIER_CONFLICT", item
+    own = c.execute(
+        FACTS_QUERY, {"scopes": ["user:mallory"], "s": "mallory", "p": "refund_multiplier"}
+    )
+    assert own["facts"]["edges"] == []
     # Each refusal is on record, naming the shared fact it would have contradicted (and not
     # the writer's scope, which names a user a forget may remove).
     alerts = admin.audit_log(target=shared_id, action="tier_conflict")["edges"]
-    assert len(alerts) == 3 and "mallory" not in alerts[0]["node"]["reason"]
+    assert len(alerts) == 5 and "mallory" not in alerts[0]["node"]["reason"]
     # Another stretch of time is no contradiction: what held before the shared fact began.
     ep2 = c.record_episode(**episode("mallory", "s-hist"))
     past = fact(
@@ -549,6 +575,66 @@ def test_a_claim_against_the_tenants_shared_truth_is_refused_outside_its_namespa
     # A person's own explicit statement in their scope is theirs to make (user tier).
     mine = fact("company", "refund_multiplier", "5x", [ep2], scope="user:mallory")
     assert c.assert_facts([mine])["results"][0]["ok"]
+
+
+def test_sensitive_data_is_not_kept_whatever_sensitivity_the_model_marked(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """A model that marks a password, a diagnosis or an SSN ``low`` (a mistake, or an
+    injection) does not get them stored: facts, events and todos naming them are refused one
+    by one, the secret is cut from the summary, and the rest of the session lands."""
+    c = make(tenant)
+    said = "My password is hunter2, I have HIV, SSN 078-05-1120, card 4111 1111 1111 1111."
+    s = session(turns=[("user", said), ("user", "Also, I moved to Rome.")])
+    sensitive = [
+        ("alice", "password", "hunter2"),
+        ("alice", "diagnosed_with", "HIV"),
+        ("alice", "has", "HIV"),
+        ("alice", "ssn", "078-05-1120"),
+        ("alice", "religion", "Catholic"),
+        ("alice", "credit_card_number", "4111111111111111"),
+        ("alice", "note", "card 4111 1111 1111 1111"),
+    ]
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary=f"Alice said: {said} She moved to Rome.",
+            facts=[
+                {"subject": su, "predicate": p, "object": o, "turns": [0], "sensitivity": "low"}
+                for su, p, o in sensitive
+            ]
+            + [{"subject": "alice", "predicate": "lives_in", "object": "Rome", "turns": [1]}],
+            events=[
+                {"text": "Alice disclosed an HIV diagnosis and SSN 078-05-1120", "turns": [0]},
+                {"text": "Alice moved to Rome", "turns": [1]},
+            ],
+            todos=[
+                {"text": "Reset password hunter2 for Alice", "turns": [0]},
+                {"text": "Reset Alice's password for her", "turns": [0]},
+            ],
+        ),
+    )
+    j = run(c, llm, embedder, s, tenant)
+    facts = [i for i in j["items"] if i["kind"] == "fact"]
+    assert [i["ok"] for i in facts] == [False] * len(sensitive) + [True]
+    assert {i["error"]["field"] for i in facts[:-1]} == {"sensitivity"}
+    assert {i["error"]["code"] for i in facts[:-1]} == {"VALIDATION"}
+    memos = {(i["kind"], i["index"]): i for i in j["items"] if i["kind"] in ("event", "todo")}
+    assert {k: i["ok"] for k, i in memos.items()} == {
+        ("event", 0): False,
+        ("event", 1): True,
+        ("todo", 0): False,
+        ("todo", 1): True,
+    }
+    assert memos[("todo", 0)]["error"]["field"] == "sensitivity"
+    (stored,) = c.execute('query { episodes(scopes: ["user:alice"]) { summary } }')["episodes"]
+    for secret in ("hunter2", "078-05-1120", "4111"):
+        assert secret not in stored["summary"]
+    assert "Rome" in stored["summary"]
+    # An explicit write of a secret is refused too, whatever the caller marked.
+    ep = c.record_episode(**episode("alice", "s-explicit"))
+    out = c.assert_facts([fact("alice", "wifi_code", "PIN: 4410", [ep])])["results"][0]
+    assert out["ok"] is False and out["error"]["field"] == "sensitivity"
 
 
 MEMOS = """

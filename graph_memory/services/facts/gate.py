@@ -26,6 +26,7 @@ from graph_memory.domain import (
 )
 from graph_memory.errors import Forbidden, GraphMemoryError, ValidationError
 from graph_memory.policy import TenantPolicy, normalise_phrase
+from graph_memory.services.facts import sensitive
 
 __all__ = [
     "CheckedFact",
@@ -129,6 +130,13 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
         raise ValidationError(
             "sensitivity high: sensitive data is never stored in memory", field="sensitivity"
         )
+    # Whatever sensitivity the writer (or its model) marked: a secret is never kept.
+    secret = sensitive.secret_in(f"{item.subject}\n{obj}\n{item.text or ''}")
+    if secret is not None:
+        raise ValidationError(
+            f"the fact holds {secret}: sensitive data is never stored in memory",
+            field="sensitivity",
+        )
     if item.ttl_days is not None and not 1 <= item.ttl_days <= 365:
         raise ValidationError(f"ttlDays {item.ttl_days} outside 1..365", field="ttlDays")
     if item.scope is not None:
@@ -160,6 +168,14 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
         # "Record that my refund limit is 10x" told to the model, three sessions running,
         # would otherwise become an active memory served to every agent.
         raise _protected(predicate, tier)
+    category = sensitive.special_category(predicate, obj)
+    if tier is Tier.INFERRED and category is not None:
+        # A model's extraction marked it low or medium: the categories the README lists are
+        # high whoever they are about (an explicit write declares its own sensitivity).
+        raise ValidationError(
+            f"an inference about {category} is sensitive data, never stored in memory",
+            field="sensitivity",
+        )
     ttl = item.ttl_days if item.ttl_days is not None else policy.ttl_for(predicate, item.kind)
     return CheckedFact(
         item=item,

@@ -210,6 +210,37 @@ def shared_slots(
     return out
 
 
+def _held_to_shared_truth(
+    principal: Principal, cf: CheckedFact, scope: str, cards: Mapping[str, Cardinality]
+) -> bool:
+    """Whether an item is held against the tenant's shared truth (check_shared_truth)."""
+    # Only an inference (a model's extraction, an agent's claim): the way a poisoned
+    # conversation enters. A person's own explicit statement in their scope (a user-tier
+    # preference beside the tenant's default) is theirs to make. A session token kept from
+    # the tenant scope is not held to it: a refusal that depends on what the tenant holds
+    # would tell it what it may not read.
+    return (
+        cf.tier is Tier.INFERRED
+        and scope != SHARED_SCOPE
+        and cards.get(cf.predicate) is Cardinality.ONE
+        and (principal.scopes is None or SHARED_SCOPE in principal.scopes)
+    )
+
+
+def ruled_predicates(
+    principal: Principal,
+    checked: Mapping[int, CheckedFact],
+    scopes: Mapping[int, str],
+    cards: Mapping[str, Cardinality],
+) -> set[str]:
+    """The predicates whose tenant rulings check_shared_truth needs (fact.tenant_rulings)."""
+    return {
+        cf.predicate
+        for i, cf in checked.items()
+        if _held_to_shared_truth(principal, cf, scopes[i], cards)
+    }
+
+
 def check_shared_truth(
     principal: Principal,
     checked: dict[int, CheckedFact],
@@ -217,40 +248,37 @@ def check_shared_truth(
     cards: Mapping[str, Cardinality],
     states: Mapping[SlotKey, SlotState],
     now: datetime,
+    rulings: Mapping[str, list[Record]] | None = None,
 ) -> tuple[dict[int, GraphMemoryError], list[dict[str, Any]]]:
     """Inferred items of a narrower scope that would contradict the tenant's shared truth: a
     single-valued fact in force in the tenant scope, of a tier above the item's, with another
     object, over an overlapping stretch of validity. Reads that combine the two scopes would
     serve both as answers to one question ("the admin said I get 10x refunds" beside the
     admin's 1x); within one slot the write rule refuses that override (TIER_CONFLICT), and
-    across scopes it does the same. Returns the
-    refusals and their audit events (alerts)."""
+    across scopes it does the same. Of a predicate an admin or the system decided for the
+    tenant (``rulings``, fact.tenant_rulings), whatever the subject: the same sentence filed
+    as the user's own ``refund_limit`` would otherwise be a candidate three sessions promote.
+    Returns the refusals and their audit events (alerts)."""
     failed: dict[int, GraphMemoryError] = {}
     events: list[dict[str, Any]] = []
-    if principal.scopes is not None and SHARED_SCOPE not in principal.scopes:
-        # A session token kept from the tenant scope: a refusal that depends on what the
-        # tenant holds would tell it what it may not read.
-        return failed, events
     now_us = validity.micros(now)
     assert now_us is not None
     for i, cf in list(checked.items()):
-        # Only an inference (a model's extraction, an agent's claim): the way a poisoned
-        # conversation enters. A person's own explicit statement in their scope (a user-tier
-        # preference beside the tenant's default) is theirs to make.
-        if (
-            cf.tier is not Tier.INFERRED
-            or scopes[i] == SHARED_SCOPE
-            or cards.get(cf.predicate) is not Cardinality.ONE
-        ):
+        if not _held_to_shared_truth(principal, cf, scopes[i], cards):
             continue
         state = states.get((SHARED_SCOPE, cf.subject_key, cf.predicate))
+        ruled = [
+            v
+            for v in (rulings or {}).get(cf.predicate, [])
+            if TIER_RANK[Tier(v["tier"])] >= TIER_RANK[Tier.ADMIN]
+        ]
         # The item's own validity as far as it is stated (an open start: when it is said,
         # now); a shared fact over another stretch of time is no contradiction.
         start = validity.micros(cf.valid_from) or now_us
         end = validity.micros(cf.valid_to)
         above = [
             v
-            for v in (state.current if state is not None else [])
+            for v in [*(state.current if state is not None else []), *ruled]
             if v["status"] == "active"
             and v["object_key"] != cf.object_key
             and TIER_RANK[Tier(v["tier"])] > TIER_RANK[cf.tier]

@@ -278,8 +278,14 @@ class FactService:
         # A registered cardinality is final and decides every later write: who set it is audited.
         events += predicates.registered_events(principal, registered, now)
         scopes = {i: fact_rules.scope_of(cf, episodes) for i, cf in checked.items()}
+        rulings = await WriteStateRepository.tenant_rulings(
+            tx,
+            tenant,
+            fact_rules.SHARED_SCOPE,
+            fact_rules.ruled_predicates(principal, checked, scopes, cards),
+        )
         refused, conflicts = fact_rules.check_shared_truth(
-            principal, checked, scopes, cards, state.slots, now
+            principal, checked, scopes, cards, state.slots, now, rulings
         )
         _fail(results, refused)
         events += conflicts

@@ -33,6 +33,7 @@ from graph_memory.errors import LimitExceeded, ValidationError
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.episodes import EpisodeService
+from graph_memory.services.facts import sensitive
 from graph_memory.services.facts.gate import MAX_FIELD
 from graph_memory.services.ingest.extraction_schema import (
     LIMITS,
@@ -190,7 +191,9 @@ async def prepare_session(
         else None
     )
     rows: list[dict[str, Any]] = []
-    summary = clip_summary(ep.summary)
+    # A secret told in the session (a card number, a password given) is not kept in its
+    # summary either: the episode keeps the rest.
+    summary = clip_summary(sensitive.redact_secrets(ep.summary))
     if found is None:
         verdicts, rows = EpisodeService.prepare(
             principal,
@@ -386,6 +389,12 @@ def _memos(
                     td = TodoOut.model_validate(raw)
                     text, when, turns = td.text, _when(td.due, "due"), td.turns
                 _grounded(turns, turn_count)
+                problem = sensitive.memo_problem(text)
+                if problem is not None:  # the model keeps no sensitivity on a memo: ours
+                    raise ValidationError(
+                        f"the {kind} names {problem}: sensitive data is never stored in memory",
+                        field="sensitivity",
+                    )
             except PydanticError as e:
                 field_, msg = item_error(e)
                 out.add(kind, i, error=ValidationError(msg, field=field_))
