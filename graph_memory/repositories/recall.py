@@ -12,6 +12,7 @@ from neo4j.vector import Vector
 from graph_memory.db import Database, Record
 from graph_memory.repositories._scope import require_scopes, require_tenant
 from graph_memory.repositories.shadow import Resolution, resolve_touched, touched_slot
+from graph_memory.versions import Evidence
 
 __all__ = ["QueryNames", "RecallRepository"]
 
@@ -37,6 +38,14 @@ def _maybe_vector(values: list[float] | None) -> Vector | None:
 class RecallRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
+
+    async def evidence(self, tenant: str, ids: list[str]) -> dict[str, list[Evidence]]:
+        """Each fact's evidence links (fact.provenance): what its confidence at a past moment
+        is computed from (services/facts/belief.confidence_at)."""
+        if not ids:
+            return {}
+        rows = await self.db.read("fact.provenance", {"tenant": require_tenant(tenant), "ids": ids})
+        return {r["id"]: [Evidence.from_row(e) for e in r["evidence"]] for r in rows}
 
     async def facts(
         self,

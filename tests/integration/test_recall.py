@@ -299,3 +299,34 @@ def test_a_recall_as_of_a_past_moment_reads_its_question_as_it_could_then(
     told = client.assert_facts([fact("Dana", "lives_in", "Paris", [e], scope="user:dana")])
     assert told["accepted"] == 1
     assert answer() == before
+
+
+def test_a_recall_as_of_a_past_moment_scores_and_shows_the_confidence_it_had_then(
+    client: GraphMemoryClient,
+) -> None:
+    """A corroboration told after the moment asked about was not yet part of why the fact was
+    believed: recall and context as of that moment show (and rank by) the confidence
+    ``facts(asOf)`` gives, not today's."""
+    first = new_ep(client, "erin", session="s-1")
+    fid = one(
+        client,
+        fact("Erin", "drinks", "green tea", [first], scope="user:erin", cardinality="MANY"),
+    )
+    then = datetime.now(UTC)
+    again = new_ep(client, "erin", session="s-2")
+    assert one(client, fact("Erin", "drinks", "green tea", [again], scope="user:erin")) == fid
+    listed = client.facts(["user:erin"], subject="Erin", as_of=then.isoformat())["edges"]
+    (past,) = [e["node"]["confidence"] for e in listed]
+    (now_conf,) = [e["node"]["confidence"] for e in client.facts(["user:erin"])["edges"]]
+    assert now_conf > past
+
+    got = client.recall("what does Erin drink", ["user:erin"], as_of=then, kinds=["FACT"])
+    (item,) = [i for i in got["items"] if i["id"] == fid]
+    assert item["score"]["confidence"] == pytest.approx(past, abs=1e-6)
+    assert item["fact"]["confidence"] == pytest.approx(past, abs=1e-6)
+    today = client.recall("what does Erin drink", ["user:erin"], kinds=["FACT"])
+    (item,) = [i for i in today["items"] if i["id"] == fid]
+    assert item["score"]["confidence"] == pytest.approx(now_conf, abs=1e-6)
+    packed = client.context("what does Erin drink", 500, ["user:erin"], as_of=then)
+    assert f"confidence {past:.2f}" in packed["text"]
+    assert f"confidence {now_conf:.2f}" not in packed["text"]

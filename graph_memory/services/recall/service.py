@@ -30,15 +30,21 @@ believed at asOf, candidates and unverified facts unless asked for.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from graph_memory.db import Record
-from graph_memory.domain import SERVABLE_STATUSES, Principal, utcnow
+from graph_memory.domain import SERVABLE_STATUSES, TIER_CAP, Principal, Tier, utcnow
 from graph_memory.embeddings import Embedder
 from graph_memory.repositories.recall import RecallRepository
-from graph_memory.services.facts.belief import as_believed_at, held_at, procedure_as_of
+from graph_memory.services.facts.belief import (
+    as_believed_at,
+    confidence_at,
+    held_at,
+    procedure_as_of,
+)
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.recall.digest_members import lift_members
 from graph_memory.services.recall.fusion import Pool, pool_of
@@ -145,6 +151,8 @@ class RecallService:
         )
         at = KINDS.index("fact")
         fetched[at] = await rescore_withheld(fetched[at], self.embedder, vector, content_vector)
+        if req.as_of is not None and req.as_of < now:
+            fetched[at] = await self._confidence_then(principal.tenant, fetched[at], req.as_of)
         considered = sum(len(rows) for rows in fetched)
         # One scale for every kind: they share the embedding space and the recency anchor.
         pool = pool_of(
@@ -402,6 +410,28 @@ class RecallService:
             )
         )
 
+    async def _confidence_then(
+        self, tenant: str, rows: list[Record], as_of: datetime
+    ) -> list[Record]:
+        """Facts asked about as of a past moment are scored on the confidence they had then:
+        the evidence they held at ``as_of`` (belief.confidence_at), as ``facts(asOf)`` shows
+        it, not the corroborations (or a consolidation's merges) that came later."""
+        evidence = await self.repo.evidence(tenant, [str(r["id"]) for r in rows])
+        return [
+            {
+                **r,
+                "confidence": confidence_at(
+                    evidence.get(str(r["id"]), []),
+                    as_of,
+                    TIER_CAP[Tier(str(r["tier"]))],
+                    float(r.get("confidence") or 0.0),
+                ),
+            }
+            if r.get("tier") and evidence.get(str(r["id"]))
+            else r
+            for r in rows
+        ]
+
     async def recall(self, principal: Principal, request: RecallRequest) -> RecallResult:
         """The best k memories with score breakdown and provenance; may be empty.
 
@@ -452,6 +482,10 @@ class RecallService:
                         links = [Evidence.from_row(e) for e in evidence]
                         held = {e.episode_id for e in held_at(links, as_of)}
                         evidence = [e for e in evidence if e["episode_id"] in held]
+                        # As it stood then: the evidence it held, not what came later.
+                        then = confidence_at(links, as_of, TIER_CAP[s.fact.tier], s.fact.confidence)
+                        s.fact = dataclasses.replace(s.fact, confidence=then)
+                        record = {**record, "confidence": then}
                 elif as_of is not None and s.kind == "procedure":
                     record = procedure_as_of(record, as_of)
                 s.record, s.evidence = record, list(evidence)
