@@ -8,12 +8,13 @@ import asyncio
 
 from graph_memory.client import GraphMemoryClient
 from graph_memory.db import Database
+from graph_memory.domain import Principal, Role
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.consolidation.schedule import ConsolidationScheduler, TickReport
 from graph_memory.services.consolidation.service import ConsolidationService
 from graph_memory.services.trust.policy import PolicyStore
 from graph_memory.settings import Settings
-from tests.integration.conftest import episode, fact
+from tests.integration.conftest import _create_key, episode, fact
 from tests.integration.consolidation_helpers import CORE, OPS, Q_RUNS, build_store
 
 
@@ -63,3 +64,54 @@ def test_scheduler_runs_due_tenants_once_and_skips_held_scopes(
     assert done["requestedBy"] == "admin:scheduler" and done["status"] == "APPLIED"
     assert sorted(done["scopes"]) == [CORE, OPS]
     assert client.fact(s.expiring)["status"] == "EXPIRED"  # type: ignore[index]
+
+
+def test_a_rolled_back_run_is_not_applied_again_and_episodes_alone_make_a_tenant_due(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+) -> None:
+    """An admin's rollback stands until the tenant is written to again (the next tick used to
+    apply the same run again); a tenant that holds only episodes is due too (compaction works
+    on episodes alone)."""
+    build_store(settings, tenant, client, admin)
+    quiet = f"{tenant}-episodes"
+
+    async def go() -> list[TickReport]:
+        db = Database.connect(settings.neo4j())
+        try:
+            service = ConsolidationService(db, PolicyStore(TrustRepository(db)).policy_for)
+            scheduler = ConsolidationScheduler(service, every_seconds=0)
+            first = await scheduler.tick([tenant])
+            who = Principal(tenant=tenant, role=Role.ADMIN, key_id="t", name="t")
+            await service.rollback(who, first.runs[0])
+            after_rollback = await scheduler.tick([tenant])
+            await asyncio.to_thread(
+                lambda: client.record_episode(**episode("zoe", scope=OPS, summary="zoe came back again today"))
+            )
+            after_write = await scheduler.tick([tenant])
+            return [first, after_rollback, after_write]
+        finally:
+            await db.close()
+
+    first, after_rollback, after_write = asyncio.run(go())
+    assert len(first.runs) == 1
+    assert after_rollback.runs == () and after_rollback.skipped == ()
+    assert len(after_write.runs) == 1
+
+    def only_episodes() -> TickReport:
+        async def go() -> TickReport:
+            db = Database.connect(settings.neo4j())
+            try:
+                service = ConsolidationService(db, PolicyStore(TrustRepository(db)).policy_for)
+                return await ConsolidationScheduler(service, every_seconds=0).tick([quiet])
+            finally:
+                await db.close()
+
+        return asyncio.run(go())
+
+    key = _create_key(settings, quiet, "agent")
+    with GraphMemoryClient(client.url, key) as other:
+        other.record_episode(**episode("yan", summary="yan told a long story about the sea"))
+    assert len(only_episodes().runs) == 1
