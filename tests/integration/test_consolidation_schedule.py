@@ -88,7 +88,9 @@ def test_a_rolled_back_run_is_not_applied_again_and_episodes_alone_make_a_tenant
             await service.rollback(who, first.runs[0])
             after_rollback = await scheduler.tick([tenant])
             await asyncio.to_thread(
-                lambda: client.record_episode(**episode("zoe", scope=OPS, summary="zoe came back again today"))
+                lambda: client.record_episode(
+                    **episode("zoe", scope=OPS, summary="zoe came back again today")
+                )
             )
             after_write = await scheduler.tick([tenant])
             return [first, after_rollback, after_write]

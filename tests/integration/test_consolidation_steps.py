@@ -117,6 +117,57 @@ def test_contradictions_across_scopes_are_flagged_with_the_reason(
     assert one["changes"] == []
 
 
+def test_contradictions_are_answers_that_disagree_not_words_that_differ(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+) -> None:
+    """Periods that do not overlap disagree on nothing; a person's own preference beside the
+    tenant's system-tier default is theirs to make; against a higher tier only the lower
+    side is flagged, so the tenant's fact stays served to everyone."""
+    team = client.record_episode(**episode("ann", "s-team", scope=OPS))
+    assert client.assert_facts(
+        [
+            fact("Support rota", "lead_x", "Ann", [team], scope=OPS, cardinality="ONE",
+                 validTo="2027-01-01T00:00:00Z"),
+        ]
+    )["accepted"] == 1  # fmt: skip
+    ben = client.record_episode(**episode("ben", "s-ben", scope="user:ben"))
+    assert client.assert_facts(
+        [
+            fact("Support rota", "lead_x", "Ben", [ben], scope="user:ben",
+                 validFrom="2027-01-01T00:00:00Z"),
+        ]
+    )["accepted"] == 1  # fmt: skip
+    house = admin.record_episode(**episode("ops", "s-sys", scope="tenant", source="system"))
+    default = admin.assert_facts(
+        [fact("refunds", "processing_days", "14", [house], scope="tenant", source="system",
+              cardinality="ONE")]
+    )["results"][0]["factId"]  # fmt: skip
+    own = client.record_episode(**episode("cy", "s-cy", scope="user:cy"))
+    pref = client.assert_facts([fact("refunds", "processing_days", "30", [own], scope="user:cy")])[
+        "results"
+    ][0]["factId"]
+    # (An inference would have been refused at its write: it may not contradict the tenant.)
+    told = client.record_episode(**episode("dee", "s-dee", scope=CORE))
+    team_says = client.assert_facts([fact("refunds", "processing_days", "7", [told], scope=CORE)])[
+        "results"
+    ][0]["factId"]
+    done = admin.execute(
+        "mutation { runConsolidation(scopes: "
+        '["team:ops", "user:ben", "tenant", "user:cy", "team:core"], steps: [CONTRADICTIONS])'
+        " { changes { targetId } } }"
+    )["runConsolidation"]
+    # Only the team's answer against the system-tier default is a disagreement to review.
+    assert [c["targetId"] for c in done["changes"]] == [team_says]
+    for fid in (default, pref):
+        kept = client.fact(fid)
+        assert kept and not kept["needsVerification"], kept
+    served = client.recall("refund processing days", ["tenant", "user:zed"], kinds=["FACT"])
+    assert default in [i["id"] for i in served["items"]]
+
+
 def test_contradictions_wait_in_the_review_queue_until_a_reviewer_decides(
     settings: Settings,
     tenant: str,
@@ -181,16 +232,23 @@ def test_a_reviewer_cannot_reject_a_flagged_fact_above_their_tier(
     )["results"][0]
     policy = written["factId"]
     assert policy, written["error"]
-    ep2 = client.record_episode(**episode("finn", "s-user", scope=CORE))
-    mine = client.assert_facts([fact("Core team", "on_call", "Finn", [ep2], scope=CORE)])[
+    # Another admin's answer in another scope: equal tiers, so both sides are flagged.
+    ep1 = client.record_episode(**episode("gus", "s-admin2", scope=CORE))
+    rival = admin.assert_facts(
+        [fact("Core team", "on_call", "Gus", [ep1], scope=CORE, source="admin", cardinality="ONE")]
+    )["results"][0]
+    assert rival["ok"], rival
+    # A user's answer in a third scope: only this lower-tier side is flagged against them.
+    ep2 = client.record_episode(**episode("finn", "s-user", scope="team:dev"))
+    mine = client.assert_facts([fact("Core team", "on_call", "Finn", [ep2], scope="team:dev")])[
         "results"
     ][0]["factId"]
     admin.execute(
-        'mutation { runConsolidation(scopes: ["team:core", "team:ops"], steps: [CONTRADICTIONS])'
-        " { id } }"
+        "mutation { runConsolidation("
+        'scopes: ["team:core", "team:ops", "team:dev"], steps: [CONTRADICTIONS]) { id } }'
     )
-    queued = {i["fact"]["id"]: i for i in analyst.review_queue([CORE, OPS])}
-    assert {policy, mine} <= set(queued)
+    queued = {i["fact"]["id"]: i for i in analyst.review_queue([CORE, OPS, "team:dev"])}
+    assert {policy, rival["factId"], mine} <= set(queued)
     with pytest.raises(GraphMemoryClientError) as refused:
         analyst.reject_fact(policy, "wrong")
     assert refused.value.code == "TIER_CONFLICT"
