@@ -1,7 +1,7 @@
 // params: tenant, scopes, now
 // returns: scope, subject, predicate, versions
-// Slots of these scopes holding more than one live version, each version with its object
-// and support (distinct sessions, confidence). The caller groups them by the normalised
+// Slots of these scopes holding more than one live version, each version with its object,
+// its tier, the validity it was told with and its support (distinct sessions, confidence). The caller groups them by the normalised
 // object (domain.entity_key, the one rule) to find the ones told apart only by case or
 // whitespace, which a version's stored object_key may not show (written by older code).
 // Slots are grouped first and support is counted only for versions of crowded slots: at
@@ -20,6 +20,10 @@ WITH scope, subject, predicate, f,
 WITH scope, subject, predicate,
      collect({id: f.id, object: f.object, object_key: f.object_key, status: f.status,
               sessions: sessions, confidence: coalesce(f.confidence, 0.0),
-              recorded_at: toString(f.recorded_at)}) AS versions
+              tier_rank: coalesce(f.tier_rank, 0), recorded_at: toString(f.recorded_at),
+              // When it holds, as told: a stated start and an end are part of the claim.
+              valid_from: CASE WHEN coalesce(f.valid_from_stated, false)
+                               THEN toString(f.valid_from) END,
+              valid_to: toString(f.valid_to)}) AS versions
 RETURN scope, subject, predicate, versions
 ORDER BY scope, subject, predicate

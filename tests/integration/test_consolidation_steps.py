@@ -88,6 +88,58 @@ def test_dedupe_merges_case_and_whitespace_duplicates_keeping_all_evidence(
     assert merged["provenance"]  # the merged version still cites its own evidence
 
 
+def test_dedupe_merges_only_one_claim_told_twice_and_keeps_the_higher_tier(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """Finn as CEO in 2015-2020 and again from 2023 are two claims: not merged, the current
+    one still answers. Of one claim told at two tiers the system-tier version survives, so
+    an agent still cannot override it."""
+    e0 = client.record_episode(**episode("uma", "s-0", scope=CORE))
+    e1 = client.record_episode(**episode("uma", "s-1", scope=CORE))
+    told = client.assert_facts(
+        [
+            fact(
+                "Erin Co",
+                "ceo_x",
+                "Finn",
+                [e0],
+                scope=CORE,
+                cardinality="ONE",
+                validFrom="2015-01-01T00:00:00Z",
+                validTo="2020-01-01T00:00:00Z",
+            ),
+            fact("Erin Co", "ceo_x", "finn", [e1], scope=CORE, validFrom="2023-01-01T00:00:00Z"),
+        ]
+    )
+    assert told["accepted"] == 2, told  # fmt: skip
+    sys_ep = admin.record_episode(**episode("ops", "s-sys", scope=CORE, source="system"))
+    admin.assert_facts(
+        [fact("Stark Industries", "hq_x", "New York", [sys_ep], scope=CORE, source="system",
+              cardinality="ONE")]
+    )["results"][0]["factId"]  # fmt: skip
+    users = [client.record_episode(**episode(u, f"s-{u}", scope=CORE)) for u in ("vic", "wes")]
+    user = client.assert_facts(
+        [fact("STARK INDUSTRIES.", "hq_x", " new  york ", users, scope=CORE)]
+    )
+    assert user["accepted"] == 1, user
+    # Told of two spellings of one name: the entity merge carries both into one slot.
+    admin.execute(
+        'mutation { runConsolidation(scopes: ["team:core"], steps: [ENTITIES, DEDUPE]) { id } }'
+    )
+    now = client.facts([CORE], predicate="ceo_x")["edges"]
+    assert [e["node"]["object"] for e in now] == ["finn"]
+    served = client.facts([CORE], predicate="hq_x")["edges"]
+    assert [e["node"]["tier"] for e in served] == ["SYSTEM"], [
+        (e["node"]["subject"], e["node"]["status"], e["node"]["validFrom"], e["node"]["object"])
+        for e in served
+    ]
+    e2 = client.record_episode(**episode("xan", "s-x", scope=CORE))
+    over = client.assert_facts([fact("Stark Industries", "hq_x", "Boston", [e2], scope=CORE)])[
+        "results"
+    ]
+    assert over[0]["error"]["code"] == "TIER_CONFLICT", over
+
+
 def test_contradictions_across_scopes_are_flagged_with_the_reason(
     settings: Settings,
     tenant: str,

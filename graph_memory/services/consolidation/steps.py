@@ -91,11 +91,14 @@ async def promote(ctx: RunContext) -> None:
 
 
 def _best(versions: list[Record]) -> Record:
-    # Best supported: most independent sessions, then confidence, active before candidate,
-    # then the oldest telling (it has been believed longest); the id breaks ties.
+    # The highest tier first: merging must not lower the trust a fact is held at (a user-tier
+    # survivor of a system-tier fact could then be overridden by any agent). Then the best
+    # supported: most independent sessions, then confidence, active before candidate, then
+    # the oldest telling (it has been believed longest); the id breaks ties.
     return sorted(
         versions,
         key=lambda v: (
+            -int(v.get("tier_rank") or 0),
             -int(v["sessions"]),
             -float(v["confidence"]),
             v["status"] != "active",
@@ -106,16 +109,19 @@ def _best(versions: list[Record]) -> Record:
 
 
 async def dedupe(ctx: RunContext) -> None:
-    """Live versions of one (subject, predicate, object) told apart by case or whitespace are
-    merged onto the best supported one: evidence copied over, the others retracted naming
-    the survivor, the survivor's confidence (and promotion) recomputed."""
+    """Live versions of one (subject, predicate, object) told apart by case or whitespace, and
+    told to hold over the same time (the same stated start, the same end: Finn as CEO in
+    2015-2020 and again from 2023 are two claims, not one told twice), are merged onto the
+    best one: evidence copied over, the others retracted naming the survivor, the survivor's
+    confidence (and promotion) recomputed."""
     ctx.zero("groups", "merged")
     slots = await ctx.plan(lambda tx: Repo.duplicates(tx, ctx.tenant, ctx.scopes, ctx.now))
     groups: list[tuple[str, list[str]]] = []  # (survivor, its duplicates): one batch each
     for slot in slots:
-        same: dict[str, list[Record]] = {}
+        same: dict[tuple[str, str | None, str | None], list[Record]] = {}
         for v in slot["versions"]:
-            same.setdefault(entity_key(str(v["object"])), []).append(v)
+            told = (entity_key(str(v["object"])), v.get("valid_from"), v.get("valid_to"))
+            same.setdefault(told, []).append(v)
         for versions in same.values():
             keep = _best(versions)
             dups = [v["id"] for v in versions if v is not keep]
