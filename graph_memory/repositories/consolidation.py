@@ -254,6 +254,15 @@ class ConsolidationRepository:
         return [str(r["id"]) for r in rows]
 
     @staticmethod
+    async def used_digests(tx: Tx, tenant: str, run_id: str) -> list[str]:
+        """The run's digests a later fact cites or a later outcome judged
+        (consolidation.used_digests); a few ids, none when there are none."""
+        rows = await tx.run(
+            "consolidation.used_digests", {"tenant": require_tenant(tenant), "run_id": run_id}
+        )
+        return [str(r["id"]) for r in rows]
+
+    @staticmethod
     async def snapshot_prints(tx: Tx, tenant: str, run_id: str, batch: int) -> list[Record]:
         """(id, print) of run batch ``batch``'s snapshots not yet restored."""
         return await tx.run(

@@ -64,6 +64,16 @@ class ForgetRepository:
         return [str(s) for s in rows[0]["scopes"]] if rows else []
 
     @staticmethod
+    async def repoint_digests(tx: Tx, tenant: str, contributors: list[str]) -> int:
+        """Facts citing a digest of the contributors' episodes cite its members instead
+        (forget.repoint_digests); how many."""
+        rows = await tx.run(
+            "forget.repoint_digests",
+            {"tenant": require_tenant(tenant), "contributors": contributors},
+        )
+        return int(rows[0]["facts"]) if rows else 0
+
+    @staticmethod
     async def ends_left(tx: Tx, tenant: str, contributors: list[str]) -> bool:
         """Whether the purge is in its ends phase (forget.ends_left)."""
         rows = await tx.run(

@@ -10,10 +10,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph_memory.client import GraphMemoryClient
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.db import Database
 from graph_memory.settings import Settings
-from tests.integration.conftest import episode
+from tests.integration.conftest import episode, fact
 from tests.integration.consolidation_helpers import M_ROLLBACK, M_RUN
 
 SCOPE = "team:support"
@@ -112,14 +114,37 @@ def test_a_topic_is_compacted_with_provenance_and_a_rollback_undoes_it(
     assert run["restored"] == sum(len(m) for m in digests.values())
     assert set(refunds) <= set(_recalled(client, "refund for a damaged blender"))
 
+    # Compacted again, and a fact written on the digest: a rollback would delete its source,
+    # so it is refused.
+    again = _compact(admin)
+    digest = next(d for d, m in _digests(settings, tenant).items() if m == sorted(refunds))
+    cited = client.assert_facts(
+        [fact("blender refunds", "paid_to", "card", [digest], scope=SCOPE, cardinality="ONE")]
+    )["results"][0]
+    assert cited["ok"], cited
+    with pytest.raises(GraphMemoryClientError) as refused:
+        admin.execute(M_ROLLBACK, {"id": again["id"]})
+    assert refused.value.code == "CONFLICT" and digest in str(refused.value)
+    assert digest in _digests(settings, tenant)
+
 
 def test_forgetting_a_contributor_reaches_through_the_digest(
     settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
 ) -> None:
     refunds = _episodes(client, REFUNDS)
     _compact(admin)
-    assert sorted(refunds) in _digests(settings, tenant).values()
+    digests = _digests(settings, tenant)
+    assert sorted(refunds) in digests.values()
+    digest = next(d for d, m in digests.items() if m == sorted(refunds))
+    # A fact resting on the digest rests on its members' words: alice's stay behind it.
+    cited = client.assert_facts(
+        [fact("blender refunds", "paid_to", "card", [digest], scope=SCOPE, cardinality="ONE")]
+    )["results"][0]
+    assert cited["ok"], cited
     admin.forget_contributor("bob")
+    kept = client.fact(cited["factId"])
+    assert kept and kept["status"] == "ACTIVE"
+    assert {p["episodeId"] for p in kept["provenance"]} == set(refunds[:2])
     left = _digests(settings, tenant)
     assert all(refunds[2] not in m for m in left.values())
     assert not any(set(refunds[:2]) <= set(m) for m in left.values())  # its digest is gone

@@ -127,6 +127,11 @@ async def _begin(
         stale += await Repo.later_versions(tx, tenant, run_id, run.get("started_at"))
         if stale:
             raise _refuse(run_id, stale)
+    # Whether or not the scopes were written (an outcome report takes no scope lock): a
+    # digest others built on would go with the rollback.
+    used = await Repo.used_digests(tx, tenant, run_id)
+    if used:
+        raise _refuse(run_id, used)
     props = {"seqs": seqs, "rolled_back_by": actor}
     await Repo.set_status(tx, tenant, run_id, "rolling_back", list(ROLLS_BACK), props)
     changed = run.get("changed_batches")

@@ -326,6 +326,8 @@ class ForgetService:
         # First the versions of theirs with an end (forget/_next_facts): until they are purged,
         # listings look for the slots those cut (forget/touched_ends).
         ends = await Repo.ends_left(tx, tenant, c.contributors)
+        if ends:  # the job's first batch: facts resting on their words through a digest
+            await Repo.repoint_digests(tx, tenant, c.contributors)
         facts = await Repo.batch_scopes(tx, tenant, c.contributors, self.batch_size, ends)
         ends_over = ends and not facts
         if ends_over:
