@@ -232,10 +232,12 @@ def _arguments(
 
 def _check_value(limits: Limits, name: str, value: Any, batch: int | None) -> None:
     """Lists and strings anywhere in one argument value, without recursion (a variable may
-    nest as deep as its JSON allowed)."""
-    stack: list[tuple[str, Any, int | None, int]] = [(name, value, batch, 0)]
+    nest as deep as its JSON allowed). An error's message names where in the value it is
+    (``session.turns[3].content``), so a client knows which item to fix; its field is the
+    leaf's name."""
+    stack: list[tuple[str, Any, int | None, int, str]] = [(name, value, batch, 0, name)]
     while stack:
-        key, item, top_batch, nesting = stack.pop()
+        key, item, top_batch, nesting, path = stack.pop()
         if nesting > limits.max_nesting:
             raise LimitExceeded(
                 f"{name} nests deeper than {limits.max_nesting} levels",
@@ -251,7 +253,7 @@ def _check_value(limits: Limits, name: str, value: Any, batch: int | None) -> No
             )
             if len(item) > bound:
                 raise LimitExceeded(
-                    f"{key} is longer than {bound} characters",
+                    f"{path} is longer than {bound} characters",
                     field=key,
                     limit=limit,
                     maximum=bound,
@@ -272,18 +274,18 @@ def _check_value(limits: Limits, name: str, value: Any, batch: int | None) -> No
                 bound, limit = limits.max_list, "max_list"
             if len(item) > bound:
                 raise LimitExceeded(
-                    f"{key} has {len(item)} items; the limit is {bound}",
+                    f"{path} has {len(item)} items; the limit is {bound}",
                     field=key,
                     limit=limit,
                     maximum=bound,
                 )
-            stack.extend((key, x, None, nesting + 1) for x in item)
+            stack.extend((key, x, None, nesting + 1, f"{path}[{i}]") for i, x in enumerate(item))
         elif isinstance(item, dict):
-            stack.extend((str(k), v, None, nesting + 1) for k, v in item.items())
+            stack.extend((str(k), v, None, nesting + 1, f"{path}.{k}") for k, v in item.items())
         elif isinstance(item, float) and not math.isfinite(item):
             # GraphQL's Float refuses inf and NaN as variables, but reads a literal past the
             # double range (1e400) as inf: refused alike, whichever argument it is.
-            raise ValidationError(f"{key} must be a finite number", field=key)
+            raise ValidationError(f"{path} must be a finite number", field=key)
 
 
 def limit_error(error: GraphMemoryError) -> GraphQLError:

@@ -101,6 +101,17 @@ def test_argument_limits_name_the_limit() -> None:
     assert (ei.value.limit, ei.value.maximum, ei.value.field) == ("max_scopes", 2, "scopes")
 
 
+def test_an_argument_limit_says_where_in_the_value_it_was_exceeded() -> None:
+    """A string too long deep in a batch names its item: which of 100 facts to fix."""
+    q = "mutation($f: [FactInput!]!) { assertFacts(facts: $f) { accepted } }"
+    item = {"subject": "a", "predicate": "p", "object": "o", "episodes": []}
+    long = {**item, "object": "x" * 50}
+    with pytest.raises(LimitExceeded) as ei:
+        shape(q, {"f": [item, item, long]}, Limits(max_string=40))
+    assert ei.value.message.startswith("facts[2].object is longer than 40 characters")
+    assert ei.value.field == "object"
+
+
 def test_batch_limits_apply_to_mutation_arguments() -> None:
     q = "mutation($f: [FactInput!]!) { assertFacts(facts: $f) { accepted } }"
     item = {"subject": "a", "predicate": "p", "object": "o", "episodes": []}
