@@ -1,16 +1,24 @@
-// params: tenant, ids, promote_successes, demote_margin, now
+// params: tenant, ids, promote_successes, demote_margin, demote_streak, now
 // returns: id, status_before, status, success_count, failure_count
 // Evidence counts and status are derived from EVIDENCED_BY edges, never typed in, so removing
 // evidence (a forgotten contributor) recomputes them: demoted once failures outnumber
-// successes by demote_margin; active once promote_successes successes (or human-reviewed).
+// successes by demote_margin, or once its latest demote_streak outcomes (by the episodes'
+// start) all failed, whatever it earned before (it worked, it does not now); active once
+// promote_successes successes (or human-reviewed).
 UNWIND $ids AS id
 MATCH (p:Procedure {id: id})
 WHERE p.tenant = $tenant
-OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(:Episode)
-WITH p, sum(CASE WHEN r.success THEN 1 ELSE 0 END) AS wins,
-     sum(CASE WHEN r IS NOT NULL AND NOT r.success THEN 1 ELSE 0 END) AS losses
+OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(e:Episode)
+WITH p, r, e
+ORDER BY e.started_at DESC, r.at DESC, e.id DESC
+// Newest first: by the session, then by when its outcome was told (an unmatched OPTIONAL
+// MATCH collects nothing).
+WITH p, [x IN collect(r) | coalesce(x.success, false)] AS outcomes
+WITH p, size([o IN outcomes WHERE o]) AS wins, size([o IN outcomes WHERE NOT o]) AS losses,
+     size(outcomes) >= $demote_streak
+       AND none(o IN outcomes[0..$demote_streak] WHERE o) AS failing
 WITH p, wins, losses, p.status AS status_before,
-     CASE WHEN losses - wins >= $demote_margin THEN 'demoted'
+     CASE WHEN losses - wins >= $demote_margin OR failing THEN 'demoted'
           WHEN wins >= $promote_successes OR p.reviewed THEN 'active'
           ELSE 'candidate' END AS status
 SET p.success_count = wins, p.failure_count = losses, p.status = status,

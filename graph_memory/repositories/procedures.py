@@ -70,6 +70,7 @@ class ProcedureRepository:
         *,
         promote_successes: int,
         demote_margin: int,
+        demote_streak: int,
         now: datetime,
     ) -> list[Record]:
         if not ids:
@@ -81,6 +82,7 @@ class ProcedureRepository:
                 "ids": ids,
                 "promote_successes": promote_successes,
                 "demote_margin": demote_margin,
+                "demote_streak": demote_streak,
                 "now": now,
             },
         )

@@ -130,7 +130,7 @@ def test_versions_form_one_chain_and_identical_steps_are_unchanged(
     assert [p["id"] for p in current] == [v3["id"]]  # exactly one current version
 
 
-def test_mixed_outcomes_promote_on_the_third_success_and_demote_on_net_failure(
+def test_mixed_outcomes_promote_on_the_third_success_and_demote_on_repeated_failure(
     client: GraphMemoryClient,
 ) -> None:
     proc = client.upsert_procedure("reset_password", "support_agent", RESET, TEAM)["procedure"]
@@ -145,7 +145,7 @@ def test_mixed_outcomes_promote_on_the_third_success_and_demote_on_net_failure(
     assert [p["id"] for p in client.procedures("reset_password", [TEAM])] == [proc["id"]]
     r = _proven(client, proc["id"], [False, False])  # 3 wins, 4 losses: flaky, still served
     assert r["status"] == "active"
-    r = _proven(client, proc["id"], [False, False])  # 3 wins, 6 losses: net failure of 3
+    r = _proven(client, proc["id"], [False])  # the latest three failed: repeated failure
     assert (r["statusBefore"], r["status"]) == ("active", "demoted")
     assert client.procedures("reset_password", [TEAM], include_candidates=True) == []
     ctx = client.context("reset the password", 2000, [TEAM], intent="reset_password")

@@ -47,7 +47,11 @@ from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts.gate import default_text
 from graph_memory.services.forget import trail as forget_trail
-from graph_memory.services.procedures.service import DEMOTE_MARGIN, PROMOTE_SUCCESSES
+from graph_memory.services.procedures.service import (
+    DEMOTE_MARGIN,
+    DEMOTE_STREAK,
+    PROMOTE_SUCCESSES,
+)
 
 __all__ = ["REASON", "Batch", "BatchDone", "ForgetCounts", "plan_relinks", "purge_batch"]
 
@@ -328,6 +332,7 @@ async def _procedures(
         [p for p in procedures if p not in gone],
         promote_successes=PROMOTE_SUCCESSES,
         demote_margin=DEMOTE_MARGIN,
+        demote_streak=DEMOTE_STREAK,
         now=now,
     )
     changed = [

@@ -5,7 +5,8 @@ Time semantics: a version is believed from ``createdAt`` until the next version'
 outcome evidence (``EVIDENCED_BY`` edges to episodes), never set by hand:
 
 * candidate -> active after ``PROMOTE_SUCCESSES`` successful episodes;
-* -> demoted once failures outnumber successes by ``DEMOTE_MARGIN``.
+* -> demoted once failures outnumber successes by ``DEMOTE_MARGIN``, or once its latest
+  ``DEMOTE_STREAK`` outcomes all failed (repeated failure: it worked, it does not now).
 
 Admin-written procedures are reviewed knowledge and start active; agent-written ones start
 as candidates and must earn their place. Procedures are served only for a matching intent.
@@ -39,6 +40,7 @@ from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 
 __all__ = [
     "DEMOTE_MARGIN",
+    "DEMOTE_STREAK",
     "PROMOTE_SUCCESSES",
     "OutcomeResult",
     "ProcedureService",
@@ -53,6 +55,9 @@ PROMOTE_SUCCESSES = 3
 # Demote on a clear net failure, not on any failure: a proven procedure that fails now and
 # then (a flaky tool) stays, one that fails three times more often than it works goes.
 DEMOTE_MARGIN = 3
+# Repeated failure: the latest three outcomes all failed, whatever it earned before (a flaky
+# tool fails now and then; three in a row is a procedure that no longer works).
+DEMOTE_STREAK = 3
 MAX_STEPS = 50
 MAX_STEP_CHARS = 1_000
 
@@ -263,6 +268,7 @@ class ProcedureService:
             [procedure_id],
             promote_successes=PROMOTE_SUCCESSES,
             demote_margin=DEMOTE_MARGIN,
+            demote_streak=DEMOTE_STREAK,
             now=now,
         )
         events = [
