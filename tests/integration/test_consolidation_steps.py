@@ -133,6 +133,35 @@ def test_dedupe_merges_only_one_claim_told_twice_and_keeps_the_higher_tier(
         (e["node"]["subject"], e["node"]["status"], e["node"]["validFrom"], e["node"]["object"])
         for e in served
     ]
+    # Told apart by a sentence's full stop, or naming two spellings of one entity: one claim.
+    e3 = client.record_episode(**episode("yul", "s-y", scope=CORE))
+    e4 = client.record_episode(**episode("yul", "s-z", scope=CORE))
+    apart = client.assert_facts(
+        [
+            fact("Bob", "likes", "jazz", [e3], scope=CORE, cardinality="MANY"),
+            fact("Bob", "likes", "Jazz.", [e4], scope=CORE),
+            fact(
+                "Bob",
+                "works_for",
+                "Acme Corp",
+                [e3],
+                scope=CORE,
+                cardinality="MANY",
+                objectIsEntity=True,
+            ),
+            fact("Bob", "works_for", "Acme Corporation", [e4], scope=CORE, objectIsEntity=True),
+            fact("Acme Corp", "industry", "anvils", [e3], scope=CORE, cardinality="ONE"),
+            fact("Acme Corporation", "industry", "anvils", [e4], scope=CORE),
+        ]
+    )
+    assert apart["accepted"] == 6, apart  # fmt: skip
+    admin.execute(
+        'mutation { runConsolidation(scopes: ["team:core"], steps: [ENTITIES, DEDUPE]) { id } }'
+    )
+    likes = client.facts([CORE], subject="Bob", predicate="likes")["edges"]
+    assert len(likes) == 1 and len(likes[0]["node"]["provenance"]) == 2, likes
+    works = client.facts([CORE], subject="Bob", predicate="works_for")["edges"]
+    assert len(works) == 1 and len(works[0]["node"]["provenance"]) == 2, works
     e2 = client.record_episode(**episode("xan", "s-x", scope=CORE))
     over = client.assert_facts([fact("Stark Industries", "hq_x", "Boston", [e2], scope=CORE)])[
         "results"

@@ -11,6 +11,7 @@ does nothing wrong; a resumed run plans again and finds only what is left.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -90,6 +91,13 @@ async def promote(ctx: RunContext) -> None:
     await ctx.each(ids, batch)
 
 
+def _claimed(version: Record) -> str:
+    """What a version's object says, told apart from another's only by case, whitespace,
+    a sentence's end or quotes ("Jazz." / "jazz") or an entity merged since (its survivor)."""
+    key = str(version.get("alias") or entity_key(str(version["object"])))
+    return _EDGES.sub("", key) or key
+
+
 def _best(versions: list[Record]) -> Record:
     # The highest tier first: merging must not lower the trust a fact is held at (a user-tier
     # survivor of a system-tier fact could then be overridden by any agent). Then the best
@@ -120,7 +128,7 @@ async def dedupe(ctx: RunContext) -> None:
     for slot in slots:
         same: dict[tuple[str, str | None, str | None], list[Record]] = {}
         for v in slot["versions"]:
-            told = (entity_key(str(v["object"])), v.get("valid_from"), v.get("valid_to"))
+            told = (_claimed(v), v.get("valid_from"), v.get("valid_to"))
             same.setdefault(told, []).append(v)
         for versions in same.values():
             keep = _best(versions)
@@ -174,6 +182,10 @@ async def contradictions(ctx: RunContext) -> None:
 
     await ctx.each(list(reasons.items()), batch)
 
+
+# A sentence's punctuation and quotes around a value ("Jazz." told at a sentence's end) say
+# nothing about it; other signs may ("C++" is not "C").
+_EDGES = re.compile(r"^[\"'\s]+|[\"'\s.,;:!?]+$")
 
 # The decay step's garbage: believed this weakly and unretrieved this long.
 GC_CONFIDENCE = 0.3
