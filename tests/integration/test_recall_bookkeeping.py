@@ -37,6 +37,12 @@ def test_retrievals_are_counted_in_the_background(client: GraphMemoryClient) -> 
             break
         time.sleep(0.2)
     assert got["retrievalCount"] == 2 and got["lastRetrievedAt"] is not None
+    # Asked as of now (a client's clock): a use like any other.
+    client.recall("which languages does Alice speak", SCOPES, as_of=datetime.now(UTC))
+    deadline = time.monotonic() + 10
+    while client.execute(q, {"id": fid})["fact"]["retrievalCount"] < 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
 
 
 async def test_bookkeeper_batches_flushes_and_flushes_on_close(

@@ -164,7 +164,9 @@ class ContextService:
                 ", ".join(f"{d.kind}:{d.id}" for d in pack.dropped),
             )
         served = {p.id for p in pack.included}
-        self.recall.note_retrieved(principal.tenant, [s for s in items if s.id in served])
+        self.recall.note_retrieved(
+            principal.tenant, [s for s in items if s.id in served], request.as_of
+        )
         return pack
 
     def pack(self, items: list[Scored], budget: int) -> ContextPack:

@@ -33,7 +33,7 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from graph_memory.db import Record
 from graph_memory.domain import SERVABLE_STATUSES, TIER_CAP, Principal, Tier, utcnow
@@ -104,6 +104,11 @@ class Scoring:
     content_vector: list[float] | None
     pool: Pool
     valid_at: datetime
+
+
+# A read as of a moment longer ago than this is a look at the past (a client's own "now" may
+# lag the service's by clock skew and a round trip).
+AUDIT_READ = timedelta(minutes=1)
 
 
 class RecallService:
@@ -441,7 +446,7 @@ class RecallService:
         result.items = await self.hydrate(
             principal.tenant, result.items[: request.k], request.as_of
         )
-        self.note_retrieved(principal.tenant, result.items)
+        self.note_retrieved(principal.tenant, result.items, request.as_of)
         return result
 
     async def hydrate(
@@ -492,9 +497,17 @@ class RecallService:
                 out.append(s)
         return out
 
-    def note_retrieved(self, tenant: str, items: Sequence[Scored]) -> None:
+    def note_retrieved(
+        self, tenant: str, items: Sequence[Scored], as_of: datetime | None = None
+    ) -> None:
+        """Count the items as retrieved (salience, decay), unless the read was about the past:
+        an analyst's audit of what was answerable then is no use of the memory now, and must
+        not keep a memory nobody uses from decaying."""
+        now = utcnow()
+        if as_of is not None and as_of < now - AUDIT_READ:
+            return
         if self.bookkeeper is not None and items:
-            self.bookkeeper.record(tenant, [(s.kind, s.id) for s in items], utcnow())
+            self.bookkeeper.record(tenant, [(s.kind, s.id) for s in items], now)
 
     @staticmethod
     def _floor(s: Scored, req: RecallRequest) -> str | None:
