@@ -2,7 +2,7 @@
 // returns: id, node, evidence, touched
 // The full records of recalled items and their provenance, in one round trip: supporting
 // episodes (fact and memo DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own
-// evidence) with their contributors. Only the few survivors of ranking get here, never every candidate.
+// evidence, a digest's are its members) with their contributors. Only the few survivors of ranking get here, never every candidate.
 #include forget/_hidden
 CALL (hidden) {
   UNWIND $facts AS id
@@ -45,7 +45,12 @@ CALL (hidden) {
   MATCH (e:Episode {id: id})
   WHERE e.tenant = $tenant AND NOT
 #include forget/_hidden_episode(e)
-  RETURN e AS n, e AS src, null AS weight, null AS success, null AS linked_at, e.text AS text,
+  // A digest rests on its members (DERIVED_FROM): they are its provenance, each with its own
+  // contributor; any other episode is its own.
+  OPTIONAL MATCH (e)-[:DERIVED_FROM]->(m:Episode)
+  WITH e, collect(m) AS members
+  UNWIND CASE WHEN size(members) = 0 THEN [e] ELSE members END AS src
+  RETURN e AS n, src, null AS weight, null AS success, null AS linked_at, e.text AS text,
          null AS touched
 }
 OPTIONAL MATCH (src)-[:CONTRIBUTED_BY]->(u:User)

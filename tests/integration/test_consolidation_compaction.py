@@ -101,6 +101,10 @@ def test_a_topic_is_compacted_with_provenance_and_a_rollback_undoes_it(
     members = [i for i in items if i["id"] in refunds]
     assert [m["via"] for m in members] == [refund_digest], members
     assert members[0]["viaText"] and members[0]["score"]["context"] >= 0
+    # The digest's provenance is its members, each with its contributor.
+    (summary,) = [i for i in items if i["id"] == refund_digest]
+    told = [(e["episodeId"], e["userId"]) for e in summary["provenance"]["episodes"]]
+    assert sorted(told) == sorted(zip(refunds, [u for u, _ in REFUNDS], strict=True))
     assert recent in got  # younger than 30 days: not compacted
     # Asked as of before the run, recall answers with the members (no digest existed yet).
     earlier = _recalled(client, "refund for a damaged blender", as_of=before)
