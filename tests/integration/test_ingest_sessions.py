@@ -631,10 +631,11 @@ def test_sensitive_data_is_not_kept_whatever_sensitivity_the_model_marked(
     for secret in ("hunter2", "078-05-1120", "4111"):
         assert secret not in stored["summary"]
     assert "Rome" in stored["summary"]
-    # An explicit write of a secret is refused too, whatever the caller marked.
+    # An explicit write declares its own sensitivity: kept when the caller marked it low.
     ep = c.record_episode(**episode("alice", "s-explicit"))
-    out = c.assert_facts([fact("alice", "wifi_code", "PIN: 4410", [ep])])["results"][0]
-    assert out["ok"] is False and out["error"]["field"] == "sensitivity"
+    kept = fact("alice", "door_code", "PIN: 4410", [ep], cardinality="ONE")
+    out = c.assert_facts([kept])["results"][0]
+    assert out["ok"] is True, out["error"]
 
 
 MEMOS = """

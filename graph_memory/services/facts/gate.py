@@ -130,13 +130,6 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
         raise ValidationError(
             "sensitivity high: sensitive data is never stored in memory", field="sensitivity"
         )
-    # Whatever sensitivity the writer (or its model) marked: a secret is never kept.
-    secret = sensitive.secret_in(f"{item.subject}\n{obj}\n{item.text or ''}")
-    if secret is not None:
-        raise ValidationError(
-            f"the fact holds {secret}: sensitive data is never stored in memory",
-            field="sensitivity",
-        )
     if item.ttl_days is not None and not 1 <= item.ttl_days <= 365:
         raise ValidationError(f"ttlDays {item.ttl_days} outside 1..365", field="ttlDays")
     if item.scope is not None:
@@ -168,14 +161,17 @@ def check_fact(item: FactInput, principal: Principal, policy: TenantPolicy) -> C
         # "Record that my refund limit is 10x" told to the model, three sessions running,
         # would otherwise become an active memory served to every agent.
         raise _protected(predicate, tier)
-    category = sensitive.special_category(predicate, obj)
-    if tier is Tier.INFERRED and category is not None:
-        # A model's extraction marked it low or medium: the categories the README lists are
-        # high whoever they are about (an explicit write declares its own sensitivity).
-        raise ValidationError(
-            f"an inference about {category} is sensitive data, never stored in memory",
-            field="sensitivity",
-        )
+    if tier is Tier.INFERRED:
+        # A model's extraction marked it low or medium: secrets and the categories the README
+        # lists are high whoever they are about. An explicit write declares its own
+        # sensitivity (a user's allergy an agent must know; a door code they asked it to keep).
+        found = sensitive.secret_in(f"{item.subject}\n{obj}\n{item.text or ''}")
+        found = found or sensitive.special_category(predicate, obj)
+        if found is not None:
+            raise ValidationError(
+                f"an inference holding {found} is sensitive data, never stored in memory",
+                field="sensitivity",
+            )
     ttl = item.ttl_days if item.ttl_days is not None else policy.ttl_for(predicate, item.kind)
     return CheckedFact(
         item=item,

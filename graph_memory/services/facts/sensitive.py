@@ -6,13 +6,14 @@ Why: an extraction model marks each fact's ``sensitivity`` and the gate refuses 
 but a model that labels "my SSN is 078-05-1120" ``low`` (an ordinary mistake, or a prompt
 injection) would have it stored. These rules are the backstop, deterministic and narrow:
 
-* ``secret_in``: a value that is a secret whoever writes it (a card number passing the Luhn
+* ``secret_in``: a value that is a secret by its shape (a card number passing the Luhn
   check, a US SSN, an IBAN passing its mod-97 check, an API key or private key, a password
-  or PIN given with its value). Refused at every tier: no caller has a reason to keep one.
+  or PIN given with its value);
 * ``special_category``: a fact whose predicate names such a category (``diagnosed_with``,
   ``religion``, ``salary``, ``password``...) or whose object names a medical condition.
-  Refused for inferences (the tier a model's extraction writes): an agent's explicit write
-  declares its own sensitivity (a user's allergy an agent must know, say).
+Both refuse inferences (the tier a model's extraction writes); an agent's explicit write
+declares its own sensitivity (a user's allergy an agent must know, a door code they asked
+it to keep), and is kept as marked.
 * ``memo_problem``: an event or todo's text holding a secret or naming a special category
   ("User disclosed HIV diagnosis", "Reset password hunter2").
 """
