@@ -363,10 +363,12 @@ class ConsolidationRepository:
 
     @staticmethod
     async def contradictions(tx: Tx, tenant: str, scopes: list[str], now: datetime) -> list[Record]:
-        return await tx.run(
-            "consolidation.contradictions",
-            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "now": now},
-        )
+        """Answers that disagree across the scopes (consolidation.contradictions), and
+        claims an entity merge carried in that lost their slot to another value
+        (consolidation.merge_disagreements)."""
+        params = {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "now": now}
+        across = await tx.run("consolidation.contradictions", params)
+        return across + await tx.run("consolidation.merge_disagreements", params)
 
     @staticmethod
     async def collectable(

@@ -27,12 +27,15 @@ from graph_memory.temporal.model import Claim
 __all__ = ["SlotRule", "beats", "winners_at"]
 
 
-def _said(c: Claim) -> tuple[datetime, datetime, int]:
-    return (c.said_at, c.recorded_at, c.version)
+# The id breaks a full tie: two versions of one slot said, recorded and numbered alike (an
+# entity merge carries two names' versions into one slot, each numbered in its own) would
+# otherwise both answer a single-valued slot.
+def _said(c: Claim) -> tuple[datetime, datetime, int, str]:
+    return (c.said_at, c.recorded_at, c.version, c.id)
 
 
-def _started(c: Claim) -> tuple[datetime, datetime, int]:
-    return (c.start, c.recorded_at, c.version)
+def _started(c: Claim) -> tuple[datetime, datetime, int, str]:
+    return (c.start, c.recorded_at, c.version, c.id)
 
 
 def beats(g: Claim, f: Claim) -> bool:

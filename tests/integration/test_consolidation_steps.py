@@ -169,6 +169,35 @@ def test_dedupe_merges_only_one_claim_told_twice_and_keeps_the_higher_tier(
     assert over[0]["error"]["code"] == "TIER_CONFLICT", over
 
 
+def test_a_disagreement_an_entity_merge_settled_waits_for_a_reviewer(
+    client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    """Two spellings of one company told two CEOs: after the merge one answers, and the
+    other claim, which answers nothing now though nobody superseded it, is in the review
+    queue with the reason; the answer that won stays served."""
+    e0 = client.record_episode(**episode("uma", "s-0", scope=CORE))
+    e1 = client.record_episode(**episode("uma", "s-1", scope=CORE))
+    told = client.assert_facts(
+        [
+            fact("Acme Corp", "ceo", "Jane Roe", [e0], scope=CORE, cardinality="ONE"),
+            fact("Acme Corp", "founded", "1990", [e0], scope=CORE, cardinality="ONE"),
+            fact("ACME Corp.", "ceo", "John Doe", [e1], scope=CORE),
+        ]
+    )
+    assert told["accepted"] == 3, told
+    admin.execute(
+        'mutation { runConsolidation(scopes: ["team:core"], steps: [ENTITIES, CONTRADICTIONS])'
+        " { id } }"
+    )
+    # One answer: the two claims were said, recorded and numbered alike (one batch, each
+    # version 1 of its own name's slot); the rule breaks the tie, it does not serve both.
+    (answer,) = client.facts([CORE], predicate="ceo")["edges"]
+    assert not answer["node"]["needsVerification"]
+    queued = [i["fact"] for i in analyst.review_queue([CORE])]
+    lost = [f for f in queued if f["predicate"] == "ceo"]
+    assert len(lost) == 1 and lost[0]["object"] != answer["node"]["object"], queued
+
+
 def test_contradictions_across_scopes_are_flagged_with_the_reason(
     settings: Settings,
     tenant: str,

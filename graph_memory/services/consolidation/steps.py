@@ -161,11 +161,10 @@ async def dedupe(ctx: RunContext) -> None:
 
 
 async def contradictions(ctx: RunContext) -> None:
-    """Facts that disagree across the run's scopes are flagged needs-verification with the
-    reason (the review queue's needs-verification side; nothing is decided for the human)."""
+    """Facts that disagree across the run's scopes, and claims an entity merge carried into a
+    slot that answers another value, are flagged needs-verification with the reason (the
+    review queue's needs-verification side; nothing is decided for the human)."""
     ctx.zero("flagged")
-    if len(ctx.scopes) < 2:  # disagreement across scopes needs two of them
-        return
     rows = await ctx.plan(lambda tx: Repo.contradictions(tx, ctx.tenant, ctx.scopes, ctx.now))
     reasons: dict[str, str] = {}
     for r in rows:

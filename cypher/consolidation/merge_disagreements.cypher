@@ -1,0 +1,36 @@
+// params: tenant, scopes, now
+// returns: id, other, reason
+// An entity merge carries each claim about the absorbed name into the survivor's slot, where
+// the time rule lets one answer (graph_memory/temporal): where the two names were told
+// different values of a single-valued predicate, the claim that lost (the carried copy or the
+// survivor's own) answers nothing now, silently, though nothing superseded it. Each such
+// claim is returned (not the answer that won, which stays served) so that a reviewer sees the
+// disagreement the merge settled (approve it to make it the answer). Pairs already flagged
+// or settled are skipped, as for contradictions across scopes.
+MATCH (c:Fact {tenant: $tenant})
+WHERE c.scope IN $scopes AND c.status = 'active'
+  AND c.retracted_at IS NULL AND c.superseded_at IS NULL
+  AND coalesce(c.cardinality, 'one') = 'one'
+  AND (c.expires_at IS NULL OR c.expires_at > $now)
+  AND (c.valid_to IS NULL OR c.valid_to > $now)
+  AND NOT EXISTS {
+    MATCH (own:Segment {tenant: $tenant, scope: c.scope, subject: c.subject,
+                        predicate: c.predicate})
+    WHERE own.fact_id = c.id AND own.sys_to IS NULL
+  }
+MATCH (s:Segment {tenant: $tenant, scope: c.scope, subject: c.subject, predicate: c.predicate})
+WHERE s.sys_to IS NULL AND s.view IN ['both', 'active']
+  AND (s.valid_from IS NULL OR s.valid_from <= $now) AND (s.valid_to IS NULL OR $now < s.valid_to)
+MATCH (w:Fact {id: s.fact_id})
+WHERE w.tenant = $tenant AND w.object_key <> c.object_key
+  // Settled by a merge: one of the two came over from an absorbed name.
+  AND (c.merged_from IS NOT NULL OR w.merged_from IS NOT NULL)
+WITH DISTINCT c, w
+// c's own words and the other side by id only (kept on c and in the audit trail).
+WITH c, w, 'contradiction: ' + c.subject + ' ' + c.predicate + ' is "' + c.object
+     + '" as told of ' + coalesce(c.subject_merged_from, c.subject) + ', but after an entity '
+     + 'merge its answer is fact ' + w.id AS reason
+WHERE NOT coalesce(c.verification_reason, '') = reason
+  AND NOT coalesce(c.verified_reason, '') = reason
+RETURN c.id AS id, w.id AS other, reason
+ORDER BY id, other
