@@ -160,7 +160,8 @@ class Database:
         self.driver = driver
         self.database = database
         self.queries = queries or catalog()
-        # Every session takes a turn of these, per tenant (session_share.py); None: unbounded.
+        # Every read session takes a turn of these, per tenant (session_share.py); None:
+        # unbounded.
         self.turns = turns
 
     @classmethod
