@@ -4,7 +4,9 @@ run itself reports; no tenant in any label."""
 
 from __future__ import annotations
 
-from graph_memory.client import GraphMemoryClient
+import pytest
+
+from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.settings import Settings
 from tests.integration.consolidation_helpers import M_ROLLBACK, build_store, run
 from tests.integration.test_metrics import matching, scrape
@@ -22,6 +24,10 @@ def test_runs_and_rollbacks_are_counted_with_their_steps_and_changes(
     run(admin, dry=True)
     done = run(admin)
     admin.execute(M_ROLLBACK, {"id": done["id"]})
+    # Rolled back already: a refusal (CONFLICT), counted apart from failures.
+    with pytest.raises(GraphMemoryClientError) as again:
+        admin.execute(M_ROLLBACK, {"id": done["id"]})
+    assert again.value.code == "CONFLICT"
     after = scrape(server)
 
     def moved(name: str, **labels: str) -> float:
@@ -31,6 +37,8 @@ def test_runs_and_rollbacks_are_counted_with_their_steps_and_changes(
     assert moved(runs, kind="run", status="applied") == 1
     assert moved(runs, kind="dry_run", status="dry_run") == 1
     assert moved(runs, kind="rollback", status="rolled_back") == 1
+    assert moved(runs, kind="rollback", status="refused") == 1
+    assert moved(runs, kind="rollback", status="failed") == 0
     assert moved("graph_memory_consolidation_seconds_count", kind="run") == 1
     assert moved("graph_memory_consolidation_seconds_sum", kind="rollback") > 0
     assert moved("graph_memory_consolidation_batches_total", kind="run") >= 1

@@ -45,7 +45,7 @@ from typing import Any
 from graph_memory import metrics
 from graph_memory.db import Database, Record, Tx
 from graph_memory.domain import Principal, utcnow
-from graph_memory.errors import Conflict, NotFound
+from graph_memory.errors import Conflict, Forbidden, GraphMemoryError, NotFound
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
@@ -59,6 +59,9 @@ from graph_memory.services.consolidation.report import RunReport, report_of
 from graph_memory.services.consolidation.timeline import reslot
 
 __all__ = ["ROLLS_BACK", "roll_back"]
+
+# What a rollback refuses with, counted apart from its failures.
+_REFUSALS = {Conflict.code, NotFound.code, Forbidden.code}
 
 # A run that committed batches rolls back whether it finished or stopped part way.
 ROLLS_BACK = ("applied", "interrupted", "failed", "rolling_back")
@@ -275,6 +278,11 @@ async def roll_back(db: Database, principal: Principal, run_id: str) -> RunRepor
                 commits += 1
         spent = (time.perf_counter() - t0) * 1000.0
         result: RunReport = await db.write_tx(lambda tx: _end(tx, principal, run_id, spent))
+    except GraphMemoryError as e:
+        # A refusal (CONFLICT, NOT_FOUND, FORBIDDEN) is the caller's to act on, not a fault.
+        status = "refused" if e.code in _REFUSALS else "failed"
+        metrics.observe_consolidation("rollback", status, time.perf_counter() - t0, commits)
+        raise
     except Exception:
         metrics.observe_consolidation("rollback", "failed", time.perf_counter() - t0, commits)
         raise

@@ -1,6 +1,6 @@
 """The consolidation scheduler inside `serve`: every ``every_seconds``, each tenant written to
 since its last run gets a run over all its scopes (actor ``consolidation``, requested by
-``system:scheduler``). Service processes sharing one Neo4j may all run it: the cadence is read
+``admin:scheduler``). Service processes sharing one Neo4j may all run it: the cadence is read
 from the runs in the graph and the scopes' leases refuse a second run (logged, skipped)."""
 
 from __future__ import annotations
