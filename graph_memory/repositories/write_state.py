@@ -86,16 +86,21 @@ def _slot(r: Record) -> SlotState:
 class WriteStateRepository:
     @staticmethod
     async def tenant_rulings(
-        tx: Tx, tenant: str, scope: str, predicates: Iterable[str]
+        tx: Tx, tenant: str, scope: str, tiers: Iterable[str], predicates: Iterable[str]
     ) -> dict[str, list[Record]]:
-        """Per predicate, the single-valued facts an admin or the system decided in the
-        tenant's shared ``scope``, in force, whatever their subject (fact.tenant_rulings)."""
+        """Per predicate, the single-valued facts of these ``tiers`` in the tenant's shared
+        ``scope``, in force, whatever their subject (fact.tenant_rulings)."""
         names = sorted(set(predicates))
         if not names:
             return {}
         rows = await tx.run(
             "fact.tenant_rulings",
-            {"tenant": require_tenant(tenant), "scope": scope, "names": names},
+            {
+                "tenant": require_tenant(tenant),
+                "scope": scope,
+                "tiers": list(tiers),
+                "names": names,
+            },
         )
         return {str(r["predicate"]): list(r["versions"]) for r in rows}
 

@@ -227,6 +227,10 @@ def _held_to_shared_truth(
     )
 
 
+# Who decides a predicate for the whole tenant (fact.tenant_rulings): an admin or the system.
+RULING_TIERS = tuple(t.value for t in Tier if TIER_RANK[t] >= TIER_RANK[Tier.ADMIN])
+
+
 def ruled_predicates(
     principal: Principal,
     checked: Mapping[int, CheckedFact],
@@ -267,11 +271,7 @@ def check_shared_truth(
         if not _held_to_shared_truth(principal, cf, scopes[i], cards):
             continue
         state = states.get((SHARED_SCOPE, cf.subject_key, cf.predicate))
-        ruled = [
-            v
-            for v in (rulings or {}).get(cf.predicate, [])
-            if TIER_RANK[Tier(v["tier"])] >= TIER_RANK[Tier.ADMIN]
-        ]
+        ruled = (rulings or {}).get(cf.predicate, [])
         # The item's own validity as far as it is stated (an open start: when it is said,
         # now); a shared fact over another stretch of time is no contradiction.
         start = validity.micros(cf.valid_from) or now_us

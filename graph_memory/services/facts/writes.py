@@ -282,6 +282,7 @@ class FactService:
             tx,
             tenant,
             fact_rules.SHARED_SCOPE,
+            fact_rules.RULING_TIERS,
             fact_rules.ruled_predicates(principal, checked, scopes, cards),
         )
         refused, conflicts = fact_rules.check_shared_truth(
