@@ -7,9 +7,12 @@
 // claim is returned (not the answer that won, which stays served) so that a reviewer sees the
 // disagreement the merge settled (approve it to make it the answer). Pairs already flagged
 // or settled are skipped, as for contradictions across scopes.
-MATCH (c:Fact {tenant: $tenant})
-WHERE c.scope IN $scopes AND c.status = 'active'
-  AND c.retracted_at IS NULL AND c.superseded_at IS NULL
+// Only the slots a merge carried a claim into: one scan of the scopes' facts, then seeks.
+MATCH (x:Fact {tenant: $tenant})
+WHERE x.scope IN $scopes AND x.merged_from IS NOT NULL AND x.retracted_at IS NULL
+WITH DISTINCT x.scope AS scope, x.subject AS subject, x.predicate AS predicate
+MATCH (c:Fact {tenant: $tenant, scope: scope, subject: subject, predicate: predicate})
+WHERE c.status = 'active' AND c.retracted_at IS NULL AND c.superseded_at IS NULL
   AND coalesce(c.cardinality, 'one') = 'one'
   AND (c.expires_at IS NULL OR c.expires_at > $now)
   AND (c.valid_to IS NULL OR c.valid_to > $now)
