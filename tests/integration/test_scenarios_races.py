@@ -1144,7 +1144,9 @@ async def test_concurrent_verdict_corrections_are_all_counted(
         intent = f"migrate mailbox {r}"
         proc = client.upsert_procedure(intent, "support", ["export", "import"], TEAM)["procedure"]
         eps = _eps(client, "alice", 6, scope=TEAM)
-        for i, e in enumerate(eps):
+        # The failures told first: its latest outcomes are not three failures in a row
+        # (repeated failure demotes), so it is still a candidate when they are corrected.
+        for i, e in reversed(list(enumerate(eps))):
             client.record_procedure_outcome(proc["id"], i < 2, e)
         (before,) = client.procedures(intent, [TEAM], include_candidates=True)
         assert (before["successCount"], before["failureCount"]) == (2, 4)
