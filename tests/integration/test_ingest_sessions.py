@@ -3,9 +3,10 @@ OpenAI-compatible endpoint on loopback, the real Neo4j. Nothing is patched."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -1074,6 +1075,70 @@ def test_entities_resolve_to_the_tenants_own_spelling(
     assert item["text"] == "Alice Smith likes Jazz"
     assert item["detail"]["subject_resolved"] is True
     assert item["detail"]["object_resolved"] is False
+
+
+class _Recording:
+    """The configured embedder, keeping every text it was asked to embed."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def dimensions(self) -> int:
+        return self.inner.dimensions
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts += texts
+        return await self.inner.embed(texts)
+
+    async def embed_query(self, text: str) -> list[float]:
+        self.texts.append(text)
+        return await self.inner.embed_query(text)
+
+
+def test_what_a_session_writes_carries_the_vector_of_its_written_text(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder, settings: Settings
+) -> None:
+    """The session's texts are embedded while its reads run, as the model spelled them: a
+    fact whose subject resolved to the tenant's spelling is embedded again as written, and a
+    fact the gate refuses as sensitive sends its text to no embedder."""
+    c = make(tenant)
+    ep = c.record_episode(**episode())
+    c.assert_facts([fact("Alice Smith", "works_at", "Acme Corp", [ep])])
+    s = session()
+    fake.script(
+        s["sessionId"],
+        extraction(
+            summary="Alice Smith said she loves jazz, plays chess; her password is hunter2.",
+            facts=[
+                {"subject": "alice   SMITH", "predicate": "likes", "object": "Jazz", "turns": [0]},
+                {"subject": "Bob", "predicate": "plays", "object": "chess", "turns": [0]},
+                {"subject": "alice", "predicate": "password", "object": "hunter2", "turns": [0]},
+            ],
+        ),
+    )
+    recording = _Recording(embedder)
+    sub = ingest(c, s)
+    drain(llm, recording, tenants=[tenant])
+    j = job(c, sub["job"]["id"])
+    assert [i["ok"] for i in j["items"] if i["kind"] == "fact"] == [True, True, False]
+    assert not [t for t in recording.texts if "hunter2" in t]
+    assert "Alice Smith likes Jazz" in recording.texts
+    rows = bolt(
+        settings,
+        "MATCH (f:Fact {tenant: $t}) WHERE f.predicate IN ['likes', 'plays'] "
+        "RETURN f.text AS text, f.embedding AS v ORDER BY text",
+        {"t": tenant},
+    )
+    assert [r["text"] for r in rows] == ["Alice Smith likes Jazz", "Bob plays chess"]
+    wanted = asyncio.run(embedder.embed([r["text"] for r in rows]))
+    for r, v in zip(rows, wanted, strict=True):
+        assert max(abs(a - b) for a, b in zip(r["v"], v, strict=True)) < 1e-5, r["text"]
 
 
 def test_forgetting_a_contributor_removes_their_memos_and_ingest_jobs(

@@ -25,6 +25,7 @@ from graph_memory.domain import (
     FactInput,
     Outcome,
     Principal,
+    default_text,
     entity_id,
     normalise_predicate,
     unstorable_time,
@@ -44,7 +45,14 @@ from graph_memory.services.ingest.extraction_schema import (
     item_error,
 )
 from graph_memory.services.ingest.memos import MemoDraft, MemoService, PreparedMemos
-from graph_memory.services.ingest.plan import Applied, FactPlan, JobScope, SessionPlan, embed_plan
+from graph_memory.services.ingest.plan import (
+    Ahead,
+    Applied,
+    FactPlan,
+    JobScope,
+    SessionPlan,
+    embed_plan,
+)
 from graph_memory.services.procedures.practice import (
     PracticeOutcome,
     PracticePlan,
@@ -53,6 +61,7 @@ from graph_memory.services.procedures.practice import (
     tool_steps,
     tool_turns,
 )
+from graph_memory.services.procedures.service import intent_text
 
 if TYPE_CHECKING:
     from graph_memory.container import Services
@@ -234,30 +243,61 @@ async def prepare_session(
         if services.memos is not None
         else (None, [])
     )
-    # The two reads (entity resolution, the current procedure) overlap.
-    facts, practice = await asyncio.gather(
-        _facts(services, job, extraction, turns, episode_id, policy, known, fact_refused),
-        _practice(services, job, extraction, turns),
-    )
-    plan = SessionPlan(
-        job=job,
-        policy=policy,
-        episode_id=episode_id,
-        episode_rows=rows,
-        episode_text=summary,
-        episode_action="found" if found else "recorded",
-        facts=facts,
-        memos=memos,
-        memo_where=where,
-        practice=practice,
-        practice_text=practice.text if practice is not None else None,
-        fact_refused=fact_refused,
-        memo_refused=memo_refused,
-    )
-    # Every text of the session embedded in one call (the facts' gate and citation scopes
-    # were decided by FactService.prepare, so only the facts still standing are embedded).
-    await embed_plan(services, plan)
+    valid = _valid_facts(extraction, turns, fact_refused)
+    ahead = Ahead(services.embedder, _likely_texts(extraction, rows, memos, valid))
+    try:
+        # The two reads (entity resolution, the current procedure) overlap, and the
+        # embedding of the texts they will most likely leave as they are runs beside them.
+        facts, practice = await asyncio.gather(
+            _facts(services, job, valid, episode_id, known),
+            _practice(services, job, extraction, turns),
+        )
+        plan = SessionPlan(
+            job=job,
+            policy=policy,
+            episode_id=episode_id,
+            episode_rows=rows,
+            episode_text=summary,
+            episode_action="found" if found else "recorded",
+            facts=facts,
+            memos=memos,
+            memo_where=where,
+            practice=practice,
+            practice_text=practice.text if practice is not None else None,
+            fact_refused=fact_refused,
+            memo_refused=memo_refused,
+        )
+        # Only the facts still standing after the gate are written (FactService.prepare
+        # decided the gate and the citation scopes), so only their vectors are kept.
+        await embed_plan(services, plan, ahead)
+    finally:
+        await ahead.close()
     return plan
+
+
+def _likely_texts(
+    extraction: Extraction,
+    episode_rows: list[dict[str, Any]],
+    memos: PreparedMemos | None,
+    valid: Valid,
+) -> list[str]:
+    """The texts the session will write unless a read changes them: the episode's, the
+    memos', each fact's default text as the model spelled it, the procedure's intent. A fact
+    the write gate will refuse as sensitive is left out: its text goes to no embedder (which
+    may be another provider than the model's)."""
+    texts = [str(r["text"]) for r in episode_rows]
+    texts += memos.texts if memos is not None else []
+    for _, f, *_ in valid:
+        predicate = normalise_predicate(f.predicate)
+        text = default_text(f.subject, predicate, f.object)
+        if f.sensitivity == "high" or sensitive.secret_in(text):
+            continue
+        if sensitive.special_category(predicate, f.object):
+            continue
+        texts.append(text)
+    if extraction.procedure is not None:
+        texts.append(intent_text(extraction.procedure.intent, None))
+    return texts
 
 
 async def _practice(
@@ -290,20 +330,15 @@ async def _practice(
     return replace(plan, turns=tool_turns(turns))
 
 
-async def _facts(
-    services: Services,
-    job: JobScope,
-    extraction: Extraction,
-    turns: tuple[Turn, ...],
-    episode_id: str,
-    policy: Any,
-    known: dict[str, Any],
-    out: Applied,
-) -> FactPlan:
+# Per fact that passed the extraction's checks: its index, the item and its times.
+Valid = list[tuple[int, FactOut, datetime | None, datetime | None]]
+
+
+def _valid_facts(extraction: Extraction, turns: tuple[Turn, ...], out: Applied) -> Valid:
+    """The model's facts that pass the extraction's own checks (grounded in heard turns,
+    storable times); the others reported in ``out``."""
     turn_count = len(turns)
-    inputs: list[FactInput] = []
-    meta: list[tuple[int, FactOut, dict[str, Any]]] = []
-    valid: list[tuple[int, FactOut, datetime | None, datetime | None]] = []
+    valid: Valid = []
     for i, raw in enumerate(extraction.facts):
         if i >= LIMITS.max_batch:
             out.add("fact", i, error=_too_many("facts", LIMITS.max_batch, "max_batch"))
@@ -322,10 +357,22 @@ async def _facts(
             out.add("fact", i, turns=_of_session(f.turns, turn_count), error=e)
             continue
         valid.append((i, f, valid_from, valid_to))
+    return valid
+
+
+async def _facts(
+    services: Services,
+    job: JobScope,
+    valid: Valid,
+    episode_id: str,
+    known: dict[str, Any],
+) -> FactPlan:
+    inputs: list[FactInput] = []
+    meta: list[tuple[int, FactOut, dict[str, Any]]] = []
     if not valid:
         return FactPlan([], [], None)
     names = await _resolve(
-        services, job.principal, {n for _, f, _, _ in valid for n in (f.subject, f.object)}
+        services, job.principal, {n for _, f, *_ in valid for n in (f.subject, f.object)}
     )
     for i, f, valid_from, valid_to in valid:
         subject, subject_known = names[f.subject]

@@ -3,11 +3,14 @@ before its transaction (services/ingest/apply.py) and the per-item outcomes it r
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graph_memory.domain import FactInput, Principal
+from graph_memory.embeddings import Embedder
 from graph_memory.errors import GraphMemoryError
 from graph_memory.ingestion import keeps_anything
 from graph_memory.services.facts.writes import PreparedBatch
@@ -18,7 +21,7 @@ from graph_memory.services.procedures.practice import PracticePlan
 if TYPE_CHECKING:
     from graph_memory.container import Services
 
-__all__ = ["Applied", "FactPlan", "JobScope", "SessionPlan", "embed_plan"]
+__all__ = ["Ahead", "Applied", "FactPlan", "JobScope", "SessionPlan", "embed_plan"]
 
 
 @dataclass(frozen=True)
@@ -97,11 +100,43 @@ class SessionPlan:
     practice_vector: list[float] | None = None
 
 
-async def embed_plan(services: Services, plan: SessionPlan) -> None:
-    """One embedder call for every text of the session: the episode, its facts, memos and
-    procedure intent (the model's cost is per call as much as per text)."""
-    embedder = services.embedder
-    if embedder is None:
+class Ahead:
+    """The session's texts embedded ahead, in the embedder's thread, while the session's reads
+    (entity resolution, the write gate's, the procedure's) run: the texts the session will
+    most likely write are known as soon as the model answers. Whatever the reads changed (a
+    name resolved to its stored spelling, the procedure's text) is embedded after them."""
+
+    def __init__(self, embedder: Embedder | None, texts: Iterable[str]) -> None:
+        self._embedder = embedder
+        self._texts = list(dict.fromkeys(texts))
+        self._task: asyncio.Future[list[list[float]]] | None = None
+        if embedder is not None and self._texts:
+            self._task = asyncio.ensure_future(embedder.embed(self._texts))
+
+    async def vectors(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order: those embedded ahead, the rest now."""
+        assert self._embedder is not None
+        ready: dict[str, list[float]] = {}
+        if self._task is not None:
+            ready = dict(zip(self._texts, await self._task, strict=True))
+        missing = [t for t in dict.fromkeys(texts) if t not in ready]
+        if missing:
+            ready.update(zip(missing, await self._embedder.embed(missing), strict=True))
+        return [ready[t] for t in texts]
+
+    async def close(self) -> None:
+        """Nothing is to be written after all (or the preparation failed): drop the work."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self._task is not None:
+            with contextlib.suppress(BaseException):
+                await self._task
+
+
+async def embed_plan(services: Services, plan: SessionPlan, ahead: Ahead) -> None:
+    """Every text of the session embedded: the episode, its facts, memos and procedure intent
+    (most of them ahead, see ``Ahead``)."""
+    if services.embedder is None:
         return
     checked = plan.facts.batch.checked if plan.facts.batch is not None else {}
     memo_texts = plan.memos.texts if plan.memos is not None else []
@@ -112,7 +147,7 @@ async def embed_plan(services: Services, plan: SessionPlan) -> None:
     if not texts:
         return
     keys = list(checked)
-    vectors = await embedder.embed(texts)
+    vectors = await ahead.vectors(texts)
     n = len(plan.episode_rows)
     for r, v in zip(plan.episode_rows, vectors[:n], strict=True):
         r["embedding"] = v

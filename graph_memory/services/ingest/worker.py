@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 from graph_memory import metrics
 from graph_memory.db import Record, Tx
-from graph_memory.domain import utcnow
+from graph_memory.domain import Principal, utcnow
 from graph_memory.errors import GraphMemoryError, ModelOutputInvalid, ModelUnavailable
 from graph_memory.ingestion import SessionInput, turns_from_json
+from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.services.facts.predicates import PredicateService
 from graph_memory.services.ingest.apply import prepare_session
@@ -171,6 +172,23 @@ class IngestWorker:
                 work.cancel()  # another worker owns it now: stop before writing more
                 return
 
+    async def _registry(
+        self, principal: Principal, policy: TenantPolicy
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """The registry, read once: the prompt shows it (first), and it decides which
+        cardinality proposals count (second; services/ingest/apply.py). A session token's
+        prompt shows only the predicates its scopes use (others' are their words), but the
+        whole registry decides: a predicate registered elsewhere keeps its cardinality."""
+        registry = PredicateService(self.services.db)
+        if principal.scopes is None:
+            shown = {n: c.value for n, c in (await registry.list(principal, policy)).items()}
+            return shown, shown
+        mine, whole = await asyncio.gather(
+            registry.list(principal, policy),
+            registry.list(replace(principal, scopes=None), policy),
+        )
+        return {n: c.value for n, c in mine.items()}, {n: c.value for n, c in whole.items()}
+
     async def _update(self, record: Record, changes: dict[str, Any]) -> None:
         if not await self.repo.update(
             str(record["tenant"]), str(record["id"]), str(record["lease_token"]), changes
@@ -198,27 +216,17 @@ class IngestWorker:
             # The job acts as the key that submitted it: a key (or session token) revoked while
             # the session waited takes its queued work with it, before the model is paid for.
             # (Inside the try: a store outage here puts the job back like any other.)
-            if await self.repo.credential_revoked(tenant, principal.key_id):
+            # (The registry is read beside the check: reads one after the other are most of
+            # what a session costs us before the model.)
+            policy = await self.services.facts.policy(tenant)
+            revoked, (shown, known) = await asyncio.gather(
+                self.repo.credential_revoked(tenant, principal.key_id),
+                self._registry(principal, policy),
+            )
+            if revoked:
                 reason = "the key that submitted this session was revoked before it was extracted"
                 await self._finish(record, "failed", [], error=("UNAUTHENTICATED", reason))
                 return
-            policy = await self.services.facts.policy(tenant)
-            # The registry, read once: the prompt shows it, and it decides which cardinality
-            # proposals count (services/ingest/apply.py). A session token's prompt shows only
-            # the predicates its scopes use (others' are their words), but the whole
-            # registry decides: a predicate registered elsewhere keeps its cardinality.
-            registry = PredicateService(self.services.db)
-            shown = {n: c.value for n, c in (await registry.list(principal, policy)).items()}
-            known = (
-                shown
-                if principal.scopes is None
-                else {
-                    n: c.value
-                    for n, c in (
-                        await registry.list(replace(principal, scopes=None), policy)
-                    ).items()
-                }
-            )
             checkpoint = None
             if record.get("extraction_json"):
                 extraction = Extraction.model_validate_json(str(record["extraction_json"]))
