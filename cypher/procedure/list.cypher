@@ -12,11 +12,20 @@ WHERE p.tenant = $tenant AND p.intent = $intent AND p.scope IN $scopes
   AND NOT
 #include forget/_hidden_procedure(p)
 // Its status at as_of: the last one logged by then (a log-less node has only today's).
-WITH p, CASE WHEN p.status_log_at IS NULL THEN p.status
+WITH p, hidden, CASE WHEN p.status_log_at IS NULL THEN p.status
              ELSE last([i IN range(0, size(p.status_log_at) - 1)
                         WHERE p.status_log_at[i] <= $as_of | p.status_log[i]]) END AS status
 WHERE status IN $statuses
-RETURN p {.*, embedding: null, status_log_at: null, status_log: null, status: status} AS procedure
-ORDER BY CASE status WHEN 'active' THEN 0 ELSE 1 END,
-         p.success_count - p.failure_count DESC, p.updated_at DESC, p.id
+// Its evidence as told by then (procedure/recompute.cypher counts the same edges today): a
+// read as of T is what a read at T answered.
+OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(e:Episode)
+WHERE coalesce(r.at, p.created_at) <= $as_of AND NOT
+#include forget/_hidden_episode(e)
+WITH p, status, count(CASE WHEN r.success THEN 1 END) AS wins,
+     count(CASE WHEN r.success = false THEN 1 END) AS losses
+// Current at as_of (the filter above): any supersession came later.
+RETURN p {.*, embedding: null, status_log_at: null, status_log: null, status: status,
+          success_count: wins, failure_count: losses, superseded_at: null,
+          superseded_by: null} AS procedure
+ORDER BY CASE status WHEN 'active' THEN 0 ELSE 1 END, wins - losses DESC, p.updated_at DESC, p.id
 LIMIT $limit

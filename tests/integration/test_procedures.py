@@ -52,6 +52,25 @@ def test_versions_supersede_and_stay_readable_as_of(client: GraphMemoryClient) -
     assert client.procedures("reset_password", [TEAM]) == []  # candidates wait for evidence
 
 
+def test_a_past_read_shows_the_evidence_and_supersession_it_had_then(
+    client: GraphMemoryClient,
+) -> None:
+    """Outcomes told and versions made after T do not show in a read as of T: its counts,
+    order and supersession are what a read at T answered."""
+    p1 = _upsert(client, STEPS_V1)["procedure"]
+    _outcomes(client, p1["id"], [True, True])
+    then = datetime.now(UTC)
+    time.sleep(0.05)
+    _outcomes(client, p1["id"], [True, False, False, False, False])
+    p2 = _upsert(client, STEPS_V2)["procedure"]
+    (past,) = client.procedures("reset_password", [TEAM], include_candidates=True, as_of=then)
+    assert past["id"] == p1["id"]
+    assert (past["successCount"], past["failureCount"]) == (2, 0)
+    assert past["supersededAt"] is None and past["supersededBy"] is None
+    (now,) = client.procedures("reset_password", [TEAM], include_candidates=True)
+    assert now["id"] == p2["id"] and (now["successCount"], now["failureCount"]) == (0, 0)
+
+
 def test_three_successes_promote_and_repeated_failures_demote(
     client: GraphMemoryClient,
 ) -> None:
