@@ -29,7 +29,11 @@ CALL (f, row) {
   UNWIND row.citations AS c
   MATCH (e:Episode {id: c.episode_id})
   WHERE e.tenant = $tenant
-  CREATE (f)-[:DERIVED_FROM {weight: c.weight, at: $now}]->(e)
+  // What this telling said (services/facts/rows.link_claim): a forget of the others rebuilds
+  // the version from it (graph_memory/temporal/withdrawal.py).
+  CREATE (f)-[:DERIVED_FROM {weight: c.weight, at: $now, tier: c.tier,
+                             claim_from: datetime(c.claim_from), claim_to: datetime(c.claim_to),
+                             claim_stated: c.claim_stated}]->(e)
 }
 // Stored through the procedure so the vector is kept as a float32 array the index expects.
 CALL (f, row) {

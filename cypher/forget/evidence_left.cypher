@@ -2,7 +2,7 @@
 // returns: version
 // Surviving versions a forgotten contributor also supported, once their evidence is unlinked:
 // each one's life (timeline/_life), the evidence left (linked when, to an episode started
-// when) and when belief in it ended, for the purge to store when the others' evidence alone
+// when, what that telling said) and when belief in it ended, for the purge to store when the others' evidence alone
 // says it was believed, valid and said (graph_memory/temporal/withdrawal.rest_on). Times as
 // ISO text.
 UNWIND $fact_ids AS fid
@@ -10,11 +10,13 @@ MATCH (f:Fact {id: fid})
 WHERE f.tenant = $tenant
 CALL (f) {
   MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
-  RETURN collect({at: toString(d.at), started: toString(e.started_at)}) AS links
+  RETURN collect({at: toString(d.at), started: toString(e.started_at),
+#include forget/_link_claim(d)
+  }) AS links
 }
 RETURN {
 #include timeline/_life(f)
-  , links: links,
+  , links: links, tier: f.tier,
   ends: [t IN [f.superseded_at, f.retracted_at, f.rejected_at, f.expired_at]
          WHERE t IS NOT NULL | toString(t)]
 } AS version

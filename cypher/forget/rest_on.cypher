@@ -6,15 +6,20 @@
 // said it: its change log's earlier entries (activation) move to that moment, and the
 // version it superseded is superseded from then on (fact.create's rule: from its successor's
 // recording time). In order of that moment, so that an older version re-dated here is moved
-// before its successor's supersession lands on it. `valid_from` (when set): a start nobody
-// stated, from the earliest start of the episodes left. The told log is the one the links
-// left write (fact.create, fact.add_evidence).
+// before its successor's supersession lands on it. Its validity: as the first telling left
+// claimed it (or, when a link kept no claim, a start nobody stated moved to the earliest
+// start of the episodes left). `tier` (when set): the strongest tier the tellings left spoke
+// with, below the version's. The told log is the one the links left write (fact.create,
+// fact.add_evidence).
 UNWIND $rows AS row
 MATCH (f:Fact {id: row.id})
 WHERE f.tenant = $tenant
 WITH f, row, datetime(row.first) AS first
 ORDER BY row.first
-SET f.valid_from = coalesce(datetime(row.valid_from), f.valid_from),
+SET f.valid_from = datetime(row.valid_from), f.valid_to = datetime(row.valid_to),
+    f.valid_from_stated = row.stated,
+    f.tier = coalesce(row.tier, f.tier), f.tier_rank = coalesce(row.tier_rank, f.tier_rank),
+    f.tier_cap = coalesce(row.tier_cap, f.tier_cap),
     f.told_log_at = [t IN row.told_log_at | datetime(t)],
     f.told_log = [t IN row.told_log | datetime(t)],
     f.told_at = datetime(row.told_at)

@@ -24,7 +24,9 @@ CALL (slot, hidden) {
     RETURN collect(CASE WHEN e.started_at IS NOT NULL THEN {
       at: toString(d.at), started: toString(e.started_at), weight: d.weight,
       user_id: e.user_id, session_id: e.session_id,
-      withdrawn: coalesce(e.contributor IN hidden, false)} END) AS links
+      withdrawn: coalesce(e.contributor IN hidden, false),
+#include forget/_link_claim(d)
+    } END) AS links
   }
   RETURN collect({
 #include timeline/_life(f)

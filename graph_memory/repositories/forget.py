@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record, Tx
-from graph_memory.domain import as_datetime
+from graph_memory.domain import TIER_CAP, TIER_RANK, Tier, as_datetime
 from graph_memory.repositories._scope import require_tenant
-from graph_memory.repositories.timeline import life_of
-from graph_memory.temporal import Link, rest_on
+from graph_memory.repositories.timeline import life_of, link_of
+from graph_memory.temporal import kept_tier, rest_on
 
-__all__ = ["ForgetRepository"]
+__all__ = ["ForgetRepository", "RestedOn"]
+
+
+@dataclass(frozen=True)
+class RestedOn:
+    """Surviving versions rebuilt from the evidence left: those that changed, and those
+    among them now inferences (only an inference's tellings spoke for them)."""
+
+    changed: list[str]
+    inferred: list[str]
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -161,42 +171,56 @@ class ForgetRepository:
         )
 
     @staticmethod
-    async def rest_on_evidence_left(tx: Tx, tenant: str, fact_ids: list[str]) -> list[str]:
+    async def rest_on_evidence_left(tx: Tx, tenant: str, fact_ids: list[str]) -> RestedOn:
         """Surviving versions whose forgotten evidence was unlinked, as the evidence left
-        says (graph_memory/temporal/withdrawal.rest_on, the rule the reads resolve a slot
-        by while the purge is on its way): believed from when the others first said them,
-        valid from their episodes when nobody stated a start, said when they said it.
-        Returns the ids that changed (their slots' timelines are rebuilt)."""
+        says (graph_memory/temporal/withdrawal.rest_on and kept_tier, the rules the reads
+        resolve a slot by while the purge is on its way): believed from when the others
+        first said them, valid as the first of their tellings claimed, of the strongest
+        tier they spoke with, said when they said it. Returns the ids that changed (their
+        slots' timelines are rebuilt) and those now inferences (their promotion is
+        judged again)."""
         if not fact_ids:
-            return []
+            return RestedOn([], [])
         tenant = require_tenant(tenant)
         rows = await tx.run("forget.evidence_left", {"tenant": tenant, "fact_ids": fact_ids})
         out: list[dict[str, Any]] = []
         for r in rows:
             v = r["version"]
             life = life_of(v)
-            kept = [Link(as_datetime(x["at"]), _time(x["started"]), False) for x in v["links"]]
+            kept = [link_of(x, False) for x in v["links"]]
             new = rest_on(life, kept, [_time(t) for t in v["ends"]])
+            tier = kept_tier(kept)
+            lowered = tier is not None and tier.value != v["tier"]
             moved = new.recorded_at != life.recorded_at
-            if not moved and new.valid_from == life.valid_from and new.tellings == life.tellings:
+            valid = (new.valid_from, new.valid_to, new.stated)
+            if (
+                not moved
+                and not lowered
+                and valid == (life.valid_from, life.valid_to, life.stated)
+                and new.tellings == life.tellings
+            ):
                 continue
             out.append(
                 {
                     "id": new.id,
                     "first": _iso(new.recorded_at) if moved else None,
                     "activated_at": _iso(new.activated_at),
-                    "valid_from": _iso(new.valid_from)
-                    if new.valid_from != life.valid_from
-                    else None,
+                    "valid_from": _iso(new.valid_from),
+                    "valid_to": _iso(new.valid_to),
+                    "stated": new.stated,
                     "told_log_at": [_iso(t.at) for t in new.tellings],
                     "told_log": [_iso(t.told_at) for t in new.tellings],
                     "told_at": _iso(new.tellings[-1].told_at) if new.tellings else None,
+                    "tier": tier.value if lowered and tier is not None else None,
+                    "tier_rank": TIER_RANK[tier] if lowered and tier is not None else None,
+                    "tier_cap": TIER_CAP[tier] if lowered and tier is not None else None,
                 }
             )
         if not out:
-            return []
+            return RestedOn([], [])
         done = await tx.run("forget.rest_on", {"tenant": tenant, "rows": out})
-        return [str(r["id"]) for r in done]
+        inferred = [str(r["id"]) for r in out if r["tier"] == Tier.INFERRED.value]
+        return RestedOn([str(r["id"]) for r in done], inferred)
 
     @staticmethod
     async def unlink_contributors(

@@ -21,10 +21,10 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Database, Record
-from graph_memory.domain import Status, as_datetime, noisy_or, session_key
+from graph_memory.domain import TIER_CAP, Status, Tier, as_datetime, noisy_or, session_key
 from graph_memory.repositories._scope import require_tenant
-from graph_memory.repositories.timeline import SlotKey, life_of
-from graph_memory.temporal import Link, VersionLife, View, answers_at, withdraw
+from graph_memory.repositories.timeline import SlotKey, life_of, link_of
+from graph_memory.temporal import VersionLife, View, answers_at, kept_tier, withdraw
 from graph_memory.temporal.lifecycle import Change
 from graph_memory.versions import FactVersion
 
@@ -59,6 +59,7 @@ class Withdrawn:
     # earned is withdrawn (forget/recandidate).
     confidence: float | None = None
     demoted: bool = False
+    tier: Tier | None = None
 
     def apply(self, v: FactVersion) -> FactVersion:
         """``v`` shown as the purge leaves it (forget/rest_on, forget/relink)."""
@@ -70,6 +71,10 @@ class Withdrawn:
             changes = tuple((max(t, life.recorded_at), c) for t, c in changes)
         if life.valid_from != v.valid_from:
             out["valid_from"] = life.valid_from
+        if life.valid_to != v.valid_to:
+            out["valid_to"] = life.valid_to
+        if self.tier is not None:
+            out["tier"] = self.tier
         nxt = self.successor
         if not self.rewired:
             pass
@@ -129,12 +134,13 @@ class _Left:
     life: VersionLife | None
     confidence: float | None = None
     demoted: bool = False
+    tier: Tier | None = None  # lowered to this (None: unchanged)
 
 
 def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | None) -> _Left:
     """``superseded``: when its surviving successor was recorded (forget/relink), if any."""
     raw = list(v["links"])
-    links = [Link(as_datetime(x["at"]), _time(x["started"]), bool(x["withdrawn"])) for x in raw]
+    links = [link_of(x, bool(x["withdrawn"])) for x in raw]
     ends = [_time(t) for t in v["ends"]] + ([superseded] if superseded is not None else [])
     life = withdraw(life_of(v), links, ends)
     if life is None or not any(link.withdrawn for link in links):
@@ -144,12 +150,15 @@ def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | N
         if not x["withdrawn"]:
             key = session_key(x["user_id"], x["session_id"])
             by_session.setdefault(key, []).append(float(x["weight"] or 0.0))
+    # forget/rest_on's: the strongest tier the tellings left spoke with.
+    tier = kept_tier([link for link in links if not link.withdrawn]) or Tier(v["tier"])
+    cap = TIER_CAP[tier] if tier.value != v["tier"] else float(v["tier_cap"] or 1.0)
     # fact.recompute_confidence's rule (domain.noisy_or), over the evidence left.
-    confidence = noisy_or(by_session, float(v["tier_cap"] or 1.0))
+    confidence = noisy_or(by_session, cap)
     # forget/recandidate's: an inference promoted by corroboration, not by a reviewer, that
     # the sessions left no longer promote.
     demoted = (
-        v["tier"] == "inferred"
+        tier is Tier.INFERRED
         and life.activated_at is not None
         and not v["approved"]
         and promote_sessions is not None
@@ -157,7 +166,7 @@ def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | N
     )
     if demoted:
         life = dataclasses.replace(life, activated_at=None)
-    return _Left(life, confidence, demoted)
+    return _Left(life, confidence, demoted, tier if tier.value != v["tier"] else None)
 
 
 def _surviving(start: str | None, chain: dict[str, str | None], gone: set[str]) -> str | None:
@@ -214,6 +223,7 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
                 before != first,
                 left[vid].confidence,
                 left[vid].demoted,
+                left[vid].tier,
             )
     return out
 

@@ -16,9 +16,11 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record, Tx
-from graph_memory.domain import as_datetime
+from graph_memory.domain import Tier, as_datetime
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.temporal import (
+    Link,
+    Said,
     Segment,
     Telling,
     VersionLife,
@@ -27,7 +29,15 @@ from graph_memory.temporal import (
     settle_open,
 )
 
-__all__ = ["Settled", "SlotKey", "SlotTimeline", "TimelineRepository", "life_of", "segment_row"]
+__all__ = [
+    "Settled",
+    "SlotKey",
+    "SlotTimeline",
+    "TimelineRepository",
+    "life_of",
+    "link_of",
+    "segment_row",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -74,6 +84,24 @@ def life_of(r: Record) -> VersionLife:
         many=bool(r["many"]),
         entered_at=as_datetime(r.get("entered_at")),
     )
+
+
+def link_of(r: Record, withdrawn: bool) -> Link:
+    """An evidence link as forget/evidence_left and forget/shadow_slots read it (its claim:
+    forget/_link_claim; None when the link kept none)."""
+    started = as_datetime(r["started"])
+    if started is None:
+        raise ValueError("an evidence link to an episode without a start")
+    claim_from, tier = as_datetime(r.get("claim_from")), r.get("tier")
+    claim = (
+        Said(claim_from, as_datetime(r.get("claim_to")), bool(r.get("claim_stated")), Tier(tier))
+        if claim_from is not None and tier in _TIERS
+        else None
+    )
+    return Link(as_datetime(r["at"]), started, withdrawn, claim)
+
+
+_TIERS = frozenset(t.value for t in Tier)
 
 
 def _segment(r: Record) -> Segment:

@@ -19,11 +19,12 @@ from graph_memory.temporal.timeline import (
     normalise,
     settle_open,
 )
-from graph_memory.temporal.withdrawal import Link, rest_on, withdraw
+from graph_memory.temporal.withdrawal import Link, Said, kept_tier, rest_on, withdraw
 
 __all__ = [
     "Claim",
     "Link",
+    "Said",
     "Segment",
     "Span",
     "Telling",
@@ -34,6 +35,7 @@ __all__ = [
     "bitemporal",
     "clock_after",
     "effective",
+    "kept_tier",
     "normalise",
     "rest_on",
     "settle_open",

@@ -1,8 +1,10 @@
 """A version's life once some of its evidence is withdrawn (a contributor forgotten).
 
 A version left with no evidence goes; one others also support is believed from when the
-others first said it, holds in the world from the earliest start of their episodes when
-nobody stated its start, and is said when the others said it (``rest_on``). The purge stores
+others first said it, holds in the world as the first of their tellings claimed (from the
+earliest start of their episodes when a link kept no claim and nobody stated its start),
+speaks with the strongest tier they spoke with, and is said when the others said it
+(``rest_on``, ``kept_tier``). The purge stores
 that (repositories/forget.py, ``rest_on_evidence_left``); while it is still on its way to a
 slot, reads resolve that slot through ``withdraw`` instead (repositories/shadow.py), so what
 they answer from the forget's commit on is what the slot will hold once the purge has been
@@ -15,20 +17,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from graph_memory.domain import TIER_RANK, Tier
 from graph_memory.temporal.model import Telling, VersionLife
 
-__all__ = ["Link", "rest_on", "withdraw"]
+__all__ = ["Link", "Said", "kept_tier", "rest_on", "withdraw"]
+
+
+@dataclass(frozen=True)
+class Said:
+    """What one telling said, stored on its evidence link (fact.create, fact.add_evidence):
+    the validity it claimed (``stated``: its start was given) and the tier it spoke with. A
+    re-telling that corroborates a version adds evidence without changing it, so once the
+    telling that made the version is withdrawn, the version is what the first telling left
+    would have made it."""
+
+    valid_from: datetime
+    valid_to: datetime | None
+    stated: bool
+    tier: Tier
 
 
 @dataclass(frozen=True)
 class Link:
     """One piece of a version's evidence: linked at belief moment ``at`` (None: when the
     version was recorded) to an episode that started at ``started``; ``withdrawn`` when the
-    episode is a forgotten contributor's."""
+    episode is a forgotten contributor's; ``claim`` what that telling said (None: linked
+    before links kept it, or copied by a merge)."""
 
     at: datetime | None
     started: datetime
     withdrawn: bool
+    claim: Said | None = None
 
 
 def withdraw(
@@ -62,7 +81,11 @@ def rest_on(life: VersionLife, kept: Sequence[Link], ends: Sequence[datetime]) -
             recorded_at=first,
             activated_at=None if activated is None else max(activated, first),
         )
-    if (
+    lead = _lead(life, kept)
+    if lead is not None:
+        # As the first telling left made it: its start (given or not) and its end.
+        out = replace(out, valid_from=lead.valid_from, valid_to=lead.valid_to, stated=lead.stated)
+    elif (
         not life.stated
         and life.valid_from is not None
         and began > life.valid_from
@@ -70,6 +93,27 @@ def rest_on(life: VersionLife, kept: Sequence[Link], ends: Sequence[datetime]) -
     ):
         out = replace(out, valid_from=began)
     return replace(out, tellings=_tellings(kept, out.recorded_at))
+
+
+def _lead(life: VersionLife, kept: Sequence[Link]) -> Said | None:
+    """The claim of the first telling left, when the tellings that made the version are gone
+    (None: one of them is left, and the version stays as it made it; or some link kept no
+    claim)."""
+    if not kept or any(link.claim is None for link in kept):
+        return None
+    if any((link.at or life.recorded_at) <= life.recorded_at for link in kept):
+        return None
+    first = min(kept, key=lambda link: (link.at or life.recorded_at, link.started))
+    return first.claim
+
+
+def kept_tier(kept: Sequence[Link]) -> Tier | None:
+    """The strongest tier a telling left spoke with: what the version's tier is once the
+    others' go (a write corroborates only a version of its own tier or above, so this is
+    never above the version's). None: some link kept no claim."""
+    if not kept or any(link.claim is None for link in kept):
+        return None
+    return max((link.claim.tier for link in kept if link.claim), key=lambda t: TIER_RANK[t])
 
 
 def _tellings(kept: Sequence[Link], recorded_at: datetime) -> tuple[Telling, ...]:

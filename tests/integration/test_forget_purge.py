@@ -732,3 +732,80 @@ def test_every_purge_batch_holds_the_lock_of_the_scopes_the_contributors_episode
     assert _bolt(settings, seq, t=tenant)[0]["n"] == marked + 2
     done = _run(settings, tenant, job_id, batch=1, owner=STALLED)
     assert done is not None and done.done and done.counts.episodes_deleted == 2
+
+
+def test_a_shared_version_is_what_the_others_told_once_its_first_teller_is_forgotten(
+    make_client: Any, tenant: str, admin: GraphMemoryClient
+) -> None:
+    """bob told each triple first; alice told it again in her own terms (no start; another
+    start, from a conversation), which only added evidence to bob's version. Once bob is
+    forgotten each one is what alice's telling alone would have made it: her start, her tier
+    (an inference waiting for review, not bob's active statement), compared field by field
+    with a tenant where bob never spoke."""
+
+    def session(c: GraphMemoryClient, user: str, day: str) -> str:
+        at = datetime.fromisoformat(day).replace(tzinfo=UTC)
+        return c.record_episode(
+            **episode(user, f"s-{user}-{day}", scope="team:core", startedAt=at, endedAt=at)
+        )
+
+    def tell(c: GraphMemoryClient, user: str, day: str, *items: dict[str, Any]) -> None:
+        ep = session(c, user, day)
+        out = c.assert_facts([{**i, "episodes": [{"episodeId": ep}]} for i in items])
+        assert out["accepted"] == len(items), out
+
+    def story(c: GraphMemoryClient, with_bob: bool) -> None:
+        if with_bob:
+            tell(
+                c,
+                "bob",
+                "2021-05-08",
+                _fact(
+                    "dave",
+                    "lives_in",
+                    "Paris",
+                    [],
+                    cardinality="ONE",
+                    validFrom="2018-02-02T00:00:00Z",
+                ),
+                fact("carol", "lives_in", "Berlin", []),
+            )
+        tell(c, "alice", "2026-01-02", fact("dave", "lives_in", "Paris", []))
+        tell(
+            c,
+            "alice",
+            "2025-12-17",
+            _fact(
+                "carol",
+                "lives_in",
+                "Berlin",
+                [],
+                cardinality="ONE",
+                source="conversation",
+                validFrom="2023-08-09T00:00:00Z",
+            ),
+        )
+
+    def shown(c: GraphMemoryClient, valid_at: str | None) -> list[tuple[Any, ...]]:
+        page = c.facts(SCOPES, valid_at=valid_at, first=100, include_candidates=True)
+        return sorted(
+            (
+                n["subject"],
+                n["predicate"],
+                n["object"],
+                n["validFrom"],
+                n["validTo"],
+                n["tier"],
+                n["status"],
+            )
+            for n in (e["node"] for e in page["edges"])
+        )
+
+    client = make_client(tenant)
+    story(client, with_bob=True)
+    control = make_client(f"{tenant}-control")
+    story(control, with_bob=False)
+    assert admin.forget_contributor("bob", wait_seconds=60)["state"] == "DONE"
+    for valid_at in (None, "2019-06-01T00:00:00Z", "2024-01-01T00:00:00Z"):
+        assert shown(client, valid_at) == shown(control, valid_at), valid_at
+    assert [n[5:] for n in shown(client, None) if n[0] == "carol"] == [("INFERRED", "CANDIDATE")]

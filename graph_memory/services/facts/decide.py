@@ -85,6 +85,9 @@ def decide_items(
                 ),
             )
             continue
+        # Each link keeps what its telling said: a forget of the others rebuilds the version
+        # from it (graph_memory/temporal/withdrawal.py).
+        cites = [{**c, **fact_rows.link_claim(cf, claim)} for c in cites]
         told = fact_rows.told_at(cf, episodes, now)
         spot = validity.place(
             slot.current,

@@ -95,6 +95,9 @@ class Claimed:
     valid_to: datetime | None
     stated: bool  # the start was given (or taken from the claim it ends, which had it given)
     explicit: bool  # some validity was given or implied, not all defaulted
+    # When the start was taken from the claim it ends: the start it would have had alone
+    # (when it was first said), which is what its evidence link keeps (link_claim).
+    own_start: datetime | None = None
 
 
 def claimed_validity(
@@ -117,7 +120,8 @@ def claimed_validity(
         held = validity.held_claim(current, cf.object_key, cf.valid_to)
         if held is not None and held.get("valid_from_us") is not None:
             start = validity.from_micros(held["valid_from_us"])
-            return Claimed(start, cf.valid_to, bool(held.get("valid_from_stated")), True)
+            own = default_valid_from(cf, episodes, now)
+            return Claimed(start, cf.valid_to, bool(held.get("valid_from_stated")), True, own)
     valid_from = default_valid_from(cf, episodes, now)
     valid_to = cf.valid_to
     if valid_to is None and premise_end is not None and premise_end > valid_from:
@@ -128,6 +132,20 @@ def claimed_validity(
         cf.valid_from is not None,
         valid_to is not None or cf.valid_from is not None,
     )
+
+
+def link_claim(cf: CheckedFact, claim: Claimed) -> dict[str, Any]:
+    """What a telling said, kept on each of its evidence links (temporal/withdrawal.Said):
+    its own start, not one it took from the claim it ends (once that claim's tellers are
+    forgotten, it was never held)."""
+    borrowed = claim.own_start is not None
+    start = claim.own_start if claim.own_start is not None else claim.valid_from
+    return {
+        "tier": cf.tier.value,
+        "claim_from": start.isoformat(),
+        "claim_to": claim.valid_to.isoformat() if claim.valid_to is not None else None,
+        "claim_stated": claim.stated and not borrowed,
+    }
 
 
 def new_row(

@@ -195,8 +195,12 @@ async def _excise_facts(
     # A shared version they said first is believed from when the others first said it (its
     # chain rewritten first: a successor of theirs that goes no longer ends it); then
     # re-tellings of theirs no longer move when it was said.
-    redated = await Repo.rest_on_evidence_left(tx, tenant, shared)
+    rested = await Repo.rest_on_evidence_left(tx, tenant, shared)
+    redated = rested.changed
     copies = await Repo.merge_copies(tx, tenant, doomed)
+    # A version only an inference's tellings now speak for is judged as one: promoted only
+    # by enough sessions (or a reviewer).
+    inferred |= set(rested.inferred)
     events, demoted = await _survivors(tx, b, counts, shared, inferred, reopened)
     # Timelines are rebuilt once the versions are gone (an excision rewrites the past on
     # purpose: no asOf may show what was excised, or promotions only they earned), but only
