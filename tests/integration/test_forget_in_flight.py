@@ -18,7 +18,7 @@ from tests.integration.forget_helpers import held, release, run_purge
 
 SCOPES = ["team:core"]
 DAY = timedelta(days=1)
-PREDICATES = ("hq_in", "ceo", "cfo", "uses_db", "cto", "mood", "pet", "motto")
+PREDICATES = ("hq_in", "ceo", "cfo", "uses_db", "cto", "mood", "pet", "motto", "founded", "cio")
 QUESTIONS = ("Where is acme headquartered?", "Who is the ceo of acme?", "private wording QZXV")
 VERSION = """id text status recordedAt validFrom supersededAt supersededBy supersedes { id }"""
 RECALL = (
@@ -79,6 +79,12 @@ def _world(client: GraphMemoryClient) -> list[datetime]:
     say("pet", "Rex", bob, validTo=(T0 + 2 * DAY).isoformat())  # bob's end cuts carol's
     say("motto", "ship it", bob, text="Bob's private wording: QZXV ship it")  # his words...
     say("motto", "ship it", ann)  # ...on a triple ann tells too
+    # A start only bob gave, and a statement of bob's an inference of ann's merely repeats:
+    # without bob, ann's start, and ann's tier (a candidate).
+    say("founded", "Oslo", bob, validFrom=(T0 - 10 * DAY).isoformat())
+    say("founded", "Oslo", ann)
+    say("cio", "Kai", bob)
+    say("cio", "Kai", ann, source="conversation")
     # An inference three sessions promoted, one of them bob's: a candidate again without it.
     for who in (carol, bob, ann):
         say("mood", "keen", who, source="conversation")
@@ -180,17 +186,24 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
             answers[key] = [x for x in answers[key] if x["id"] != motto["id"]]
     changed = {k: (during[k], after[k]) for k in during if during[k] != after[k]}
     assert changed == {}
+    now = len(marks)  # the answers' index of asOf now
     # Shown as the purge leaves it: carol's value is current again, superseded by nobody.
-    (paris,) = [n for n in after["hq_in 18 3"]]
+    (paris,) = [n for n in after[f"hq_in {now} 3"]]
     assert paris["status"] == "ACTIVE" and paris["supersededBy"] is None
-    (zo,) = [n for n in after["versions 18 3"] if n["text"].endswith("Zo")]
-    (xi,) = [n for n in after["history cto 18"] if n["object"] == "Xi"]
+    (zo,) = [n for n in after[f"versions {now} 3"] if n["text"].endswith("Zo")]
+    (xi,) = [n for n in after[f"history cto {now}"] if n["object"] == "Xi"]
     assert zo["supersedes"] == {"id": xi["id"]}
-    (mood,) = after["history mood 18"]
+    (mood,) = after[f"history mood {now}"]
     assert mood["status"] == "CANDIDATE"
     # A fact bob and ann told rests on ann's session alone: its confidence, already in flight.
-    (dana,) = [n for n in after["ceo 18 3"]]
+    (dana,) = [n for n in after[f"ceo {now} 3"]]
     assert dana["confidence"] < told_twice["confidence"]
+    # A start only bob gave goes with him; a statement of his an inference repeated is that
+    # inference, a candidate.
+    (oslo,) = after[f"history founded {now}"]
+    assert oslo["validFrom"] == (T0 + 5 * DAY).isoformat()
+    (kai,) = after[f"history cio {now}"]
+    assert (kai["tier"], kai["status"]) == ("INFERRED", "CANDIDATE")
 
 
 def _listing(client: GraphMemoryClient) -> list[str]:
