@@ -47,6 +47,18 @@ class RecallRepository:
         rows = await self.db.read("fact.provenance", {"tenant": require_tenant(tenant), "ids": ids})
         return {r["id"]: [Evidence.from_row(e) for e in r["evidence"]] for r in rows}
 
+    async def outcomes_at(
+        self, tenant: str, ids: list[str], as_of: datetime
+    ) -> dict[str, tuple[int, int]]:
+        """Each fact's or episode's (helpful, harmful) counts as they stood at ``as_of``
+        (outcome/counts_at: the rule the stored counts follow, bounded in time)."""
+        if not ids:
+            return {}
+        rows = await self.db.read(
+            "outcome.counts_at", {"tenant": require_tenant(tenant), "ids": ids, "as_of": as_of}
+        )
+        return {str(r["id"]): (int(r["helpful"]), int(r["harmful"])) for r in rows}
+
     async def facts(
         self,
         tenant: str,

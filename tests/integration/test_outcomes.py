@@ -5,6 +5,9 @@ nobody retrieved for 30 days; unknown memories are reported per item."""
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -24,6 +27,13 @@ M_OUTCOME = (
 Q_RECALL = (
     "query($q: String!, $s: [String!]!) { recall(query: $q, scopes: $s, k: 10) {"
     " items { id kind score { total salience confidence } } } }"
+)
+
+
+Q_RECALL_AT = (
+    "query($q: String!, $s: [String!]!, $a: DateTime) {"
+    " recall(query: $q, scopes: $s, k: 10, asOf: $a) { items { id score { salience } } }"
+    " context(query: $q, scopes: $s, tokenBudget: 500, asOf: $a) { text included { id } } }"
 )
 
 
@@ -79,6 +89,26 @@ def test_a_harmful_memory_is_demoted_in_recall_and_confidence_is_left_alone(
     assert _recall(client, "what tea does Alice like")[a]["score"]["salience"] == 1.0
     events = analyst.audit_log(action="report_outcome", first=10)["edges"]
     assert {e["node"]["targetId"] for e in events} == {a}
+
+
+def test_a_later_report_does_not_change_what_a_read_as_of_before_it_answers(
+    client: GraphMemoryClient,
+) -> None:
+    """Salience as of a past moment is judged on the outcomes reported by then: recall and
+    context as of T answer after two harmful reports as they answered at T."""
+    a, b = _two_alike(client)
+    _report(client, [b], "HARMFUL", new_ep(client))
+    time.sleep(0.05)
+    then = datetime.now(UTC).isoformat()
+    time.sleep(0.05)
+    ask = {"q": "what tea does Alice like", "s": SCOPES, "a": then}
+    before = client.execute(Q_RECALL_AT, ask)
+    for _ in range(2):
+        _report(client, [a], "HARMFUL", new_ep(client, user=f"u-{uuid.uuid4().hex[:6]}"))
+    assert client.execute(Q_RECALL_AT, ask) == before
+    scored = {i["id"]: i["score"]["salience"] for i in before["recall"]["items"]}
+    assert scored == {a: 1.0, b: 0.5}
+    assert _recall(client, "what tea does Alice like")[a]["score"]["salience"] == 0.25
 
 
 def test_a_memory_unretrieved_for_30_days_ranks_lower(

@@ -315,8 +315,12 @@ def score_rows(
     valid_at: datetime,
     content_query: str | None = None,
     pool: Pool | None = None,
+    used_at: datetime | None = None,
 ) -> list[Scored]:
     """Score one kind's candidate rows (recall.facts / episodes / procedures).
+
+    ``used_at``: the moment usage (salience) is judged at (None: now); a read as of a past
+    moment judges it then.
 
     Rows carry ``id, text, confidence`` (procedures: success/failure counts), ``fresh_ms``
     (when the memory became true, epoch millis), facts also ``tier, tier_rank, subject,
@@ -331,7 +335,7 @@ def score_rows(
     best_kw = max(
         [float(r["keyword"] or 0.0) for r in rows] + [pool.best_keyword.get(kind, 0.0)],
     )
-    now = datetime.now(UTC)
+    now = datetime.now(UTC) if used_at is None else min(used_at, datetime.now(UTC))
     out = []
     for r in rows:
         rec: Record = r

@@ -23,12 +23,15 @@ _DAY_MS = 86_400_000.0
 
 
 def salience(row: Record, now: datetime) -> float:
-    """1.0 for a memory in use; lower for one unretrieved UNUSED_DAYS (never retrieved:
-    counted from when it was recorded) or reported harmful. Rows lacking the usage fields
-    (older callers) get 1.0."""
+    """1.0 for a memory in use; lower for one unretrieved UNUSED_DAYS before ``now`` (never
+    retrieved: counted from when it was recorded) or reported harmful. Rows lacking the usage
+    fields (older callers) get 1.0."""
     factor = 1.0
+    at = now.timestamp() * 1000.0
     last = row.get("last_retrieved_ms") or row.get("recorded_ms")
-    if last is not None and (now.timestamp() * 1000.0 - float(last)) > UNUSED_DAYS * _DAY_MS:
+    # Judged at a past moment (a read as of then), a memory retrieved since was in use: only
+    # its latest retrieval is kept, and one in use then is most likely the one still in use.
+    if last is not None and float(last) <= at and at - float(last) > UNUSED_DAYS * _DAY_MS:
         factor *= UNUSED_FACTOR
     net = int(row.get("harmful") or 0) - int(row.get("helpful") or 0)
     if net > 0:

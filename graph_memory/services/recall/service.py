@@ -158,6 +158,7 @@ class RecallService:
         fetched[at] = await rescore_withheld(fetched[at], self.embedder, vector, content_vector)
         if req.as_of is not None and req.as_of < now:
             fetched[at] = await self._confidence_then(principal.tenant, fetched[at], req.as_of)
+            fetched = await self._outcomes_then(principal.tenant, fetched, req.as_of)
         considered = sum(len(rows) for rows in fetched)
         # One scale for every kind: they share the embedding space and the recency anchor.
         pool = pool_of(
@@ -239,6 +240,7 @@ class RecallService:
             valid_at=valid_at,
             content_query=content_query,
             pool=pool,
+            used_at=req.as_of,
         )
 
     async def _with_replies(
@@ -414,6 +416,24 @@ class RecallService:
                 *(widening(searches[kind]) if kind in req.kinds else none() for kind in KINDS)
             )
         )
+
+    async def _outcomes_then(
+        self, tenant: str, fetched: list[list[Record]], as_of: datetime
+    ) -> list[list[Record]]:
+        """Memories asked about as of a past moment are judged on the outcomes reported by
+        then (salience): a later reportOutcome does not change what a read as of then
+        answers."""
+        ids = [str(r["id"]) for rows in fetched for r in rows if "harmful" in r]
+        counts = await self.repo.outcomes_at(tenant, ids, as_of)
+        return [
+            [
+                {**r, "helpful": counts[str(r["id"])][0], "harmful": counts[str(r["id"])][1]}
+                if str(r["id"]) in counts
+                else r
+                for r in rows
+            ]
+            for rows in fetched
+        ]
 
     async def _confidence_then(
         self, tenant: str, rows: list[Record], as_of: datetime
