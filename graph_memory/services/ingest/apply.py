@@ -271,7 +271,7 @@ async def prepare_session(
         # decided the gate and the citation scopes), so only their vectors are kept.
         await embed_plan(services, plan, ahead)
     finally:
-        await ahead.close()
+        ahead.close()
     return plan
 
 

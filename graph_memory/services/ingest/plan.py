@@ -4,7 +4,6 @@ before its transaction (services/ingest/apply.py) and the per-item outcomes it r
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -124,13 +123,18 @@ class Ahead:
             ready.update(zip(missing, await self._embedder.embed(missing), strict=True))
         return [ready[t] for t in texts]
 
-    async def close(self) -> None:
-        """Nothing is to be written after all (or the preparation failed): drop the work."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+    def close(self) -> None:
+        """Nothing is to be written after all (or the preparation failed): drop the work.
+        Not awaited, so a cancellation of the caller is never swallowed here; a failure of
+        the dropped work is retrieved (and so not reported as never retrieved)."""
         if self._task is not None:
-            with contextlib.suppress(BaseException):
-                await self._task
+            self._task.cancel()
+            self._task.add_done_callback(_retrieved)
+
+
+def _retrieved(task: asyncio.Future[list[list[float]]]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 async def embed_plan(services: Services, plan: SessionPlan, ahead: Ahead) -> None:
