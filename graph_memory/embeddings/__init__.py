@@ -8,14 +8,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graph_memory.embeddings.base import Embedder, EmbedderError
+from graph_memory.embeddings.base import Embedder, EmbedderError, InFront
 from graph_memory.embeddings.local import LocalEmbedder
 from graph_memory.embeddings.openai_compat import OpenAIEmbedder
 
 if TYPE_CHECKING:
     from graph_memory.settings import Settings
 
-__all__ = ["Embedder", "EmbedderError", "LocalEmbedder", "OpenAIEmbedder", "build_embedder"]
+__all__ = [
+    "Embedder",
+    "EmbedderError",
+    "InFront",
+    "LocalEmbedder",
+    "OpenAIEmbedder",
+    "build_embedder",
+]
 
 _NAMES = ("local", "openai")
 

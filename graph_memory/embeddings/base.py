@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from graph_memory.errors import GraphMemoryError
 
-__all__ = ["Embedder", "EmbedderError", "QueryCache", "l2_normalise"]
+__all__ = ["Embedder", "EmbedderError", "InFront", "QueryCache", "l2_normalise"]
 
 
 class EmbedderError(GraphMemoryError):
@@ -45,6 +45,28 @@ class Embedder(Protocol):
     async def embed_query(self, text: str) -> list[float]:
         """The vector of one search query; implementations may cache it."""
         ...
+
+
+class InFront:
+    """An embedder in front of another: the same model and vectors, what a subclass adds
+    around them (a check of the store's model, a record of what was asked)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def dimensions(self) -> int:
+        return self.inner.dimensions
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self.inner.embed(texts)
+
+    async def embed_query(self, text: str) -> list[float]:
+        return await self.inner.embed_query(text)
 
 
 def l2_normalise(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

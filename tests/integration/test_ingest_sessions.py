@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
-from graph_memory.embeddings import Embedder
+from graph_memory.embeddings import Embedder, InFront
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, bolt, episode, fact
 from tests.integration.fake_llm import Answer, FakeLLM, extraction
@@ -1054,22 +1054,22 @@ def test_a_fact_told_twice_in_a_session_cites_both_turns(
     assert j["counts"]["facts"] == 1 and j["counts"]["written"] == 2, j["counts"]
 
 
+def _alice_smith_known(c: GraphMemoryClient, fake: FakeLLM, summary: str, *more: Any) -> Any:
+    """A tenant that already knows "Alice Smith", and a session whose model spells her
+    "alice   SMITH" in a fact that she likes Jazz (and ``more`` facts)."""
+    ep = c.record_episode(**episode())
+    c.assert_facts([fact("Alice Smith", "works_at", "Acme Corp", [ep])])
+    s = session()
+    jazz = {"subject": "alice   SMITH", "predicate": "likes", "object": "Jazz", "turns": [0]}
+    fake.script(s["sessionId"], extraction(summary=summary, facts=[jazz, *more]))
+    return s
+
+
 def test_entities_resolve_to_the_tenants_own_spelling(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:
     c = make(tenant)
-    ep = c.record_episode(**episode())
-    c.assert_facts([fact("Alice Smith", "works_at", "Acme Corp", [ep])])
-    s = session()
-    fake.script(
-        s["sessionId"],
-        extraction(
-            summary="Alice Smith said she loves jazz and still works at Acme Corp.",
-            facts=[
-                {"subject": "alice   SMITH", "predicate": "likes", "object": "Jazz", "turns": [0]}
-            ],
-        ),
-    )
+    s = _alice_smith_known(c, fake, "Alice Smith said she loves jazz and still works at Acme.")
     j = run(c, llm, embedder, s, tenant)
     (item,) = [i for i in j["items"] if i["kind"] == "fact"]
     assert item["text"] == "Alice Smith likes Jazz"
@@ -1077,20 +1077,12 @@ def test_entities_resolve_to_the_tenants_own_spelling(
     assert item["detail"]["object_resolved"] is False
 
 
-class _Recording:
+class _Recording(InFront):
     """The configured embedder, keeping every text it was asked to embed."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.texts: list[str] = []
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def dimensions(self) -> int:
-        return self.inner.dimensions
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.texts += texts
@@ -1108,19 +1100,12 @@ def test_what_a_session_writes_carries_the_vector_of_its_written_text(
     fact whose subject resolved to the tenant's spelling is embedded again as written, and a
     fact the gate refuses as sensitive sends its text to no embedder."""
     c = make(tenant)
-    ep = c.record_episode(**episode())
-    c.assert_facts([fact("Alice Smith", "works_at", "Acme Corp", [ep])])
-    s = session()
-    fake.script(
-        s["sessionId"],
-        extraction(
-            summary="Alice Smith said she loves jazz, plays chess; her password is hunter2.",
-            facts=[
-                {"subject": "alice   SMITH", "predicate": "likes", "object": "Jazz", "turns": [0]},
-                {"subject": "Bob", "predicate": "plays", "object": "chess", "turns": [0]},
-                {"subject": "alice", "predicate": "password", "object": "hunter2", "turns": [0]},
-            ],
-        ),
+    s = _alice_smith_known(
+        c,
+        fake,
+        "Alice Smith said she loves jazz, plays chess; her password is hunter2.",
+        {"subject": "Bob", "predicate": "plays", "object": "chess", "turns": [0]},
+        {"subject": "alice", "predicate": "password", "object": "hunter2", "turns": [0]},
     )
     recording = _Recording(embedder)
     sub = ingest(c, s)

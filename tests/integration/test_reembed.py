@@ -29,7 +29,7 @@ import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.db import Database
-from graph_memory.embeddings import OpenAIEmbedder
+from graph_memory.embeddings import InFront, OpenAIEmbedder
 from graph_memory.repositories.reembed import ReembedRepository
 from graph_memory.services.store.reembed import Reembedder
 from graph_memory.settings import Settings
@@ -208,19 +208,12 @@ class PowerCut(Exception):
     """The re-embedding process dies (after some batches have committed)."""
 
 
-class DiesAfter:
+class DiesAfter(InFront):
     """The target embedder, cut off after `calls` requests."""
 
     def __init__(self, inner: OpenAIEmbedder, calls: int) -> None:
-        self.inner, self.left = inner, calls
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def dimensions(self) -> int:
-        return self.inner.dimensions
+        super().__init__(inner)
+        self.left = calls
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if self.left == 0:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from graph_memory.db import Database
-from graph_memory.embeddings import Embedder, EmbedderError
+from graph_memory.embeddings import Embedder, EmbedderError, InFront
 from graph_memory.errors import MigrationError
 from graph_memory.repositories.embedding import EmbeddingRepository
 
@@ -92,7 +92,7 @@ async def check_embedding_model(db: Database, embedder: Embedder, *, record: boo
         )
 
 
-class StoreBoundEmbedder:
+class StoreBoundEmbedder(InFront):
     """The service's embedder, which embeds only while the store's vectors are its model's.
 
     The store's identity is read at most once per `check_seconds` (one small read, shared by
@@ -109,20 +109,12 @@ class StoreBoundEmbedder:
         check_seconds: float = CHECK_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._db = db
         self._check_seconds = check_seconds
         self._clock = clock
         self._checked_at: float | None = None
         self._stored: tuple[str, int, str | None] | None = None
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def dimensions(self) -> int:
-        return self.inner.dimensions
 
     async def problem(self) -> EmbedderError | None:
         """What keeps this process from embedding now, or None (for /ready)."""
