@@ -29,7 +29,14 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 def test_public_api() -> None:
     assert sorted(embeddings.__all__) == sorted(
-        ["Embedder", "EmbedderError", "LocalEmbedder", "OpenAIEmbedder", "build_embedder"]
+        [
+            "Embedder",
+            "EmbedderError",
+            "InFront",
+            "LocalEmbedder",
+            "OpenAIEmbedder",
+            "build_embedder",
+        ]
     )
 
 
