@@ -28,16 +28,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-import numpy as np
 from neo4j import AsyncGraphDatabase
-from neo4j.vector import Vector
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.serving import cpu_seconds
 from graph_memory.cypher import catalog
-from graph_memory.domain import SERVABLE_STATUSES
 from graph_memory.embeddings.local import LocalEmbedder
+from graph_memory.repositories.recall import Search
 from graph_memory.services.recall.ranking import build_lucene, name_keys
+from graph_memory.services.recall.request import KINDS
 from graph_memory.settings import Settings
 
 __all__ = ["Snapshot", "load_average", "neo4j_pid", "raw_recall", "split_lines", "take"]
@@ -179,35 +178,31 @@ async def raw_recall(
         text = random.choice(questions).format(u=u)
         scopes = [f"user:{u}", "tenant"]
         now = datetime.now(UTC)
-        common = {
-            "tenant": tenant,
-            "scopes": scopes,
-            "vector": Vector(np.asarray(vectors[text], dtype=np.float32)),
-            "content_vector": None,
-            "k": 20,
-            "lucene": build_lucene(tenant, scopes, text),
-            "as_of": now,
-            "valid_at": now,
-            "now": now,
-        }
-        fact_params = {
-            **common,
-            "statuses": list(SERVABLE_STATUSES),
-            "include_candidates": False,
-            "include_expired": False,
-            "include_unverified": False,
-            "tiers": None,
-        }
-        proc_params = {**common, "statuses": ["active"], "intent": None, "role": None}
-        found = await asyncio.gather(
-            run("recall.entities", {"tenant": tenant, "scopes": scopes, "keys": name_keys(text)}),
-            run("recall.facts", fact_params),
-            run("recall.episodes", common),
-            run("recall.procedures", proc_params),
-            run("recall.memos", common),
+        # The service's own search parameters (repositories/recall.Search), so the floor runs
+        # what the service runs: the entity lookup, every kind's search, the hydration.
+        search = Search(
+            tenant=tenant,
+            scopes=scopes,
+            vector=vectors[text],
+            content_vector=None,
+            content_search=False,
+            lucene=build_lucene(tenant, scopes, text),
+            as_of=now,
+            valid_at=now,
+            include_candidates=False,
+            include_expired=False,
+            include_unverified=False,
+            tiers=None,
+            procedure_statuses=["active"],
+            intent=None,
+            role=None,
         )
-        facts = found[1]
-        best = [r["id"] for r in (facts[0]["rows"] if facts else [])][:5]
+        await run(
+            "recall.entities",
+            {"tenant": tenant, "scopes": scopes, "keys": name_keys(text), "as_of": now},
+        )
+        found = await run("recall.search", {**search.params(20), "kinds": list(KINDS)})
+        best = [r["id"] for r in (found[0]["fact_rows"] if found else [])][:5]
         hydrate = {
             "tenant": tenant, "facts": best, "episodes": [], "procedures": [], "memos": []
         }  # fmt: skip

@@ -41,8 +41,10 @@ from graph_memory.db import Database
 from graph_memory.domain import ft_token
 from graph_memory.embeddings import LocalEmbedder
 from graph_memory.repositories.apikeys import ApiKeyRepository
+from graph_memory.repositories.recall import Search
 from graph_memory.services.access.keys import AuthService
 from graph_memory.services.recall.ranking import build_lucene, name_keys
+from graph_memory.services.recall.request import KINDS
 from graph_memory.services.store.timeline_backfill import rebuild_tenant
 from graph_memory.settings import Settings
 
@@ -287,40 +289,39 @@ class Floor:
 
     async def recall(self, c: dict[str, Any]) -> float:
         now = datetime.now(UTC)
-        common = {
-            "tenant": c["tenant"],
-            "scopes": c["scopes"],
-            "vector": Vector(np.asarray(c["vector"], dtype=np.float32)),
-            "k": self.limit,
-            "lucene": c["lucene"],
-            "as_of": now,
-        }
+        # The service's own search parameters (repositories/recall.Search), so the floor runs
+        # what the service runs. Bench facts name no entity, so there is no second, name-free
+        # embedding to search with.
+        search = Search(
+            tenant=c["tenant"],
+            scopes=c["scopes"],
+            vector=list(c["vector"]),
+            content_vector=None,
+            content_search=False,
+            lucene=c["lucene"],
+            as_of=now,
+            valid_at=now,
+            include_candidates=False,
+            include_expired=False,
+            include_unverified=False,
+            tiers=None,
+            procedure_statuses=["active"],
+            intent=None,
+            role=None,
+        )
         start = time.perf_counter()
-        # The service also asks which entities the query names (concurrently with embedding
-        # it); bench facts name none, so no second, name-free embedding is searched with.
-        facts, _, _, _ = await asyncio.gather(
-            self._run(
-                "recall.facts",
-                {
-                    **common,
-                    "content_vector": None,
-                    "valid_at": now,
-                    "include_expired": False,
-                    "statuses": ["active", "superseded", "retracted", "expired", "candidate"],
-                    "include_candidates": False,
-                    "include_unverified": False,
-                    "tiers": None,
-                },
-            ),
-            self._run("recall.episodes", {**common, "valid_at": now, "content_vector": None}),
-            self._run(
-                "recall.procedures",
-                {**common, "statuses": ["active"], "intent": None, "role": None},
-            ),
-            self._run(
-                "recall.entities",
-                {"tenant": c["tenant"], "scopes": c["scopes"], "keys": name_keys(c["text"])},
-            ),
+        # The service asks which entities the query names while it embeds the query.
+        await self._run(
+            "recall.entities",
+            {
+                "tenant": c["tenant"],
+                "scopes": c["scopes"],
+                "keys": name_keys(c["text"]),
+                "as_of": now,
+            },
+        )
+        found = await self._run(
+            "recall.search", {**search.params(self.limit), "kinds": list(KINDS)}
         )
         await self._run(
             "recall.hydrate",
@@ -328,8 +329,8 @@ class Floor:
                 "tenant": c["tenant"],
                 "episodes": [],
                 "procedures": [],
-                # recall.facts answers one row: the filtered candidates and the raw hit count.
-                "facts": [r["id"] for r in (facts[0]["rows"] if facts else [])[: self.k]],
+                "memos": [],
+                "facts": [r["id"] for r in (found[0]["fact_rows"] if found else [])[: self.k]],
             },
         )
         return (time.perf_counter() - start) * 1000

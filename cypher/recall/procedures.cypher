@@ -1,4 +1,4 @@
-// params: tenant, scopes, vector, content_vector, k, lucene, statuses, as_of, intent, role
+// params: tenant, scopes, vector, content_vector, k, lucene, procedure_statuses, as_of, intent, role
 // returns: rows, raw_hits
 // Hybrid candidates among procedures: the version current at as_of, of an allowed status,
 // and of the requested intent/role when the caller names them (procedures are served only
@@ -6,58 +6,4 @@
 // one only forgotten contributors' sessions evidence (forget/_hidden_procedure).
 CYPHER 25
 #include forget/_hidden
-CALL () {
-  UNWIND $scopes AS scope
-  // A filtered HNSW search costs Neo4j a few ms of CPU even when nothing matches (the
-  // most of a recall's, bench/load.py), so a scope with no Procedure of the tenant is not
-  // searched: one seek on the (tenant, scope) index; every vector hit would pass it.
-  WITH scope WHERE EXISTS { MATCH (x:Procedure {tenant: $tenant, scope: scope}) }
-  CALL (scope) {
-    // The hit is named apart from the outer `p`: reusing the name trips a planner bug in
-    // Neo4j 2026.01 ("key not found: SymbolUse") when SEARCH sits in a UNION branch.
-    MATCH (hit:Procedure)
-      SEARCH hit IN (VECTOR INDEX procedure_embedding FOR $vector
-                     WHERE hit.tenant = $tenant AND hit.scope = scope LIMIT $k) SCORE AS score
-    RETURN hit, score
-  }
-  RETURN hit AS p, score AS vscore, null AS kscore
-  UNION ALL
-  WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('procedure_text', $lucene, {limit: $k}) YIELD node, score
-  WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
-  RETURN node AS p, null AS vscore, score AS kscore
-  UNION ALL
-  // A named intent is an exact lookup: its procedures qualify whatever the query's wording.
-  MATCH (p:Procedure)
-  WHERE $intent IS NOT NULL AND p.tenant = $tenant AND p.intent = $intent
-    AND p.scope IN $scopes
-  RETURN p, null AS vscore, null AS kscore
-}
-WITH hidden, p, max(vscore) AS vscore, max(kscore) AS kscore
-// Both searches pick their top k BEFORE the filter below: when the filter leaves fewer rows
-// than wanted and the searches were saturated (raw_hits >= k), the caller asks again with a
-// larger k. A long version history can otherwise crowd every current fact out.
-WITH hidden, collect([p, vscore, kscore]) AS hits
-CALL (hidden, hits) {
-  UNWIND hits AS cand
-  WITH hidden, cand[0] AS p, cand[1] AS vscore, cand[2] AS kscore
-  // The status it had at as_of (procedure/list.cypher).
-  WHERE CASE WHEN p.status_log_at IS NULL THEN p.status
-             ELSE last([i IN range(0, size(p.status_log_at) - 1)
-                        WHERE p.status_log_at[i] <= $as_of | p.status_log[i]]) END IN $statuses
-    AND p.created_at <= $as_of
-    AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
-    AND ($intent IS NULL OR p.intent = $intent)
-    AND ($role IS NULL OR p.role = $role)
-    AND NOT
-#include forget/_hidden_procedure(p)
-  RETURN collect({
-    id: p.id, text: p.text, success_count: p.success_count,
-    failure_count: p.failure_count, fresh_ms: coalesce(p.updated_at, p.created_at).epochMillis,
-    similarity: coalesce(vscore, vector.similarity.cosine(p.embedding, $vector)),
-    content: CASE WHEN $content_vector IS NULL THEN null
-                  ELSE vector.similarity.cosine(p.embedding, $content_vector) END,
-    keyword: kscore
-  }) AS rows
-}
-RETURN rows, size(hits) AS raw_hits
+#include recall/_procedure_search

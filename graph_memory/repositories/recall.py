@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -14,7 +15,60 @@ from graph_memory.repositories._scope import require_scopes, require_tenant
 from graph_memory.repositories.shadow import Resolution, resolve_touched, touched_slot
 from graph_memory.versions import Evidence
 
-__all__ = ["QueryNames", "RecallRepository"]
+__all__ = ["QueryNames", "RecallRepository", "Search"]
+
+
+# Each kind's search alone (cypher/recall/_*_search, which recall.search runs together).
+_KIND_SEARCH = {
+    "fact": "recall.facts",
+    "episode": "recall.episodes",
+    "procedure": "recall.procedures",
+    "memo": "recall.memos",
+}
+
+
+@dataclass(frozen=True)
+class Search:
+    """What one recall searches with, every kind alike: each kind's query binds the part it
+    declares (facts the candidate and tier filters, procedures their statuses, intent and
+    role). ``content_vector``: the query without its names, each row's cosine to it given as
+    ``content``; ``content_search``: search the vector index for its k nearest too."""
+
+    tenant: str
+    scopes: list[str]
+    vector: list[float]
+    content_vector: list[float] | None
+    content_search: bool
+    lucene: str | None
+    as_of: datetime
+    valid_at: datetime
+    include_candidates: bool
+    include_expired: bool
+    include_unverified: bool
+    tiers: list[str] | None
+    procedure_statuses: list[str]
+    intent: str | None
+    role: str | None
+
+    def params(self, k: int) -> dict[str, Any]:
+        return {
+            "tenant": require_tenant(self.tenant),
+            "scopes": require_scopes(self.scopes),
+            "vector": _vector(self.vector),
+            "content_vector": _maybe_vector(self.content_vector),
+            "content_search": self.content_search,
+            "k": k,
+            "lucene": self.lucene,
+            "as_of": self.as_of,
+            "valid_at": self.valid_at,
+            "include_candidates": self.include_candidates,
+            "include_expired": self.include_expired,
+            "include_unverified": self.include_unverified,
+            "tiers": self.tiers,
+            "procedure_statuses": self.procedure_statuses,
+            "intent": self.intent,
+            "role": self.role,
+        }
 
 
 @dataclass(frozen=True)
@@ -59,159 +113,47 @@ class RecallRepository:
         )
         return {str(r["id"]): (int(r["helpful"]), int(r["harmful"])) for r in rows}
 
-    async def facts(
-        self,
-        tenant: str,
-        scopes: list[str],
-        *,
-        vector: list[float],
-        content_vector: list[float] | None = None,
-        content_search: bool = False,
-        k: int,
-        lucene: str | None,
-        statuses: list[str],
-        include_candidates: bool,
-        as_of: datetime,
-        valid_at: datetime,
-        include_expired: bool,
-        include_unverified: bool,
-        tiers: list[str] | None,
-    ) -> tuple[list[Record], int]:
-        """Lean candidate rows for scoring (similarity is the index's (1 + cos) / 2) and how
-        many raw search hits they were filtered from. ``content_vector``: the query without
-        its names, each row's cosine to it given as ``content``; ``content_search``: search
-        the vector index for its k nearest too."""
-        rows, raw = _pool(
-            await self.db.read(
-                "recall.facts",
-                {
-                    "tenant": require_tenant(tenant),
-                    "scopes": require_scopes(scopes),
-                    "vector": _vector(vector),
-                    "content_vector": _maybe_vector(content_vector),
-                    "content_search": content_search,
-                    "k": k,
-                    "lucene": lucene,
-                    "statuses": statuses,
-                    "include_candidates": include_candidates,
-                    "as_of": as_of,
-                    "valid_at": valid_at,
-                    "include_expired": include_expired,
-                    "include_unverified": include_unverified,
-                    "tiers": tiers,
-                },
-            )
-        )
+    async def search(
+        self, search: Search, kinds: Sequence[str], k: int
+    ) -> dict[str, tuple[list[Record], int]]:
+        """Each kind's lean candidate rows for scoring and how many raw search hits they were
+        filtered from (similarity is the index's (1 + cos) / 2), the ``k`` nearest and k best
+        keyword hits per kind asked for, in one statement (recall.search says why)."""
+        params = {**search.params(k), "kinds": list(kinds)}
+        out = await self.db.read("recall.search", params)
+        row = out[0] if out else {}
+        found = {
+            kind: (list(row.get(f"{kind}_rows") or []), int(row.get(f"{kind}_raw") or 0))
+            for kind in kinds
+        }
+        if "fact" in found:
+            rows, raw = found["fact"]
+            found["fact"] = (await self._settled(search, rows), raw)
+        return found
+
+    async def search_kind(self, search: Search, kind: str, k: int) -> tuple[list[Record], int]:
+        """One kind's search alone, as in ``search``: the service asks again with a larger k
+        when the in-force filter left too few."""
+        rows, raw = _pool(await self.db.read(_KIND_SEARCH[kind], search.params(k)))
+        if kind == "fact":
+            rows = await self._settled(search, rows)
+        return rows, raw
+
+    async def _settled(self, search: Search, rows: list[Record]) -> list[Record]:
         touched = {s for s in (touched_slot(r["touched"]) for r in rows) if s is not None}
         if not touched:
-            return rows, raw
+            return rows
         # A forget in flight touched these candidates' slots: each stays only if it answers
         # its slot as the purge will leave it.
         resolved = await resolve_touched(
             self.db,
-            tenant,
+            search.tenant,
             touched,
-            as_of=as_of,
-            valid_at=valid_at,
-            include_candidates=include_candidates,
+            as_of=search.as_of,
+            valid_at=search.valid_at,
+            include_candidates=search.include_candidates,
         )
-        return [r for r in rows if r["touched"] is None or r["id"] in resolved.answers], raw
-
-    async def episodes(
-        self,
-        tenant: str,
-        scopes: list[str],
-        *,
-        vector: list[float],
-        content_vector: list[float] | None = None,
-        content_search: bool = False,
-        k: int,
-        lucene: str | None,
-        as_of: datetime,
-        valid_at: datetime,
-    ) -> tuple[list[Record], int]:
-        return _pool(
-            await self.db.read(
-                "recall.episodes",
-                {
-                    "tenant": require_tenant(tenant),
-                    "scopes": require_scopes(scopes),
-                    "vector": _vector(vector),
-                    "content_vector": _maybe_vector(content_vector),
-                    "content_search": content_search,
-                    "k": k,
-                    "lucene": lucene,
-                    "as_of": as_of,
-                    "valid_at": valid_at,
-                },
-            )
-        )
-
-    async def procedures(
-        self,
-        tenant: str,
-        scopes: list[str],
-        *,
-        vector: list[float],
-        content_vector: list[float] | None = None,
-        k: int,
-        lucene: str | None,
-        statuses: list[str],
-        as_of: datetime,
-        intent: str | None,
-        role: str | None,
-    ) -> tuple[list[Record], int]:
-        return _pool(
-            await self.db.read(
-                "recall.procedures",
-                {
-                    "tenant": require_tenant(tenant),
-                    "scopes": require_scopes(scopes),
-                    "vector": _vector(vector),
-                    "content_vector": _maybe_vector(content_vector),
-                    "k": k,
-                    "lucene": lucene,
-                    "statuses": statuses,
-                    "as_of": as_of,
-                    "intent": intent,
-                    "role": role,
-                },
-            )
-        )
-
-    async def memos(
-        self,
-        tenant: str,
-        scopes: list[str],
-        *,
-        vector: list[float],
-        content_vector: list[float] | None = None,
-        content_search: bool = False,
-        k: int,
-        lucene: str | None,
-        as_of: datetime,
-        valid_at: datetime,
-        include_expired: bool,
-        tiers: list[str] | None,
-    ) -> tuple[list[Record], int]:
-        return _pool(
-            await self.db.read(
-                "recall.memos",
-                {
-                    "tenant": require_tenant(tenant),
-                    "scopes": require_scopes(scopes),
-                    "vector": _vector(vector),
-                    "content_vector": _maybe_vector(content_vector),
-                    "content_search": content_search,
-                    "k": k,
-                    "lucene": lucene,
-                    "as_of": as_of,
-                    "valid_at": valid_at,
-                    "include_expired": include_expired,
-                    "tiers": tiers,
-                },
-            )
-        )
+        return [r for r in rows if r["touched"] is None or r["id"] in resolved.answers]
 
     async def replies(
         self,

@@ -47,3 +47,21 @@ def test_catalog_names_follow_paths(tmp_path: Path) -> None:
     assert cat.names() == ["fact.get_one"]
     with pytest.raises(KeyError):
         cat["fact.nope"]
+
+
+def test_the_text_sent_is_the_statement_without_its_comments() -> None:
+    source = (
+        "// params: url, k\n"
+        "// returns: u\n"
+        "// Why this query exists: a reader's note.\n"
+        "\n"
+        "WITH 'https://example.org//x' AS u, \"a // b\" AS v  // a trailing note\n"
+        "  // an indented note\n"
+        "RETURN u + `odd//name` AS u, $url, $k // it's done\n"
+    )
+    q = parse("x.y", source)
+    assert q.text == (
+        "WITH 'https://example.org//x' AS u, \"a // b\" AS v\nRETURN u + `odd//name` AS u, $url, $k"
+    )
+    assert q.params == frozenset({"url", "k"})
+    assert q.returns == ("u",)

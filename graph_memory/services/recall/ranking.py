@@ -177,10 +177,33 @@ def _stems(words: list[str]) -> set[str]:
 
 def coverage(query: str, text: str) -> float:
     """Share of the query's words (split like Lucene's analyzer, stemmed) found in text."""
-    wanted = _stems([t for w in query_terms(query) for t in _TOKEN.findall(w)])
+    wanted = _query_stems(query)
     if not wanted:
         return 0.0
-    return len(wanted & _stems(_TOKEN.findall(text.lower()))) / len(wanted)
+    found = _text_stems(text) if len(text) <= _CACHED_TEXT else _words(text)
+    return len(wanted & found) / len(wanted)
+
+
+# A recall scores each candidate's coverage of its query up to three times (ranking and
+# relevance floors, with and without the names), and the same memories come back across
+# recalls: under load, splitting and stemming them again was a tenth of the event loop's time
+# (bench/load.py, py-spy). Both sides are cached; a text is only if it is short, so the cache
+# holds at most a few tens of MB whatever is stored.
+_CACHED_TEXT = 2_000
+
+
+@functools.lru_cache(maxsize=1_024)
+def _query_stems(query: str) -> frozenset[str]:
+    return frozenset(_stems([t for w in query_terms(query) for t in _TOKEN.findall(w)]))
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_stems(_TOKEN.findall(text.lower())))
+
+
+@functools.lru_cache(maxsize=8_192)
+def _text_stems(text: str) -> frozenset[str]:
+    return _words(text)
 
 
 # Words as the query spells them, with a possessive ("Alice's", "James'") cut off.

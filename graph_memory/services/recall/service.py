@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from graph_memory.db import Record
-from graph_memory.domain import SERVABLE_STATUSES, TIER_CAP, Principal, Tier, utcnow
+from graph_memory.domain import TIER_CAP, Principal, Tier, utcnow
 from graph_memory.embeddings import Embedder
-from graph_memory.repositories.recall import RecallRepository
+from graph_memory.repositories.recall import RecallRepository, Search
 from graph_memory.services.facts.belief import (
     as_believed_at,
     confidence_at,
@@ -324,7 +324,8 @@ class RecallService:
         valid_at: datetime,
         per_kind: int | None,
     ) -> list[list[Record]]:
-        """Raw candidates per kind (in KINDS order), the searches run concurrently.
+        """Raw candidates per kind (in KINDS order): every kind searched in one statement, a
+        kind the in-force filter left short searched again with a larger k.
         ``vectors``: the query's embedding, that of the query without entity names, and
         whether the vector part is scored on the latter.
 
@@ -338,83 +339,44 @@ class RecallService:
         lucene = build_lucene(tenant, req.scopes, req.query)
         limit = max(req.over_recall, req.k if per_kind is None else per_kind)
         scopes = list(req.scopes)
-        statuses = list(SERVABLE_STATUSES)
 
         need = req.k if per_kind is None else per_kind
-        Search = Callable[[int], Awaitable[tuple[list[Record], int]]]
-        searches: dict[str, Search] = {
-            "fact": lambda k: self.repo.facts(
-                tenant,
-                scopes,
-                vector=vector,
-                content_vector=content_vector,
-                content_search=content_search,
-                k=k,
-                lucene=lucene,
-                statuses=statuses,
-                include_candidates=req.include_candidates,
-                as_of=as_of,
-                valid_at=valid_at,
-                include_expired=req.include_expired,
-                include_unverified=req.include_unverified,
-                tiers=list(req.tiers) if req.tiers else None,
-            ),
-            "episode": lambda k: self.repo.episodes(
-                tenant,
-                scopes,
-                vector=vector,
-                content_vector=content_vector,
-                content_search=content_search,
-                k=k,
-                lucene=lucene,
-                as_of=as_of,
-                valid_at=valid_at,
-            ),
-            "procedure": lambda k: self.repo.procedures(
-                tenant,
-                scopes,
-                vector=vector,
-                content_vector=content_vector,
-                k=k,
-                lucene=lucene,
-                statuses=["active", "candidate"] if req.include_candidates else ["active"],
-                as_of=as_of,
-                intent=req.intent,
-                role=req.role,
-            ),
-            "memo": lambda k: self.repo.memos(
-                tenant,
-                scopes,
-                vector=vector,
-                content_vector=content_vector,
-                content_search=content_search,
-                k=k,
-                lucene=lucene,
-                as_of=as_of,
-                valid_at=valid_at,
-                include_expired=req.include_expired,
-                tiers=list(req.tiers) if req.tiers else None,
-            ),
-        }
+        search = Search(
+            tenant=tenant,
+            scopes=scopes,
+            vector=vector,
+            content_vector=content_vector,
+            content_search=content_search,
+            lucene=lucene,
+            as_of=as_of,
+            valid_at=valid_at,
+            include_candidates=req.include_candidates,
+            include_expired=req.include_expired,
+            include_unverified=req.include_unverified,
+            tiers=list(req.tiers) if req.tiers else None,
+            procedure_statuses=["active", "candidate"] if req.include_candidates else ["active"],
+            intent=req.intent,
+            role=req.role,
+        )
+        kinds = [kind for kind in KINDS if kind in req.kinds]
+        first = await self.repo.search(search, kinds, limit)
 
-        async def widening(search: Search) -> list[Record]:
+        async def widening(kind: str) -> list[Record]:
             # The indexes rank before the in-force filter runs: superseded versions of a long
             # history (or other intents' procedures) can fill the whole top k. Ask again with
             # a larger k while the filter left too few and the searches had more to give.
             k = limit
-            rows, raw = await search(k)
+            rows, raw = first[kind]
             while len(rows) < need and raw >= k and k < MAX_WIDENED:
                 k = min(k * WIDEN_FACTOR, MAX_WIDENED)
-                rows, raw = await search(k)
+                rows, raw = await self.repo.search_kind(search, kind, k)
             return rows
 
         async def none() -> list[Record]:
             return []
 
         return list(
-            await asyncio.gather(
-                *(widening(searches[kind]) if kind in req.kinds else none() for kind in KINDS)
-            )
+            await asyncio.gather(*(widening(kind) if kind in first else none() for kind in KINDS))
         )
 
     async def _outcomes_then(
