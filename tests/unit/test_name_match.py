@@ -18,6 +18,8 @@ def test_one_name_spelled_two_ways_is_the_same_entity() -> None:
         ("Core team", "The Core Team"),
         ("Boreal Motors", "Boreal Motors Inc."),
         ("Vivid Widgets", "Vivid-Widgets"),
+        ("IBM", "I.B.M."),
+        ("J.R.R. Tolkien", "J R R Tolkien"),
     ]:
         assert canonical_name(a) == canonical_name(b)
         assert name_score(a, b, cosine=0.5) == 1.0
@@ -27,6 +29,26 @@ def test_synonyms_and_namesakes_stay_below_the_proposal_threshold() -> None:
     assert name_score("Meridian Freight", "Meridian Logistics", cosine=0.87) < 0.7
     assert name_score("Alice Smith", "Alice Jones", cosine=0.78) < 0.7
     assert 0.7 <= name_score("New York", "New York City", cosine=0.948) < 0.9
+
+
+def test_a_lone_word_and_that_word_with_a_legal_form_are_not_one_name() -> None:
+    # A city and a company: alike enough to propose, never merged outright (AUTO_MERGE 0.9).
+    for a, b in [("Paris", "Paris Inc"), ("Georgia", "Georgia LLC"), ("Jordan", "Jordan Co.")]:
+        assert canonical_name(a) == canonical_name(b)
+        assert name_score(a, b, cosine=0.85) < 0.9
+        assert name_score(a, b, cosine=0.85) == name_score(b, a, cosine=0.85)
+    # Both with a legal form, or a longer name: one company spelled two ways.
+    assert name_score("Paris Inc", "Paris Incorporated", cosine=0.5) == 1.0
+    assert name_score("Boreal Motors", "Boreal Motors Inc.", cosine=0.5) == 1.0
+
+
+def test_numbered_siblings_are_never_alike() -> None:
+    for a, b in [("Building 7", "Building 9"), ("iPhone 14", "iPhone 15"),
+                 ("2024 budget", "2025 budget")]:  # fmt: skip
+        assert name_score(a, b, cosine=0.97) == 0.0
+    # The same number however it is written, or a number on one side only, is no sibling.
+    assert name_score("Route 66", "Route 066", cosine=0.9) > 0.7
+    assert name_score("Building", "Building 7", cosine=0.9) > 0.0
 
 
 def test_a_lone_article_or_suffix_is_kept() -> None:
