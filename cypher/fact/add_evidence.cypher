@@ -11,7 +11,7 @@ MATCH (e:Episode {id: c.episode_id})
 WHERE e.tenant = $tenant
 OPTIONAL MATCH (f)-[existing:DERIVED_FROM]->(e)
 MERGE (f)-[d:DERIVED_FROM]->(e)
-ON CREATE SET d.weight = c.weight, d.at = $now, d.tier = c.tier,
+ON CREATE SET d.weight = c.weight, d.at = $now, d.tier = c.tier, d.claim_source = c.claim_source,
               // What this telling said (fact/create): the version is rebuilt from it when
               // the tellings before it are forgotten.
               d.claim_from = datetime(c.claim_from), d.claim_to = datetime(c.claim_to),

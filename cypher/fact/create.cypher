@@ -32,6 +32,7 @@ CALL (f, row) {
   // What this telling said (services/facts/rows.link_claim): a forget of the others rebuilds
   // the version from it (graph_memory/temporal/withdrawal.py).
   CREATE (f)-[:DERIVED_FROM {weight: c.weight, at: $now, tier: c.tier,
+                             claim_source: c.claim_source,
                              claim_from: datetime(c.claim_from), claim_to: datetime(c.claim_to),
                              claim_stated: c.claim_stated}]->(e)
 }

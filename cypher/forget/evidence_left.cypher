@@ -16,7 +16,7 @@ CALL (f) {
 }
 RETURN {
 #include timeline/_life(f)
-  , links: links, tier: f.tier,
+  , links: links, tier: f.tier, source: f.source,
   ends: [t IN [f.superseded_at, f.retracted_at, f.rejected_at, f.expired_at]
          WHERE t IS NOT NULL | toString(t)]
 } AS version

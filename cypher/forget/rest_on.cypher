@@ -9,7 +9,8 @@
 // before its successor's supersession lands on it. Its validity: as the first telling left
 // claimed it (or, when a link kept no claim, a start nobody stated moved to the earliest
 // start of the episodes left). `tier` (when set): the strongest tier the tellings left spoke
-// with, below the version's. The told log is the one the links left write (fact.create,
+// with, below the version's; `source` (when set): the source of the telling that tier is
+// from. The told log is the one the links left write (fact.create,
 // fact.add_evidence).
 UNWIND $rows AS row
 MATCH (f:Fact {id: row.id})
@@ -19,7 +20,7 @@ ORDER BY row.first
 SET f.valid_from = datetime(row.valid_from), f.valid_to = datetime(row.valid_to),
     f.valid_from_stated = row.stated,
     f.tier = coalesce(row.tier, f.tier), f.tier_rank = coalesce(row.tier_rank, f.tier_rank),
-    f.tier_cap = coalesce(row.tier_cap, f.tier_cap),
+    f.tier_cap = coalesce(row.tier_cap, f.tier_cap), f.source = coalesce(row.source, f.source),
     f.told_log_at = [t IN row.told_log_at | datetime(t)],
     f.told_log = [t IN row.told_log | datetime(t)],
     f.told_at = datetime(row.told_at)

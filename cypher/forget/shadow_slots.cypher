@@ -31,7 +31,7 @@ CALL (slot, hidden) {
   RETURN collect({
 #include timeline/_life(f)
     , links: links, superseded_by: f.superseded_by, supersedes: f.supersedes,
-    tier: f.tier, tier_cap: f.tier_cap, approved: f.approved_at IS NOT NULL,
+    tier: f.tier, tier_cap: f.tier_cap, source: f.source, approved: f.approved_at IS NOT NULL,
     // Supersession apart: the reader takes it from the surviving successor (forget/relink).
     ends: [t IN [f.retracted_at, f.rejected_at, f.expired_at] WHERE t IS NOT NULL | toString(t)]
   }) AS versions

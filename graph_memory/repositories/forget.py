@@ -10,7 +10,7 @@ from graph_memory.db import Record, Tx
 from graph_memory.domain import TIER_CAP, TIER_RANK, Tier, as_datetime
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import life_of, link_of
-from graph_memory.temporal import kept_tier, rest_on
+from graph_memory.temporal import kept_telling, rest_on
 
 __all__ = ["ForgetRepository", "RestedOn"]
 
@@ -173,7 +173,7 @@ class ForgetRepository:
     @staticmethod
     async def rest_on_evidence_left(tx: Tx, tenant: str, fact_ids: list[str]) -> RestedOn:
         """Surviving versions whose forgotten evidence was unlinked, as the evidence left
-        says (graph_memory/temporal/withdrawal.rest_on and kept_tier, the rules the reads
+        says (graph_memory/temporal/withdrawal.rest_on and kept_telling, the rules the reads
         resolve a slot by while the purge is on its way): believed from when the others
         first said them, valid as the first of their tellings claimed, of the strongest
         tier they spoke with, said when they said it. Returns the ids that changed (their
@@ -189,13 +189,18 @@ class ForgetRepository:
             life = life_of(v)
             kept = [link_of(x, False) for x in v["links"]]
             new = rest_on(life, kept, [_time(t) for t in v["ends"]])
-            tier = kept_tier(kept)
+            told = kept_telling(kept)
+            tier = told.tier if told is not None else None
             lowered = tier is not None and tier.value != v["tier"]
+            # The source the version keeps: that of the telling its tier now comes from.
+            source = told.source if told is not None else None
+            resourced = source is not None and source != v["source"]
             moved = new.recorded_at != life.recorded_at
             valid = (new.valid_from, new.valid_to, new.stated)
             if (
                 not moved
                 and not lowered
+                and not resourced
                 and valid == (life.valid_from, life.valid_to, life.stated)
                 and new.tellings == life.tellings
             ):
@@ -214,6 +219,7 @@ class ForgetRepository:
                     "tier": tier.value if lowered and tier is not None else None,
                     "tier_rank": TIER_RANK[tier] if lowered and tier is not None else None,
                     "tier_cap": TIER_CAP[tier] if lowered and tier is not None else None,
+                    "source": source if resourced else None,
                 }
             )
         if not out:

@@ -24,7 +24,7 @@ from graph_memory.db import Database, Record
 from graph_memory.domain import TIER_CAP, Status, Tier, as_datetime, noisy_or, session_key
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import SlotKey, life_of, link_of
-from graph_memory.temporal import VersionLife, View, answers_at, kept_tier, withdraw
+from graph_memory.temporal import VersionLife, View, answers_at, kept_telling, withdraw
 from graph_memory.temporal.lifecycle import Change
 from graph_memory.versions import FactVersion
 
@@ -60,6 +60,7 @@ class Withdrawn:
     confidence: float | None = None
     demoted: bool = False
     tier: Tier | None = None
+    source: str | None = None
 
     def apply(self, v: FactVersion) -> FactVersion:
         """``v`` shown as the purge leaves it (forget/rest_on, forget/relink)."""
@@ -75,6 +76,8 @@ class Withdrawn:
             out["valid_to"] = life.valid_to
         if self.tier is not None:
             out["tier"] = self.tier
+        if self.source is not None:
+            out["source"] = self.source
         nxt = self.successor
         if not self.rewired:
             pass
@@ -135,6 +138,7 @@ class _Left:
     confidence: float | None = None
     demoted: bool = False
     tier: Tier | None = None  # lowered to this (None: unchanged)
+    source: str | None = None  # the source it now shows (None: unchanged)
 
 
 def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | None) -> _Left:
@@ -150,8 +154,10 @@ def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | N
         if not x["withdrawn"]:
             key = session_key(x["user_id"], x["session_id"])
             by_session.setdefault(key, []).append(float(x["weight"] or 0.0))
-    # forget/rest_on's: the strongest tier the tellings left spoke with.
-    tier = kept_tier([link for link in links if not link.withdrawn]) or Tier(v["tier"])
+    # forget/rest_on's: the strongest tier the tellings left spoke with, and its source.
+    told = kept_telling([link for link in links if not link.withdrawn])
+    tier = told.tier if told is not None else Tier(v["tier"])
+    source = told.source if told is not None and told.source != v["source"] else None
     cap = TIER_CAP[tier] if tier.value != v["tier"] else float(v["tier_cap"] or 1.0)
     # fact.recompute_confidence's rule (domain.noisy_or), over the evidence left.
     confidence = noisy_or(by_session, cap)
@@ -166,7 +172,7 @@ def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | N
     )
     if demoted:
         life = dataclasses.replace(life, activated_at=None)
-    return _Left(life, confidence, demoted, tier if tier.value != v["tier"] else None)
+    return _Left(life, confidence, demoted, tier if tier.value != v["tier"] else None, source)
 
 
 def _surviving(start: str | None, chain: dict[str, str | None], gone: set[str]) -> str | None:
@@ -224,6 +230,7 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
                 left[vid].confidence,
                 left[vid].demoted,
                 left[vid].tier,
+                left[vid].source,
             )
     return out
 

@@ -94,7 +94,13 @@ def link_of(r: Record, withdrawn: bool) -> Link:
         raise ValueError("an evidence link to an episode without a start")
     claim_from, tier = as_datetime(r.get("claim_from")), r.get("tier")
     claim = (
-        Said(claim_from, as_datetime(r.get("claim_to")), bool(r.get("claim_stated")), Tier(tier))
+        Said(
+            claim_from,
+            as_datetime(r.get("claim_to")),
+            bool(r.get("claim_stated")),
+            Tier(tier),
+            r.get("claim_source"),
+        )
         if claim_from is not None and tier in _TIERS
         else None
     )

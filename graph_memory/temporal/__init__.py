@@ -19,7 +19,7 @@ from graph_memory.temporal.timeline import (
     normalise,
     settle_open,
 )
-from graph_memory.temporal.withdrawal import Link, Said, kept_tier, rest_on, withdraw
+from graph_memory.temporal.withdrawal import Link, Said, kept_telling, rest_on, withdraw
 
 __all__ = [
     "Claim",
@@ -35,7 +35,7 @@ __all__ = [
     "bitemporal",
     "clock_after",
     "effective",
-    "kept_tier",
+    "kept_telling",
     "normalise",
     "rest_on",
     "settle_open",

@@ -4,7 +4,7 @@ A version left with no evidence goes; one others also support is believed from w
 others first said it, holds in the world as the first of their tellings claimed (from the
 earliest start of their episodes when a link kept no claim and nobody stated its start),
 speaks with the strongest tier they spoke with, and is said when the others said it
-(``rest_on``, ``kept_tier``). The purge stores
+(``rest_on``, ``kept_telling``). The purge stores
 that (repositories/forget.py, ``rest_on_evidence_left``); while it is still on its way to a
 slot, reads resolve that slot through ``withdraw`` instead (repositories/shadow.py), so what
 they answer from the forget's commit on is what the slot will hold once the purge has been
@@ -20,7 +20,7 @@ from datetime import datetime
 from graph_memory.domain import TIER_RANK, Tier
 from graph_memory.temporal.model import Telling, VersionLife
 
-__all__ = ["Link", "Said", "kept_tier", "rest_on", "withdraw"]
+__all__ = ["Link", "Said", "kept_telling", "rest_on", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,8 @@ class Said:
     valid_to: datetime | None
     stated: bool
     tier: Tier
+    # The write's source (its tier follows from it): None on links written before it was kept.
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,13 +109,19 @@ def _lead(life: VersionLife, kept: Sequence[Link]) -> Said | None:
     return first.claim
 
 
-def kept_tier(kept: Sequence[Link]) -> Tier | None:
-    """The strongest tier a telling left spoke with: what the version's tier is once the
-    others' go (a write corroborates only a version of its own tier or above, so this is
-    never above the version's). None: some link kept no claim."""
+def kept_telling(kept: Sequence[Link]) -> Said | None:
+    """The telling left that speaks with the strongest tier (the first told of those): the
+    version's tier, and the source it came from, once the others' go (a write corroborates
+    only a version of its own tier or above, so this is never above the version's). None:
+    some link kept no claim."""
     if not kept or any(link.claim is None for link in kept):
         return None
-    return max((link.claim.tier for link in kept if link.claim), key=lambda t: TIER_RANK[t])
+    told = sorted(
+        kept, key=lambda link: (link.at is not None, link.at or link.started, link.started)
+    )
+    claims = [link.claim for link in told if link.claim is not None]
+    top = max(TIER_RANK[c.tier] for c in claims)
+    return next(c for c in claims if TIER_RANK[c.tier] == top)
 
 
 def _tellings(kept: Sequence[Link], recorded_at: datetime) -> tuple[Telling, ...]:

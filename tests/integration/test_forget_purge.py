@@ -740,7 +740,8 @@ def test_a_shared_version_is_what_the_others_told_once_its_first_teller_is_forgo
     """bob told each triple first; alice told it again in her own terms (no start; another
     start, from a conversation), which only added evidence to bob's version. Once bob is
     forgotten each one is what alice's telling alone would have made it: her start, her tier
-    (an inference waiting for review, not bob's active statement), compared field by field
+    and source (an inference from a conversation waiting for review, not bob's active
+    statement), compared field by field
     with a tenant where bob never spoke."""
 
     def session(c: GraphMemoryClient, user: str, day: str) -> str:
@@ -797,6 +798,7 @@ def test_a_shared_version_is_what_the_others_told_once_its_first_teller_is_forgo
                 n["validTo"],
                 n["tier"],
                 n["status"],
+                n["source"],
             )
             for n in (e["node"] for e in page["edges"])
         )
@@ -808,4 +810,6 @@ def test_a_shared_version_is_what_the_others_told_once_its_first_teller_is_forgo
     assert admin.forget_contributor("bob", wait_seconds=60)["state"] == "DONE"
     for valid_at in (None, "2019-06-01T00:00:00Z", "2024-01-01T00:00:00Z"):
         assert shown(client, valid_at) == shown(control, valid_at), valid_at
-    assert [n[5:] for n in shown(client, None) if n[0] == "carol"] == [("INFERRED", "CANDIDATE")]
+    assert [n[5:] for n in shown(client, None) if n[0] == "carol"] == [
+        ("INFERRED", "CANDIDATE", "conversation")
+    ]

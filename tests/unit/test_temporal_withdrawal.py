@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from graph_memory.temporal import Link, Telling, VersionLife, withdraw
+from graph_memory.domain import Tier
+from graph_memory.temporal import Link, Said, Telling, VersionLife, kept_telling, withdraw
 
 T = datetime(2026, 3, 1, tzinfo=UTC)
 H = timedelta(hours=1)
@@ -64,3 +65,21 @@ def test_their_later_telling_no_longer_moves_when_it_was_said() -> None:
     )
     assert out is not None and out.tellings == (Telling(T, T - 48 * H),)
     assert out.recorded_at == T
+
+
+def test_the_telling_kept_is_the_strongest_tier_left_and_the_first_told_of_those() -> None:
+    def said(tier: Tier, source: str) -> Said:
+        return Said(T - 48 * H, None, False, tier, source)
+
+    kept = [
+        Link(T + 2 * H, T, False, said(Tier.USER, "user")),
+        Link(T + H, T, False, said(Tier.INFERRED, "conversation")),
+        Link(None, T - H, False, said(Tier.USER, "chat")),
+    ]
+    told = kept_telling(kept)
+    # The version's own first link (at None: when it was recorded) was told first.
+    assert told is not None and (told.tier, told.source) == (Tier.USER, "chat")
+    assert kept_telling(kept[1:2]) == said(Tier.INFERRED, "conversation")
+    # A link written before links kept their claim: no telling to rebuild from.
+    assert kept_telling([*kept, Link(None, T, False)]) is None
+    assert kept_telling([]) is None

@@ -142,6 +142,7 @@ def link_claim(cf: CheckedFact, claim: Claimed) -> dict[str, Any]:
     start = claim.own_start if claim.own_start is not None else claim.valid_from
     return {
         "tier": cf.tier.value,
+        "claim_source": cf.item.source,
         "claim_from": start.isoformat(),
         "claim_to": claim.valid_to.isoformat() if claim.valid_to is not None else None,
         "claim_stated": claim.stated and not borrowed,
