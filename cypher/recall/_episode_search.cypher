@@ -20,7 +20,7 @@ CALL () {
   // And the k nearest to the query without the names it mentions when the service scores on
   // that (content_search; services/recall/service.py says why both): a speaker the question
   // names labels every turn of theirs, which fill the first search's k nearest.
-  // Named apart from the first branch's, like `hit` above.
+  // Named apart from the first branch's, like `ehit` above.
   UNWIND $scopes AS escope2
   WITH escope2 WHERE $content_search AND $content_vector IS NOT NULL
     AND EXISTS { MATCH (x2:Episode {tenant: $tenant, scope: escope2}) }

@@ -20,7 +20,7 @@ CALL () {
   // And the k nearest to the query without the names it mentions when the service scores on
   // that (content_search; services/recall/service.py says why both): a speaker the question
   // names labels every turn of theirs, which fill the first search's k nearest.
-  // Named apart from the first branch's, like `hit` above.
+  // Named apart from the first branch's, like `fhit` above.
   UNWIND $scopes AS fscope2
   WITH fscope2 WHERE $content_search AND $content_vector IS NOT NULL
     AND EXISTS { MATCH (x2:Fact {tenant: $tenant, scope: fscope2}) }

@@ -2,9 +2,9 @@
 // `hidden` (forget/_hidden) in scope; answers one row, rows and raw_hits, or none.
 CALL () {
   UNWIND $scopes AS mscope
-  // A scope with no memo of the tenant is not searched (recall/procedures.cypher: a filtered
-  // HNSW search costs a few ms even when nothing matches); one seek on memo_scope (tenant,
-  // scope, kind): the planner uses a composite index only with a predicate on every part.
+  // A scope with no memo of the tenant is not searched (recall/_procedure_search: a
+  // filtered HNSW search costs a few ms even when nothing matches); one seek on memo_scope
+  // (tenant, scope, kind): the planner uses a composite index only with a predicate on every part.
   WITH mscope WHERE EXISTS { MATCH (x:Memo {tenant: $tenant, scope: mscope}) WHERE x.kind IS NOT NULL }
   CALL (mscope) {
     MATCH (mhit:Memo)
@@ -17,7 +17,7 @@ CALL () {
   // And the k nearest to the query without the names it mentions when the service scores on
   // that (content_search; services/recall/service.py says why both): a speaker the question
   // names labels every turn of theirs, which fill the first search's k nearest.
-  // Named apart from the first branch's, like `hit` above.
+  // Named apart from the first branch's, like `mhit` above.
   UNWIND $scopes AS mscope2
   WITH mscope2 WHERE $content_search AND $content_vector IS NOT NULL
     AND EXISTS { MATCH (x2:Memo {tenant: $tenant, scope: mscope2}) WHERE x2.kind IS NOT NULL }

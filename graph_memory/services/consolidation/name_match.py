@@ -13,6 +13,7 @@ budget"), which are never one entity however alike they read.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["canonical_name", "name_score", "trigram_jaccard"]
 
@@ -33,31 +34,35 @@ _SUFFIXES = {
 _ARTICLES = {"the", "a", "an"}
 
 
-def _words(name: str) -> list[str]:
-    """Lower-cased words; initials are one word however they are dotted or spaced ("I.B.M.",
-    "I B M" and "IBM" alike)."""
-    out: list[str] = []
-    joining = False  # the last word is a run of single letters
-    for w in re.sub(r"[^0-9a-z]+", " ", name.lower()).split():
+def _words(name: str) -> list[tuple[str, bool]]:
+    """Case-folded words without accents ("Zürich" = "Zurich"; any script's letters count),
+    each with whether it is initials joined into one word: "I.B.M.", "I B M" and "IBM"
+    alike."""
+    folded = unicodedata.normalize("NFKD", name.casefold())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    out: list[tuple[str, bool]] = []
+    after_letter = False  # the last word is a single letter, or initials joined
+    for w in re.sub(r"[\W_]+", " ", plain).split():
         letter = len(w) == 1 and w.isalpha()
-        if letter and joining:
-            out[-1] += w
+        if letter and after_letter:
+            out[-1] = (out[-1][0] + w, True)
         else:
-            out.append(w)
-        joining = letter or (joining and letter)
+            out.append((w, False))
+        after_letter = letter
     return out
 
 
 def _base(name: str) -> tuple[list[str], list[str]]:
     """The name's words without leading articles and trailing legal forms, and the legal
-    forms dropped."""
+    forms dropped. Initials are never an article ("A.N. Wilson" is not "Wilson"); a legal form
+    may be written as initials ("S.A.")."""
     words = _words(name)
-    while len(words) > 1 and words[0] in _ARTICLES:
+    while len(words) > 1 and words[0][0] in _ARTICLES and not words[0][1]:
         words = words[1:]
     forms: list[str] = []
-    while len(words) > 1 and words[-1] in _SUFFIXES:
-        forms.append(words.pop())
-    return words, forms
+    while len(words) > 1 and words[-1][0] in _SUFFIXES:
+        forms.append(words.pop()[0])
+    return [w for w, _ in words], forms
 
 
 def canonical_name(name: str) -> str:
@@ -78,22 +83,45 @@ def _jaccard(a: str, b: str) -> float:
     return len(x & y) / len(x | y) if x | y else 0.0
 
 
-def _numbers(name: str) -> set[str]:
-    return {w.lstrip("0") or "0" for w in re.findall(r"[0-9]+", name)}
+def _numbered(name: str) -> tuple[tuple[str, ...], str]:
+    """The numbers in a name (leading zeros dropped) and its words without them."""
+    text = " ".join(w for w, _ in _words(name))
+    numbers = tuple(n.lstrip("0") or "0" for n in re.findall(r"[0-9]+", text))
+    return numbers, " ".join(re.sub(r"[0-9]+", " ", text).split())
+
+
+def _same_number(x: str, y: str) -> bool:
+    # A year written short is the same year ("FY24" / "FY2024"); a single digit is never a
+    # short form ("iPhone 4" / "iPhone 14").
+    short, long_ = sorted((x, y), key=len)
+    return x == y or (len(short) >= 2 and long_.endswith(short))
+
+
+def _siblings(a: str, b: str) -> bool:
+    """Numbered siblings: the same words, and as many numbers, but a different one."""
+    (na, wa), (nb, wb) = _numbered(a), _numbered(b)
+    return (
+        bool(na)
+        and wa == wb
+        and len(na) == len(nb)
+        and not all(_same_number(x, y) for x, y in zip(na, nb, strict=True))
+    )
 
 
 def name_score(a: str, b: str, cosine: float) -> float:
     """1.0 for one name spelled two ways; 0.0 for numbered siblings; else the mean of meaning
     and spelling likeness."""
-    na, nb = _numbers(a), _numbers(b)
-    if na != nb and na and nb:
+    if _siblings(a, b):
         return 0.0
     (base_a, forms_a), (base_b, forms_b) = _base(a), _base(b)
+    if not base_a or not base_b:
+        # Nothing to spell (punctuation only): meaning alone, at half weight.
+        return cosine / 2.0
     if base_a == base_b:
         if len(base_a) > 1 or bool(forms_a) == bool(forms_b):
             return 1.0
         # One word, and only one side names a legal form: spelled alike, said of two kinds
         # of thing; likeness decides, on the names as written.
-        spelling = _jaccard(" ".join(_words(a)), " ".join(_words(b)))
+        spelling = _jaccard(*(" ".join(w for w, _ in _words(n)) for n in (a, b)))
         return (cosine + spelling) / 2.0
     return (cosine + trigram_jaccard(a, b)) / 2.0

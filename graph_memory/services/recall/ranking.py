@@ -86,6 +86,7 @@ __all__ = [
     "build_lucene",
     "content_relevance",
     "coverage",
+    "covered",
     "dt",
     "escape_lucene",
     "evidence_contributors",
@@ -95,6 +96,7 @@ __all__ = [
     "recency",
     "score_rows",
     "settle_conflicts",
+    "text_stems",
 ]
 
 TIER_MULTIPLIER: dict[str, float] = {
@@ -177,33 +179,29 @@ def _stems(words: list[str]) -> set[str]:
 
 def coverage(query: str, text: str) -> float:
     """Share of the query's words (split like Lucene's analyzer, stemmed) found in text."""
+    return covered(query, text_stems(text))
+
+
+def covered(query: str, found: frozenset[str]) -> float:
+    """``coverage`` of a text whose stems (``text_stems``) are already known: a recall
+    judges each candidate's coverage up to three times (ranking and relevance floors, with
+    and without the names), and splitting and stemming its text each time was a tenth of the
+    event loop's time under load (bench/load.py, py-spy)."""
     wanted = _query_stems(query)
     if not wanted:
         return 0.0
-    found = _text_stems(text) if len(text) <= _CACHED_TEXT else _words(text)
     return len(wanted & found) / len(wanted)
 
 
-# A recall scores each candidate's coverage of its query up to three times (ranking and
-# relevance floors, with and without the names), and the same memories come back across
-# recalls: under load, splitting and stemming them again was a tenth of the event loop's time
-# (bench/load.py, py-spy). Both sides are cached; a text is only if it is short, so the cache
-# holds at most a few tens of MB whatever is stored.
-_CACHED_TEXT = 2_000
-
-
-@functools.lru_cache(maxsize=1_024)
-def _query_stems(query: str) -> frozenset[str]:
-    return frozenset(_stems([t for w in query_terms(query) for t in _TOKEN.findall(w)]))
-
-
-def _words(text: str) -> frozenset[str]:
+def text_stems(text: str) -> frozenset[str]:
     return frozenset(_stems(_TOKEN.findall(text.lower())))
 
 
-@functools.lru_cache(maxsize=8_192)
-def _text_stems(text: str) -> frozenset[str]:
-    return _words(text)
+# Queries recur across recalls (an agent asks the same thing each turn). Memories' texts are
+# not cached across recalls: a forgotten contributor's words would stay in the process.
+@functools.lru_cache(maxsize=1_024)
+def _query_stems(query: str) -> frozenset[str]:
+    return frozenset(_stems([t for w in query_terms(query) for t in _TOKEN.findall(w)]))
 
 
 # Words as the query spells them, with a possessive ("Alice's", "James'") cut off.
@@ -365,14 +363,14 @@ def score_rows(
         cos = cosine(r["similarity"])
         vec = share_of_best(scoring_cosine(rec, pool.on_content), pool.best_cosine)
         kw_share = share_of_best(float(r["keyword"] or 0.0), best_kw)
-        text = str(rec.get("text") or "")
+        found = text_stems(str(rec.get("text") or ""))
         # With entity names in the query, keyword counts the words beyond them: sharing
         # "Alice" with a question about Alice says nothing about relevance, and Lucene's
         # length norm on the name alone would otherwise rank her shortest memory first.
-        kw = kw_share * coverage(content_query, text) if content_query else kw_share
+        kw = kw_share * covered(content_query, found) if content_query else kw_share
         # The absolute floor (minRelevance) keeps its old meaning: a raw cosine, or a keyword
         # hit that covers the query's words; a single shared common word is no match.
-        matched = kw_share * coverage(content_query or query, text) if kw_share > 0 else 0.0
+        matched = kw_share * covered(content_query or query, found) if kw_share > 0 else 0.0
         # Relevance on the pool's scale (the relative cut): with the vector part on the
         # query without its names, a memory the whole query is close to still counts: the
         # nameless cosines spread wider, and half the best of them cut answers whose words
@@ -406,7 +404,7 @@ def score_rows(
                 match=max(cos, matched),
                 cosine=round(cos, 6),
                 decay=round(decay, 6),
-                content=content_relevance(rec.get("content"), kw_share, content_query, text),
+                content=content_relevance(rec.get("content"), kw_share, content_query, found),
                 tier_rank=int(rec.get("tier_rank") or 0),
             )
         )
@@ -414,13 +412,14 @@ def score_rows(
 
 
 def content_relevance(
-    content: Any, keyword: float, content_query: str | None, text: str
+    content: Any, keyword: float, content_query: str | None, found: frozenset[str]
 ) -> float | None:
     """How well a memory matches the query's words other than entity names: the better of
-    cosine to the name-free query and keyword coverage of its words. None without names."""
+    cosine to the name-free query and keyword coverage of its words (``found``: the stems of
+    its text, ``text_stems``). None without names."""
     if content_query is None or content is None:
         return None
-    kw = keyword * coverage(content_query, text) if keyword > 0 else 0.0
+    kw = keyword * covered(content_query, found) if keyword > 0 else 0.0
     return round(max(cosine(content), kw), 6)
 
 
