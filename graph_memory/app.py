@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import gc
 import importlib.resources
 import logging
 import math
@@ -201,6 +202,16 @@ def _start_forget_resumer(
     return stop, asyncio.create_task(resumer.run(stop), name="forget-resumer")
 
 
+def _freeze_startup_objects() -> None:
+    """What start-up made (modules, the query catalog, the driver, the embedder) lives as long
+    as the process: moved out of the cyclic collector's sight, a full collection no longer
+    walks it. Under bench/load.py at 32 clients a full collection stopped the event loop for
+    every request in flight for 95-196 ms, every few seconds; with the start-up objects frozen
+    they take 12-39 ms (the recall p99 at 32 clients is mostly such stalls)."""
+    gc.collect()
+    gc.freeze()
+
+
 def create_app(
     settings: Settings | None = None,
     services: Services | None = None,
@@ -221,6 +232,7 @@ def create_app(
         stop, worker = _start_worker(holder["s"])
         stop_schedule, scheduler = _start_scheduler(holder["s"])
         stop_resume, resumer = _start_forget_resumer(holder["s"])
+        _freeze_startup_objects()
         try:
             yield
         finally:
