@@ -184,18 +184,9 @@ async def raw_recall(
             tenant=tenant,
             scopes=scopes,
             vector=vectors[text],
-            content_vector=None,
-            content_search=False,
             lucene=build_lucene(tenant, scopes, text),
             as_of=now,
             valid_at=now,
-            include_candidates=False,
-            include_expired=False,
-            include_unverified=False,
-            tiers=None,
-            procedure_statuses=["active"],
-            intent=None,
-            role=None,
         )
         await run(
             "recall.entities",

@@ -296,18 +296,9 @@ class Floor:
             tenant=c["tenant"],
             scopes=c["scopes"],
             vector=list(c["vector"]),
-            content_vector=None,
-            content_search=False,
             lucene=c["lucene"],
             as_of=now,
             valid_at=now,
-            include_candidates=False,
-            include_expired=False,
-            include_unverified=False,
-            tiers=None,
-            procedure_statuses=["active"],
-            intent=None,
-            role=None,
         )
         start = time.perf_counter()
         # The service asks which entities the query names while it embeds the query.

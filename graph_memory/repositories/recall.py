@@ -37,18 +37,19 @@ class Search:
     tenant: str
     scopes: list[str]
     vector: list[float]
-    content_vector: list[float] | None
-    content_search: bool
     lucene: str | None
     as_of: datetime
     valid_at: datetime
-    include_candidates: bool
-    include_expired: bool
-    include_unverified: bool
-    tiers: list[str] | None
-    procedure_statuses: list[str]
-    intent: str | None
-    role: str | None
+    # A plain recall's (RecallRequest's defaults) unless said otherwise.
+    content_vector: list[float] | None = None
+    content_search: bool = False
+    include_candidates: bool = False
+    include_expired: bool = False
+    include_unverified: bool = False
+    tiers: list[str] | None = None
+    procedure_statuses: tuple[str, ...] = ("active",)
+    intent: str | None = None
+    role: str | None = None
 
     def params(self, k: int) -> dict[str, Any]:
         return {
@@ -65,7 +66,7 @@ class Search:
             "include_expired": self.include_expired,
             "include_unverified": self.include_unverified,
             "tiers": self.tiers,
-            "procedure_statuses": self.procedure_statuses,
+            "procedure_statuses": list(self.procedure_statuses),
             "intent": self.intent,
             "role": self.role,
         }

@@ -354,7 +354,7 @@ class RecallService:
             include_expired=req.include_expired,
             include_unverified=req.include_unverified,
             tiers=list(req.tiers) if req.tiers else None,
-            procedure_statuses=["active", "candidate"] if req.include_candidates else ["active"],
+            procedure_statuses=("active", "candidate") if req.include_candidates else ("active",),
             intent=req.intent,
             role=req.role,
         )
