@@ -52,13 +52,13 @@ def _words(name: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _base(name: str) -> tuple[list[str], list[str]]:
-    """The name's words without leading articles and trailing legal forms, and the legal
-    forms dropped. Initials are never an article ("A.N. Wilson" is not "Wilson"); a legal form
-    may be written as initials ("S.A.")."""
-    words = _words(name)
+def _base(words: list[tuple[str, bool]]) -> tuple[list[str], list[str]]:
+    """A name's words (``_words``) without leading articles and trailing legal forms, and the
+    legal forms dropped. Initials are never an article ("A.N. Wilson" is not "Wilson"); a
+    legal form may be written as initials ("S.A.")."""
     while len(words) > 1 and words[0][0] in _ARTICLES and not words[0][1]:
         words = words[1:]
+    words = list(words)
     forms: list[str] = []
     while len(words) > 1 and words[-1][0] in _SUFFIXES:
         forms.append(words.pop()[0])
@@ -66,7 +66,7 @@ def _base(name: str) -> tuple[list[str], list[str]]:
 
 
 def canonical_name(name: str) -> str:
-    return " ".join(_base(name)[0])
+    return " ".join(_base(_words(name))[0])
 
 
 def _trigrams(text: str) -> set[str]:
@@ -83,9 +83,8 @@ def _jaccard(a: str, b: str) -> float:
     return len(x & y) / len(x | y) if x | y else 0.0
 
 
-def _numbered(name: str) -> tuple[tuple[str, ...], str]:
-    """The numbers in a name (leading zeros dropped) and its words without them."""
-    text = " ".join(w for w, _ in _words(name))
+def _numbered(text: str) -> tuple[tuple[str, ...], str]:
+    """The numbers in a name's words (leading zeros dropped) and its words without them."""
     numbers = tuple(n.lstrip("0") or "0" for n in re.findall(r"[0-9]+", text))
     return numbers, " ".join(re.sub(r"[0-9]+", " ", text).split())
 
@@ -98,7 +97,8 @@ def _same_number(x: str, y: str) -> bool:
 
 
 def _siblings(a: str, b: str) -> bool:
-    """Numbered siblings: the same words, and as many numbers, but a different one."""
+    """Numbered siblings (``a``, ``b``: the names' words): the same words, and as many
+    numbers, but a different one."""
     (na, wa), (nb, wb) = _numbered(a), _numbered(b)
     return (
         bool(na)
@@ -111,9 +111,11 @@ def _siblings(a: str, b: str) -> bool:
 def name_score(a: str, b: str, cosine: float) -> float:
     """1.0 for one name spelled two ways; 0.0 for numbered siblings; else the mean of meaning
     and spelling likeness."""
-    if _siblings(a, b):
+    words_a, words_b = _words(a), _words(b)
+    text_a, text_b = (" ".join(w for w, _ in ws) for ws in (words_a, words_b))
+    if _siblings(text_a, text_b):
         return 0.0
-    (base_a, forms_a), (base_b, forms_b) = _base(a), _base(b)
+    (base_a, forms_a), (base_b, forms_b) = _base(words_a), _base(words_b)
     if not base_a or not base_b:
         # Nothing to spell (punctuation only): meaning alone, at half weight.
         return cosine / 2.0
@@ -122,6 +124,5 @@ def name_score(a: str, b: str, cosine: float) -> float:
             return 1.0
         # One word, and only one side names a legal form: spelled alike, said of two kinds
         # of thing; likeness decides, on the names as written.
-        spelling = _jaccard(*(" ".join(w for w, _ in _words(n)) for n in (a, b)))
-        return (cosine + spelling) / 2.0
-    return (cosine + trigram_jaccard(a, b)) / 2.0
+        return (cosine + _jaccard(text_a, text_b)) / 2.0
+    return (cosine + _jaccard(" ".join(base_a), " ".join(base_b))) / 2.0
