@@ -207,7 +207,7 @@ def _freeze_startup_objects() -> None:
     as the process: moved out of the cyclic collector's sight, a full collection no longer
     walks it. Under bench/load.py at 32 clients a full collection stopped the event loop for
     every request in flight for 95-196 ms, every few seconds; with the start-up objects frozen
-    they take 12-39 ms (the recall p99 at 32 clients is mostly such stalls)."""
+    they take 12-39 ms, and recall's p95 and p99 there came closer to its p50."""
     gc.collect()
     gc.freeze()
 

@@ -363,7 +363,8 @@ def score_rows(
         cos = cosine(r["similarity"])
         vec = share_of_best(scoring_cosine(rec, pool.on_content), pool.best_cosine)
         kw_share = share_of_best(float(r["keyword"] or 0.0), best_kw)
-        found = text_stems(str(rec.get("text") or ""))
+        # Only a keyword hit is judged on its words (every use below weighs them by kw_share).
+        found = text_stems(str(rec.get("text") or "")) if kw_share > 0 else frozenset()
         # With entity names in the query, keyword counts the words beyond them: sharing
         # "Alice" with a question about Alice says nothing about relevance, and Lucene's
         # length norm on the name alone would otherwise rank her shortest memory first.
