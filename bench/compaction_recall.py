@@ -219,7 +219,7 @@ async def run(args: argparse.Namespace) -> None:
         sizes: list[int] = []
         pure = 0
         topic_of = {q.episode: q.topic for q in questions}
-        for c in report.changes:
+        for c in report.changes or ():
             if c.action != "compact_episodes" or not c.after:
                 continue
             ids = json.loads(c.after)["members"]

@@ -78,7 +78,7 @@ def _consolidate(args: argparse.Namespace) -> int:
             for s in report.steps:
                 counts = " ".join(f"{c.name}={c.value}" for c in s.counts)
                 print(f"  {s.step:<15} {s.duration_ms:9.1f} ms  {counts}")
-            print(f"{len(report.changes)} change(s)")
+            print(f"{len(report.changes or ())} change(s)")
             return 0
         finally:
             await db.close()

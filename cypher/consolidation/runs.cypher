@@ -1,6 +1,8 @@
-// params: tenant, ids, scope, limit
+// params: tenant, ids, scope, limit, diff
 // returns: run, changes
-// Runs newest first (or the named ones), each with its diff in the order it was made.
+// Runs newest first (or the named ones), each with its diff in the order it was made; with
+// `diff` false, the runs alone (changes null): a caller that does not show the diff does not
+// read a large run's tens of thousands of entries.
 // While a forget's purge runs, a change about a memory the reads hide (forget/_hidden*: a
 // fact, an episode or digest, a procedure, an entity only the forgotten contributor gave)
 // keeps its step, action and target but not the before/after/reason quoting it, as the purge
@@ -11,6 +13,7 @@ WHERE ($ids IS NULL OR r.id IN $ids) AND ($scope IS NULL OR $scope IN r.scopes)
 WITH r, hidden ORDER BY r.started_at DESC, r.id DESC LIMIT $limit
 CALL (r, hidden) {
   OPTIONAL MATCH (r)-[:CHANGED]->(x:ConsolidationChange)
+  WHERE $diff
   WITH x, hidden ORDER BY x.seq
   CALL (x, hidden) {
     OPTIONAL MATCH (f:Fact {id: x.target_id})
@@ -34,5 +37,5 @@ CALL (r, hidden) {
   RETURN collect(CASE WHEN concealed THEN x {.*, before: null, after: null, reason: null}
                       ELSE x {.*} END) AS changes
 }
-RETURN r {.*} AS run, changes
+RETURN r {.*} AS run, CASE WHEN $diff THEN changes END AS changes
 ORDER BY r.started_at DESC, r.id DESC

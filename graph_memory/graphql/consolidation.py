@@ -12,6 +12,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from graph_memory.errors import GraphMemoryError
+from graph_memory.graphql.selection import asks_for
 from graph_memory.services.consolidation.service import ConsolidationService, RunReport
 
 __all__ = ["ConsolidationMutation", "ConsolidationQuery"]
@@ -146,7 +147,7 @@ def run_view(r: RunReport) -> ConsolidationRunGQL:
                 before=_json(c.before),
                 after=_json(c.after),
             )
-            for c in r.changes
+            for c in r.changes or ()
         ],
     )
 
@@ -167,7 +168,9 @@ class ConsolidationQuery:
     async def consolidation_runs(
         self, info: Info[Any, None], scope: str | None = None, first: int = 20
     ) -> list[ConsolidationRunGQL]:
-        runs = await _service(info).runs(info.context.principal, scope, first)
+        runs = await _service(info).runs(
+            info.context.principal, scope, first, asks_for(info, "changes")
+        )
         return [run_view(r) for r in runs]
 
     @strawberry.field(
@@ -222,7 +225,9 @@ class ConsolidationMutation:
     async def rollback_consolidation(
         self, info: Info[Any, None], run_id: strawberry.ID
     ) -> ConsolidationRunGQL:
-        report = await _service(info).rollback(info.context.principal, str(run_id))
+        report = await _service(info).rollback(
+            info.context.principal, str(run_id), asks_for(info, "changes")
+        )
         return run_view(report)
 
     @strawberry.mutation(

@@ -113,11 +113,23 @@ class ConsolidationRepository:
 
     @staticmethod
     async def runs(
-        tx: Tx, tenant: str, ids: list[str] | None, scope: str | None, limit: int
+        tx: Tx,
+        tenant: str,
+        ids: list[str] | None,
+        scope: str | None,
+        limit: int,
+        diff: bool = True,
     ) -> list[Record]:
+        """Runs newest first, each with its diff (``changes``; None when ``diff`` is off)."""
         return await tx.run(
             "consolidation.runs",
-            {"tenant": require_tenant(tenant), "ids": ids, "scope": scope, "limit": limit},
+            {
+                "tenant": require_tenant(tenant),
+                "ids": ids,
+                "scope": scope,
+                "limit": limit,
+                "diff": diff,
+            },
         )
 
     @staticmethod

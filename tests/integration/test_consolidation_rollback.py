@@ -204,3 +204,49 @@ def test_a_rollback_after_a_forget_leaves_no_entity_only_the_forgotten_named(
     bobs = client.execute(ENTITY_Q, {"n": "ACME Corp."})["entity"]
     assert bobs is not None and [f["object"] for f in bobs["facts"]] == ["Dana Reyes"]
     assert client.execute(ENTITY_Q, {"n": "Acme Corp"})["entity"] is None
+
+
+def _shape(changes: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [(c["seq"], c["step"], c["action"], c["targetId"]) for c in changes]
+
+
+def test_the_run_s_diff_is_read_back_only_when_asked_for(
+    settings: Settings,
+    tenant: str,
+    client: GraphMemoryClient,
+    admin: GraphMemoryClient,
+    analyst: GraphMemoryClient,
+) -> None:
+    """A rollback or a listing that does not select the diff answers without it (and without
+    reading it); one that selects it, directly or through a fragment, gets all of it."""
+    build_store(settings, tenant, client, admin)
+    done = run(admin)
+    assert done["changes"]
+    bare = admin.execute(
+        "mutation($id: ID!) { rollbackConsolidation(runId: $id) { id status restored changed } }",
+        {"id": done["id"]},
+    )["rollbackConsolidation"]
+    assert bare["status"] == "ROLLED_BACK" and bare["restored"] > 0
+    assert bare["changed"] == len(done["changes"])  # counted on the run, not by reading it
+    listed = analyst.execute("{ consolidationRuns { id status changed } }", {})
+    assert listed["consolidationRuns"] == [
+        {"id": done["id"], "status": "ROLLED_BACK", "changed": len(done["changes"])}
+    ]
+    (direct,) = analyst.execute(Q_RUNS, {})["consolidationRuns"]
+    assert _shape(direct["changes"]) == _shape(done["changes"])
+    (spread,) = analyst.execute(
+        "fragment Diff on ConsolidationRun { changes { seq step action targetId } } "
+        "{ consolidationRuns { id ...Diff } }",
+        {},
+    )["consolidationRuns"]
+    (inline,) = analyst.execute(
+        "{ consolidationRuns { id ... on ConsolidationRun { changes { seq step action targetId } }"
+        " } }",
+        {},
+    )["consolidationRuns"]
+    assert _shape(spread["changes"]) == _shape(inline["changes"]) == _shape(done["changes"])
+    # A rollback asked for its diff returns it (a second run, rolled back selecting it).
+    again = run(admin)
+    back = admin.execute(M_ROLLBACK, {"id": again["id"]})["rollbackConsolidation"]
+    assert back["status"] == "ROLLED_BACK"
+    assert _shape(back["changes"]) == _shape(again["changes"])

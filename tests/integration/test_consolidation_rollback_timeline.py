@@ -233,7 +233,7 @@ def test_a_write_during_a_rollback_to_a_memory_not_restored_yet_stops_it(
         # batch is undone last, transactions after the one that first sees the write.
         copies = [
             json.loads(c.after or "{}").get("merged_into")
-            for c in done.changes
+            for c in done.changes or ()
             if c.action == "merge_entity"
         ]
         oldest = next(

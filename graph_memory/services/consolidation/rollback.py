@@ -247,13 +247,16 @@ async def _end(tx: Tx, principal: Principal, run_id: str, spent_ms: float) -> Ru
         reason=f"rollback of consolidation run {run_id}",
     )
     await AuditRepository.record_in_tx(tx, tenant, [undone])
-    rows = await Repo.runs(tx, tenant, [run_id], None, 1)
-    return report_of(rows[0]["run"], rows[0]["changes"])
+    return report_of(await Repo.run(tx, tenant, run_id) or run, None)
 
 
-async def roll_back(db: Database, principal: Principal, run_id: str) -> RunReport:
+async def roll_back(
+    db: Database, principal: Principal, run_id: str, diff: bool = True
+) -> RunReport:
     """Undo a run (applied, or stopped part way) so every read at every asOf answers as if it
-    never happened. Raises NotFound, Conflict (not rollbackable, or changed again since)."""
+    never happened; the run as it now stands, with its diff unless ``diff`` is off (read after
+    the rollback commits: it no longer changes, and no lock need wait for it). Raises
+    NotFound, Conflict (not rollbackable, or changed again since)."""
     tenant, actor = principal.tenant, principal.actor
     t0 = time.perf_counter()
     commits = 0
@@ -287,4 +290,7 @@ async def roll_back(db: Database, principal: Principal, run_id: str) -> RunRepor
         metrics.observe_consolidation("rollback", "failed", time.perf_counter() - t0, commits)
         raise
     metrics.observe_consolidation("rollback", "rolled_back", time.perf_counter() - t0, commits)
+    if diff:
+        rows = await db.read_tx(lambda tx: Repo.runs(tx, tenant, [run_id], None, 1))
+        result = report_of(rows[0]["run"], rows[0]["changes"]) if rows else result
     return result

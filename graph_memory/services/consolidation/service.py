@@ -321,9 +321,10 @@ class ConsolidationService:
         return report_of(rows[0]["run"], rows[0]["changes"]) if rows else report
 
     async def runs(
-        self, principal: Principal, scope: str | None = None, first: int = 20
+        self, principal: Principal, scope: str | None = None, first: int = 20, diff: bool = True
     ) -> list[RunReport]:
-        """Runs of the caller's tenant, newest first (analyst, admin)."""
+        """Runs of the caller's tenant, newest first (analyst, admin), each with its diff
+        unless ``diff`` is off."""
         if principal.role not in (Role.ANALYST, Role.ADMIN):
             raise Forbidden(f"role {principal.role.value} may not list consolidation runs")
         if not 1 <= first <= MAX_RUNS:
@@ -331,7 +332,7 @@ class ConsolidationService:
         if scope is not None:
             scope = parse_scope(scope)  # a malformed one is VALIDATION, not an empty list
         tenant = principal.tenant
-        rows = await self.db.read_tx(lambda tx: Repo.runs(tx, tenant, None, scope, first))
+        rows = await self.db.read_tx(lambda tx: Repo.runs(tx, tenant, None, scope, first, diff))
         return [report_of(r["run"], r["changes"]) for r in rows]
 
     async def proposals(
@@ -346,10 +347,11 @@ class ConsolidationService:
             return []
         return await self.resolver.proposals(principal.tenant, parse_scopes(scopes), first)
 
-    async def rollback(self, principal: Principal, run_id: str) -> RunReport:
-        """Undo a run in one call (consolidation_rollback.roll_back). Admin only."""
+    async def rollback(self, principal: Principal, run_id: str, diff: bool = True) -> RunReport:
+        """Undo a run in one call (consolidation_rollback.roll_back; its diff read back unless
+        ``diff`` is off). Admin only."""
         _require_admin(principal)
-        return await roll_back(self.db, principal, run_id)
+        return await roll_back(self.db, principal, run_id, diff)
 
 
 def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:
