@@ -2,7 +2,9 @@
 // returns: event
 #include forget/_hidden
 MATCH (a:AuditEvent)
-WHERE a.tenant = $tenant
+// `at IS NOT NULL` (always true) seeks the (tenant, at) index: without a predicate on each of
+// its keys the planner scans every tenant's events.
+WHERE a.tenant = $tenant AND a.at IS NOT NULL
   AND ($actor IS NULL OR a.actor = $actor OR a.actor_type = $actor)
   AND ($target IS NULL OR a.target_id = $target)
   AND ($action IS NULL OR a.action = $action)

@@ -4,12 +4,13 @@
 // into is deleted (its text came from theirs), and its other members are served again on
 // their own (a later run may compact them anew).
 MATCH (d:Episode {tenant: $tenant})
-WHERE d.digest = true AND $user_id IN coalesce(d.member_users, [])
+WHERE d.scope IS NOT NULL  // seeks the (tenant, scope) index, not every tenant's episodes
+  AND d.digest = true AND $user_id IN coalesce(d.member_users, [])
   // Made before the forget: the user id's later episodes are a new contributor's.
   AND ($before IS NULL OR d.recorded_at < $before)
 CALL (d) {
   OPTIONAL MATCH (m:Episode {tenant: $tenant})
-  WHERE m.compacted_into = d.id
+  WHERE m.compacted_into = d.id AND m.scope IS NOT NULL  // seeks (tenant, scope)
   REMOVE m.compacted_into, m.compacted_run, m.compacted_at
   RETURN count(m) AS members
 }

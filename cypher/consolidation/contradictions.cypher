@@ -15,7 +15,8 @@
 // Grouped by slot rather than joined pairwise: one index pass, and no self-join for the
 // planner to get wrong (the join form failed planning at 5k facts).
 MATCH (s:Segment {tenant: $tenant})
-WHERE s.scope IN $scopes AND s.sys_to IS NULL AND s.view IN ['both', 'active']
+// `subject IS NOT NULL` (always true) seeks the (tenant, scope, subject) index.
+WHERE s.scope IN $scopes AND s.subject IS NOT NULL AND s.sys_to IS NULL AND s.view IN ['both', 'active']
   AND (s.valid_to IS NULL OR s.valid_to > $now)
 MATCH (a:Fact {id: s.fact_id})
 WHERE a.tenant = $tenant AND a.status = 'active' AND coalesce(a.cardinality, 'one') = 'one'

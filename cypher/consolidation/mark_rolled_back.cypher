@@ -8,11 +8,13 @@ SET r.status = 'rolled_back', r.rolled_back_at = $now, r.rolled_back_by = $actor
 WITH r
 CALL (r) {
   MATCH (s:ConsolidationSnapshot {snapshot_run: r.id})
+  WHERE s.snapshot_of IS NOT NULL  // seeks the (snapshot_run, snapshot_of) index
   DETACH DELETE s
   RETURN count(*) AS spent
 }
 CALL (r) {
   MATCH (j:ConsolidationJournal {tenant: $tenant, run_id: r.id})
+  WHERE j.batch IS NOT NULL  // seeks the (tenant, run_id, batch) index
   DELETE j
   RETURN count(*) AS journals
 }

@@ -5,7 +5,8 @@
 // it left; the caller recomputes both from the versions in the same transaction, and the
 // snapshots are spent.
 MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id})
-WHERE s.tenant = $tenant AND s.spent = true
+// `snapshot_of IS NOT NULL` (always true) seeks the (snapshot_run, snapshot_of) index.
+WHERE s.snapshot_of IS NOT NULL AND s.tenant = $tenant AND s.spent = true
 WITH s LIMIT $limit
 WITH s, s.scope AS scope, s.subject AS subject, s.predicate AS predicate,
      s.left_scope AS left_scope, s.left_subject AS left_subject,

@@ -9,7 +9,8 @@
 // leaves it when it finishes (forget/consolidation_trail).
 #include forget/_hidden
 MATCH (r:ConsolidationRun {tenant: $tenant})
-WHERE ($ids IS NULL OR r.id IN $ids) AND ($scope IS NULL OR $scope IN r.scopes)
+WHERE r.id IS NOT NULL  // seeks the (tenant, id) index, not every tenant's runs
+  AND ($ids IS NULL OR r.id IN $ids) AND ($scope IS NULL OR $scope IN r.scopes)
 WITH r, hidden ORDER BY r.started_at DESC, r.id DESC LIMIT $limit
 CALL (r, hidden) {
   OPTIONAL MATCH (r)-[:CHANGED]->(x:ConsolidationChange)

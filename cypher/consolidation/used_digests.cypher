@@ -5,7 +5,7 @@
 // that fact without its source or drop that verdict, so it refuses while there is one (a few
 // named), as for any memory the run changed that changed since.
 MATCH (d:Episode {tenant: $tenant})
-WHERE d.digest_run = $run_id
+WHERE d.digest_run = $run_id AND d.scope IS NOT NULL  // seeks the (tenant, scope) index
   AND (EXISTS { (:Fact)-[:DERIVED_FROM]->(d) } OR EXISTS { (:Episode)-[:LED_TO]->(d) })
 RETURN d.id AS id
 LIMIT 5

@@ -11,6 +11,7 @@
 // * a journal entry of a segment that is gone (moved) or of a fact that is gone (deleted)
 //   loses its scope and subject (a rollback matches the segment or fact first: it skips it).
 MATCH (r:ConsolidationRun {tenant: $tenant})
+WHERE r.id IS NOT NULL  // seeks the (tenant, id) index, not every tenant's runs
 CALL (r) {
   WITH r WHERE $scope IN coalesce(r.scopes, [])
   SET r.scopes = [s IN r.scopes | CASE WHEN s = $scope THEN $stand_in ELSE s END]
@@ -37,7 +38,7 @@ CALL (r) {
 }
 CALL (r) {
   MATCH (s:ConsolidationSnapshot {snapshot_run: r.id})
-  WHERE s.tenant = $tenant
+  WHERE s.snapshot_of IS NOT NULL AND s.tenant = $tenant  // seeks (snapshot_run, snapshot_of)
     AND NOT EXISTS { MATCH (f:Fact {id: s.snapshot_of}) WHERE f.tenant = $tenant }
     AND NOT EXISTS { MATCH (e:Episode {id: s.snapshot_of}) WHERE e.tenant = $tenant }
   DETACH DELETE s
@@ -45,6 +46,7 @@ CALL (r) {
 }
 CALL (r) {
   MATCH (j:ConsolidationJournal {tenant: $tenant, run_id: r.id})
+  WHERE j.batch IS NOT NULL  // seeks the (tenant, run_id, batch) index
   WITH j,
        [i IN range(0, size(coalesce(j.moved_ids, [])) - 1) |
         EXISTS { MATCH (s:Segment {id: j.moved_ids[i]}) WHERE s.tenant = $tenant }] AS moved,

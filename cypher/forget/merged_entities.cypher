@@ -5,7 +5,7 @@
 // merged away included) would stay answerable by `entity(name:)`. Run once when a purge
 // finishes.
 MATCH (en:Entity {tenant: $tenant})
-WHERE
+WHERE en.key IS NOT NULL AND  // seeks the (tenant, key) index
 #include entity/_merged_nameless(en)
 DETACH DELETE en
 RETURN count(*) AS deleted

@@ -7,7 +7,8 @@
 // members left), and the digest, deleted when the purge ends (compaction/forget_user), leaves
 // no fact without a source.
 MATCH (d:Episode {tenant: $tenant})
-WHERE d.digest = true AND any(c IN coalesce(d.contributors, []) WHERE c IN $contributors)
+WHERE d.scope IS NOT NULL  // seeks the (tenant, scope) index, not every tenant's episodes
+  AND d.digest = true AND any(c IN coalesce(d.contributors, []) WHERE c IN $contributors)
 MATCH (f:Fact)-[old:DERIVED_FROM]->(d)
 CALL (f, old, d) {
   MATCH (d)-[:DERIVED_FROM]->(m:Episode)

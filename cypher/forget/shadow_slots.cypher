@@ -9,6 +9,7 @@
 #include forget/_hidden
 CALL () {
   OPTIONAL MATCH (fg:Forgotten {tenant: $tenant})
+  WHERE fg.contributor IS NOT NULL  // seeks the (tenant, contributor) index
   RETURN min(fg.promote_sessions) AS promote_sessions
 }
 UNWIND $slots AS slot

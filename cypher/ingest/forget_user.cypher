@@ -5,7 +5,9 @@
 // made before the forget ($before): what the user id said since is a new contributor's.
 CALL () {
   MATCH (m:Memo)
-  WHERE m.tenant = $tenant AND m.user_id = $user_id
+  // scope and kind (always set) seek the (tenant, scope, kind) index: the tenant's memos only.
+  WHERE m.tenant = $tenant AND m.scope IS NOT NULL AND m.kind IS NOT NULL
+    AND m.user_id = $user_id
     AND ($before IS NULL OR m.recorded_at < $before)
   // Their audit events keep who/when/which action, not the caption (audit.redact's rule).
   CALL (m) {
@@ -17,7 +19,7 @@ CALL () {
 }
 CALL () {
   MATCH (j:IngestJob)
-  WHERE j.tenant = $tenant AND j.user_id = $user_id
+  WHERE j.tenant = $tenant AND j.user_id = $user_id AND j.session_id IS NOT NULL  // index seek
     AND ($before IS NULL OR j.created_at < $before)
   DETACH DELETE j
   RETURN count(*) AS jobs

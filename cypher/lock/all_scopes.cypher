@@ -4,6 +4,7 @@
 // (forgetting a contributor, the expiry sweep). Taken after the tenant lock: writers that
 // register a predicate take that one first too, so the order is the same for everyone.
 MATCH (l:ScopeLock {tenant: $tenant})
+WHERE l.scope IS NOT NULL  // seeks the (tenant, scope) index, not every tenant's locks
 WITH l ORDER BY l.scope
 SET l.seq = coalesce(l.seq, 0) + 1
 RETURN count(l) AS locked, toString(max(l.stamp)) AS lock_stamp

@@ -11,6 +11,7 @@ CALL () {
   UNION
   UNWIND $tenants AS t
   MATCH (l:ScopeLock {tenant: t})
+  WHERE l.scope IS NOT NULL  // seeks the (tenant, scope) index, not every tenant's locks
   RETURN l
 }
 WITH l WHERE l.stamp IS NULL OR l.stamp < $stamp

@@ -5,7 +5,8 @@
 // believed count: an entity a merge absorbed keeps its retracted originals (its history) and
 // is not compared again, unless something new is told about it.
 MATCH (e:Entity {tenant: $tenant})
-WHERE e.name_embedding IS NOT NULL
+WHERE e.key IS NOT NULL  // seeks the (tenant, key) index, not every tenant's entities
+  AND e.name_embedding IS NOT NULL
   AND EXISTS { MATCH (f:Fact {tenant: $tenant, scope: $scope})-[:ABOUT]->(e)
                WHERE f.retracted_at IS NULL AND f.rejected_at IS NULL }
 WITH gds.graph.project($graph, e, null,

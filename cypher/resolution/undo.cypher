@@ -7,6 +7,7 @@
 // the forget kept it only because the run had moved another's fact onto it; its name is
 // theirs (as forget/merged_entities.cypher drops a merged entity no fact of its group names).
 OPTIONAL MATCH (a:Entity {tenant: $tenant})-[m:MERGED_INTO {run_id: $run_id}]->(b:Entity)
+WHERE a.key IS NOT NULL  // lets the (tenant, key) index seek the tenant's entities
 WITH collect(DISTINCT a) + collect(DISTINCT b) AS ends, collect(m) AS edges
 FOREACH (m IN edges | DELETE m)
 WITH ends, size(edges) AS merges
