@@ -12,6 +12,7 @@ from graph_memory.session_share import (
     operation_sessions,
     pool_size,
     session_slot,
+    without_turn,
     working_for,
 )
 
@@ -147,3 +148,33 @@ def test_a_transaction_holding_a_turn_opens_sessions_without_waiting_for_another
         return inner
 
     assert asyncio.run(go()) == 2
+
+
+def test_a_credential_lookup_waits_for_no_turn() -> None:
+    """Before its tenant is known a request looks its key up: those lookups take no turn, so
+    one waits neither for other tenants' lookups nor for reads holding every turn."""
+
+    async def go() -> list[str]:
+        turns = Admission(2)
+        started: list[str] = []
+        release = asyncio.Event()
+
+        async def read(tenant: str) -> None:
+            with working_for(tenant):
+                async with session_slot(turns):
+                    started.append(tenant)
+                    await release.wait()
+
+        async def lookup() -> None:
+            with without_turn():
+                async with session_slot(turns):
+                    started.append("lookup")
+
+        held = [asyncio.create_task(read(t)) for t in ("a", "b", "c")]  # c waits for a turn
+        await asyncio.sleep(0.01)
+        await asyncio.wait_for(asyncio.gather(lookup(), lookup()), 1)
+        release.set()
+        await asyncio.gather(*held)
+        return started
+
+    assert asyncio.run(go()) == ["a", "b", "lookup", "lookup", "c"]

@@ -11,6 +11,7 @@ from graph_memory.domain import Principal, Role, utcnow
 from graph_memory.errors import NotFound, Unauthenticated, ValidationError
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.repositories.session_tokens import SessionTokenRepository
+from graph_memory.session_share import without_turn
 
 __all__ = ["DEFAULT_CACHE_SECONDS", "TOKEN_PREFIX", "AuthService", "digest"]
 
@@ -84,10 +85,11 @@ class AuthService:
         if hit is not None:
             return hit
         d = digest(key)
-        if key.startswith(TOKEN_PREFIX) and self.tokens is not None:
-            principal, ttl = await self._session_token(self.tokens, d)
-        else:
-            principal, ttl = await self._api_key(d), self.cache_seconds
+        with without_turn():  # the tenant is not known yet: no tenant's turn to wait for
+            if key.startswith(TOKEN_PREFIX) and self.tokens is not None:
+                principal, ttl = await self._session_token(self.tokens, d)
+            else:
+                principal, ttl = await self._api_key(d), self.cache_seconds
         ttl = min(ttl, self.cache_seconds)
         if ttl > 0:
             if len(self._cache) > _MAX_CACHED:
