@@ -247,11 +247,10 @@ async def _end(tx: Tx, principal: Principal, run_id: str, spent_ms: float, diff:
         reason=f"rollback of consolidation run {run_id}",
     )
     await AuditRepository.record_in_tx(tx, tenant, [undone])
-    if not diff:
-        return report_of(await Repo.run(tx, tenant, run_id) or run, None)
-    # Read in the last transaction, not after it: a read that failed once the rollback had
-    # committed would report a done rollback as failed, and a retry would be refused.
-    rows = await Repo.runs(tx, tenant, [run_id], None, 1)
+    # The diff (when asked for) is read in the last transaction, not after it: a read that
+    # failed once the rollback had committed would report a done rollback as failed, and a
+    # retry would be refused.
+    rows = await Repo.runs(tx, tenant, [run_id], None, 1, diff)
     return report_of(rows[0]["run"], rows[0]["changes"])
 
 
