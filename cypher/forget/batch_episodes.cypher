@@ -1,5 +1,5 @@
 // params: tenant, contributors, limit
-// returns: ids, procedures
+// returns: ids, procedures, judged
 // The next $limit episodes of these contributors, once no fact cites any of them (the last
 // batches of a purge: episodes whose facts are done, or that never backed one), with the
 // procedures they evidence.
@@ -14,5 +14,7 @@ CALL (e) {
   WHERE p.tenant = $tenant
   RETURN collect(p.id) AS procedures
 }
-// One row of lists (per episode, its procedures; the service merges them).
-RETURN collect(e.id) AS ids, collect(procedures) AS procedures
+// One row of lists (per episode, its procedures; the service merges them), and the episodes
+// that reported outcomes (forget.free_episodes).
+RETURN collect(e.id) AS ids, collect(procedures) AS procedures,
+       collect(CASE WHEN EXISTS { (e)-[:LED_TO]->() } THEN e.id END) AS judged

@@ -1,5 +1,5 @@
 // params: tenant, contributors, limit, ends
-// returns: doomed, doomed_tiers, chained, premises, kept_slots, shared, shared_inferred, worded, episodes, predicates
+// returns: doomed, doomed_tiers, merged, chained, premises, kept_slots, shared, shared_inferred, worded, episodes, predicates
 // The next facts (about $limit) citing these contributors' episodes, split as the reads
 // hide them: `doomed` when every episode behind them is a forgotten contributor's
 // (forget/_hidden_fact), `shared` otherwise; `episodes` the contributors' episodes they cite.
@@ -37,6 +37,8 @@ WITH f, eps, wrote, only,
                         ) } END AS kept
 RETURN collect(CASE WHEN only THEN f.id END) AS doomed,
        collect(CASE WHEN only THEN f.tier END) AS doomed_tiers,
+       // Those an entity merge copied (forget.merge_copies): read here, before any write.
+       collect(CASE WHEN only AND f.merged_into IS NOT NULL THEN f.id END) AS merged,
        collect(CASE WHEN only AND EXISTS { (f)-[:SUPERSEDES]-() } THEN f.id END) AS chained,
        collect(CASE WHEN premise THEN f.id END) AS premises,
        collect(DISTINCT CASE WHEN kept THEN {scope: f.scope, subject: f.subject,

@@ -12,7 +12,17 @@ from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import life_of, link_of
 from graph_memory.temporal import kept_telling, rest_on
 
-__all__ = ["ForgetRepository", "RestedOn"]
+__all__ = ["ForgetRepository", "FreeEpisodes", "RestedOn"]
+
+
+@dataclass(frozen=True)
+class FreeEpisodes:
+    """Episodes a purge batch deletes, the procedures they evidence, and those of them that
+    reported outcomes (whose reports go first)."""
+
+    ids: list[str]
+    procedures: list[str]
+    judged: list[str]
 
 
 @dataclass(frozen=True)
@@ -110,10 +120,16 @@ class ForgetRepository:
 
     @staticmethod
     async def free_episodes(
-        tx: Tx, tenant: str, contributors: list[str], ids: list[str] | None, limit: int
-    ) -> tuple[list[str], list[str]]:
-        """Episodes of the contributors no fact cites any more, and the procedures they
-        evidence: among ``ids``, or (None) the next ``limit`` of them."""
+        tx: Tx,
+        tenant: str,
+        contributors: list[str],
+        ids: list[str] | None,
+        limit: int,
+        facts: list[str] | None = None,
+    ) -> FreeEpisodes:
+        """Episodes of the contributors that no fact but ``facts`` (a batch's, which all
+        stop citing them) cites: among ``ids``, or (None) the next ``limit`` of them once no
+        fact cites any."""
         tenant = require_tenant(tenant)
         if ids is None:
             rows = await tx.run(
@@ -122,19 +138,25 @@ class ForgetRepository:
             )
         elif ids:
             rows = await tx.run(
-                "forget.free_episodes", {"tenant": tenant, "contributors": contributors, "ids": ids}
+                "forget.free_episodes",
+                {"tenant": tenant, "contributors": contributors, "ids": ids, "facts": facts or []},
             )
         else:
-            return [], []
-        procedures = sorted({p for per in rows[0]["procedures"] for p in per}) if rows else []
-        return (list(rows[0]["ids"]) if rows else []), procedures
+            return FreeEpisodes([], [], [])
+        if not rows:
+            return FreeEpisodes([], [], [])
+        procedures = sorted({p for per in rows[0]["procedures"] for p in per})
+        return FreeEpisodes(list(rows[0]["ids"]), procedures, list(rows[0]["judged"]))
 
     @staticmethod
-    async def merge_copies(tx: Tx, tenant: str, ids: list[str]) -> list[str]:
-        """Surviving entity-merge copies of these excised versions, no longer naming them."""
+    async def merge_copies(tx: Tx, tenant: str, ids: list[str], doomed: list[str]) -> list[str]:
+        """Surviving entity-merge copies of these excised versions (``ids``, of ``doomed``),
+        no longer naming them."""
         if not ids:
             return []
-        rows = await tx.run("forget.merge_copies", {"tenant": require_tenant(tenant), "ids": ids})
+        rows = await tx.run(
+            "forget.merge_copies", {"tenant": require_tenant(tenant), "ids": ids, "doomed": doomed}
+        )
         return [str(i) for i in rows[0]["ids"]] if rows else []
 
     @staticmethod

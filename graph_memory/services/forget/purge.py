@@ -155,18 +155,21 @@ async def purge_batch(tx: Tx, b: Batch, counts: ForgetCounts, limit: int) -> Bat
     facts = await Repo.batch_facts(tx, tenant, b.contributors, limit, b.ends)
     cited = sorted({e for per in facts["episodes"] for e in per})
     if facts["doomed"] or facts["shared"]:
+        # Read before anything is written (forget.free_episodes): the episodes the batch's
+        # facts leave uncited.
+        batch = [*facts["doomed"], *facts["shared"]]
+        free = await Repo.free_episodes(tx, tenant, b.contributors, cited, limit, batch)
         events = await _excise_facts(tx, b, counts, facts, set(cited))
-        episode_ids, procedures = await Repo.free_episodes(tx, tenant, b.contributors, cited, limit)
     else:
         events = []
-        episode_ids, procedures = await Repo.free_episodes(tx, tenant, b.contributors, None, limit)
-        if not episode_ids:
+        free = await Repo.free_episodes(tx, tenant, b.contributors, None, limit)
+        if not free.ids:
             return None
-    counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, episode_ids, b.now)
+    counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, free.ids, b.now)
     # Their outcome reports go with them: the memories they judged are recounted.
-    counts.audit_events_redacted += await Repo.drop_outcomes(tx, tenant, episode_ids, b.now)
-    counts.episodes_deleted += await Repo.delete_episodes(tx, tenant, episode_ids)
-    events += await _procedures(tx, b, counts, procedures)
+    counts.audit_events_redacted += await Repo.drop_outcomes(tx, tenant, free.judged, b.now)
+    counts.episodes_deleted += await Repo.delete_episodes(tx, tenant, free.ids)
+    events += await _procedures(tx, b, counts, free.procedures)
     return BatchDone(events, sorted(p for p in facts.get("predicates") or [] if p))
 
 
@@ -197,7 +200,7 @@ async def _excise_facts(
     # re-tellings of theirs no longer move when it was said.
     rested = await Repo.rest_on_evidence_left(tx, tenant, shared)
     redated = rested.changed
-    copies = await Repo.merge_copies(tx, tenant, doomed)
+    copies = await Repo.merge_copies(tx, tenant, list(facts["merged"]), doomed)
     # A version only an inference's tellings now speak for is judged as one: promoted only
     # by enough sessions (or a reviewer).
     inferred |= set(rested.inferred)

@@ -373,8 +373,8 @@ class ForgetService:
             # Under the locks a joining forget also takes: the contributors as they are now.
             job = await Jobs.get_in_tx(tx, tenant, c.job_id)
             contributors = list(job["contributors"] or []) if job else c.contributors
-            left, _ = await Repo.free_episodes(tx, tenant, contributors, None, 1)
-            if left:
+            left = await Repo.free_episodes(tx, tenant, contributors, None, 1)
+            if left.ids:
                 return False
             counts = ForgetCounts.from_dict(c.counts.as_dict())
             if c.user_id:
