@@ -125,6 +125,10 @@ class Settings:
     password_env: str | None = None
     database: str = "neo4j"
     embedder: str = "local"
+    # Threads one local-model run may use. One: on a small machine the service, Neo4j and
+    # the worker already share the cores, and a second thread costs ~40% more CPU for the same
+    # vectors (what a loaded service runs out of); more only pays on an idle, larger machine.
+    embed_threads: int = 1
     openai_base_url: str | None = None
     openai_api_key: str | None = None
     openai_embedding_model: str = "text-embedding-3-small"
@@ -187,6 +191,7 @@ class Settings:
             password_env=os.environ.get("NEO4J_PASSWORD") or None,
             database=os.environ.get("NEO4J_DATABASE") or "neo4j",
             embedder=os.environ.get("GRAPH_MEMORY_EMBEDDER") or "local",
+            embed_threads=max(1, _int_env("GRAPH_MEMORY_EMBED_THREADS", 1)),
             openai_base_url=os.environ.get("OPENAI_BASE_URL") or None,
             openai_api_key=os.environ.get("OPENAI_API_KEY") or None,
             openai_embedding_model=os.environ.get("GRAPH_MEMORY_OPENAI_EMBEDDING_MODEL")

@@ -35,7 +35,7 @@ def build_embedder(settings: Settings) -> Embedder:
     """
     name = settings.embedder.strip().lower()
     if name == "local":
-        return LocalEmbedder()
+        return LocalEmbedder(intra_op_threads=settings.embed_threads)
     if name == "openai":
         return OpenAIEmbedder(
             model=settings.openai_embedding_model,

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import random
 
-from graph_memory.embeddings.local import _BATCH_TOKENS, LocalEmbedder
+from graph_memory.embeddings.local import (
+    _BATCH_TOKENS,
+    _RUN_TOKENS,
+    LocalEmbedder,
+    batches_by_length,
+)
 
 
 def _rss_mb() -> float:
@@ -14,13 +19,11 @@ def _rss_mb() -> float:
 
 
 def test_batches_hold_a_bounded_number_of_tokens() -> None:
-    e = LocalEmbedder(batch_size=64)
-    texts = ["short text"] * 100 + ["a long summary " * 100] * 40
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    batches = e._batches(order, texts)
-    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    lengths = [4] * 100 + [256] * 40  # short texts, and summaries cut at the model's 256
+    batches = batches_by_length(lengths, 64, _BATCH_TOKENS, _RUN_TOKENS)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
     assert all(len(b) <= 64 for b in batches)
-    long_batches = [b for b in batches if len(texts[b[0]]) > 100]
+    long_batches = [b for b in batches if lengths[b[0]] == 256]
     assert long_batches and all(len(b) * 256 <= _BATCH_TOKENS for b in long_batches)
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graph_memory import embeddings
 from graph_memory.embeddings import (
@@ -20,6 +22,7 @@ from graph_memory.embeddings import (
     build_embedder,
 )
 from graph_memory.embeddings import local as local_module
+from graph_memory.embeddings.local import batches_by_length
 from graph_memory.settings import Settings
 
 
@@ -89,6 +92,51 @@ async def test_local_batch_matches_one_at_a_time() -> None:
     for text, vector in zip(texts, together, strict=True):
         (alone,) = await embedder.embed([text])
         assert alone == pytest.approx(vector, abs=1e-5)
+
+
+def _cost(batches: list[list[int]], lengths: list[int], run_tokens: int) -> int:
+    return sum(run_tokens + len(b) * max(lengths[i] for i in b) for b in batches)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(min_value=1, max_value=256), max_size=9),
+    max_rows=st.integers(min_value=1, max_value=5),
+)
+def test_batches_by_length_computes_the_fewest_tokens_within_the_limits(
+    lengths: list[int], max_rows: int
+) -> None:
+    """Every text once; no batch over its rows or padded tokens (bar a lone text); and no cut
+    of the sorted order computes fewer tokens (brute force over every cut)."""
+    max_tokens, run_tokens = 300, 7
+    got = batches_by_length(lengths, max_rows, max_tokens, run_tokens)
+    assert sorted(i for b in got for i in b) == list(range(len(lengths)))
+    for b in got:
+        assert len(b) <= max_rows
+        assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= max_tokens
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    best = None
+    for mask in range(1 << max(0, len(order) - 1)):
+        cuts, start = [], 0
+        for k in range(1, len(order)):
+            if mask >> (k - 1) & 1:
+                cuts.append(order[start:k])
+                start = k
+        if order:
+            cuts.append(order[start:])
+        if any(len(c) > max_rows for c in cuts) or any(
+            len(c) > 1 and len(c) * max(lengths[i] for i in c) > max_tokens for c in cuts
+        ):
+            continue
+        cost = _cost(cuts, lengths, run_tokens)
+        best = cost if best is None else min(best, cost)
+    assert _cost(got, lengths, run_tokens) == (best or 0)
+
+
+def test_a_long_text_does_not_pad_the_short_ones_batched_with_it() -> None:
+    # A session's summary (~30 tokens) and its short facts (~6): one padded run computed 180
+    # tokens where two runs compute ~65 (the model's cost is linear in padded tokens).
+    assert batches_by_length([6, 5, 30, 7, 6, 8], 64, 2048, 7) == [[1, 0, 4, 3, 5], [2]]
 
 
 async def test_local_long_input_is_truncated_not_rejected(local: LocalEmbedder) -> None:
@@ -176,6 +224,16 @@ def test_openai_unknown_model_needs_dimensions() -> None:
 def test_build_embedder_local_by_default() -> None:
     embedder = build_embedder(Settings())
     assert isinstance(embedder, LocalEmbedder)
+
+
+def test_the_local_model_runs_on_one_thread_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRAPH_MEMORY_EMBED_THREADS", raising=False)
+    assert Settings.from_env().embed_threads == 1
+    monkeypatch.setenv("GRAPH_MEMORY_EMBED_THREADS", "3")
+    embedder = build_embedder(Settings.from_env())
+    assert isinstance(embedder, LocalEmbedder) and embedder._intra_op_threads == 3
+    monkeypatch.setenv("GRAPH_MEMORY_EMBED_THREADS", "0")
+    assert Settings.from_env().embed_threads == 1
 
 
 def test_build_embedder_openai() -> None:
