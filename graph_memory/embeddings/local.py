@@ -138,7 +138,7 @@ class LocalEmbedder:
     def __init__(
         self,
         *,
-        intra_op_threads: int = 2,
+        intra_op_threads: int = 1,
         batch_size: int = 64,
         max_tokens: int = MAX_TOKENS,
         query_cache_size: int = 1024,
@@ -200,9 +200,10 @@ class LocalEmbedder:
         except Exception as e:  # the Rust side raises plain Exception
             raise EmbedderError(f"cannot parse the tokenizer at {tokenizer_path}: {e}") from e
         # The shipped tokenizer.json cuts at 128 and pads every input to a fixed 128; we want
-        # the model's trained length and padding only to the longest text in each batch.
+        # the model's trained length, and no padding here: encode pads each batch to its own
+        # longest (a call's texts padded to the call's longest cost memory for nothing).
         tokenizer.enable_truncation(max_length=self._max_tokens)
-        tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")
+        tokenizer.no_padding()
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._intra_op_threads
@@ -232,15 +233,16 @@ class LocalEmbedder:
         # Tokenized once, then run in batches of similar lengths (rows go back by index): the
         # model's cost is linear in the padded tokens of a run, so a session's one long
         # summary batched with its short facts made them cost as much as it did.
-        encodings = runtime.tokenizer.encode_batch(list(texts))
-        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
-        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
-        lengths = mask.sum(axis=1)
-        for idx in batches_by_length(
-            [int(n) for n in lengths], self._batch_size, _BATCH_TOKENS, _RUN_TOKENS
-        ):
-            width = int(lengths[idx].max())
-            out[idx] = self._encode_batch(runtime, ids[idx, :width], mask[idx, :width])
+        rows = [e.ids for e in runtime.tokenizer.encode_batch(list(texts))]
+        lengths = [len(r) for r in rows]
+        for idx in batches_by_length(lengths, self._batch_size, _BATCH_TOKENS, _RUN_TOKENS):
+            width = max(lengths[i] for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)  # right padding, [PAD] = 0
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                ids[row, : lengths[i]] = rows[i]
+                mask[row, : lengths[i]] = 1
+            out[idx] = self._encode_batch(runtime, ids, mask)
         return out
 
     def _encode_batch(

@@ -139,7 +139,12 @@ class ForgetRepository:
         elif ids:
             rows = await tx.run(
                 "forget.free_episodes",
-                {"tenant": tenant, "contributors": contributors, "ids": ids, "facts": facts or []},
+                {
+                    "tenant": tenant,
+                    "contributors": contributors,
+                    "ids": ids,
+                    "facts": dict.fromkeys(facts or (), True),
+                },
             )
         else:
             return FreeEpisodes([], [], [])
