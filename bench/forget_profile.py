@@ -1,7 +1,9 @@
 """Phase 2 of a forget, per statement: load one tenant as bench/forget.py does, purge it with
 no other load, print each named statement's total time (the metrics histogram), the time
 inside the batches' transaction functions and in their commits; with ``floor``, the bare
-batched DETACH DELETE of the same nodes on a fresh copy, in the same run.
+batched DETACH DELETE of the same nodes on a fresh copy, in the same run, and that floor (bare,
+then with the audit redaction) in write transactions of BATCH, its statements' time apart from
+its commits'.
 
     python bench/forget_profile.py FACTS EMBED(0|1) BATCH [floor]
     python bench/forget_profile.py 10000 1 2000 floor
@@ -19,6 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import uuid
+from typing import Any
 
 import forget as B
 
@@ -113,7 +116,47 @@ async def main(n: int, embed: bool, batch: int, floor: bool) -> None:
             f"purge/floor = {el / (ms / 1000):.2f}x"
         )
         await B.clean(db, tenant)
+        # Where a bare delete's time goes: its statements, or their commits (index upkeep);
+        # and what blanking the audit events about the same nodes adds to each.
+        for redact in (False, True):
+            tenant = f"forgetprof-{uuid.uuid4().hex[:8]}"
+            await B.load(db, tenant, n, max(1, n // 10), rng)
+            await rebuild_tenant(db, tenant)
+            total, statements = await _floor_split(db, tenant, batch, redact)
+            what = "+ audit redaction" if redact else "bare"
+            print(
+                f"  floor {what}, batch {batch}, in write transactions: {total:.2f}s, "
+                f"statements {statements:.2f}s, commits {total - statements:.2f}s; "
+                f"purge/it = {el / total:.2f}x"
+            )
+            await B.clean(db, tenant)
     await db.close()
+
+
+async def _floor_split(db: Database, tenant: str, batch: int, redact: bool) -> tuple[float, float]:
+    """bench/forget.py's floor, each batch one write transaction: (total s, statements s)."""
+    rows = await db.run_raw(
+        "CALL () { " + B.FLOOR + " } RETURN collect(elementId(n)) AS ids, collect(n.id) AS keys",
+        {"tenant": tenant},
+    )
+    ids, keys = list(rows[0]["ids"]), list(rows[0]["keys"])
+    statements = 0.0
+    started = time.perf_counter()
+    for i in range(0, len(ids), batch):
+
+        async def work(tx: Any, lo: int = i) -> float:
+            t = time.perf_counter()
+            if redact:
+                done = await tx._tx.run(
+                    B.FLOOR_REDACT, {"tenant": tenant, "ids": keys[lo : lo + batch]}
+                )
+                await done.consume()
+            done = await tx._tx.run(B.FLOOR_DELETE, {"ids": ids[lo : lo + batch]})
+            await done.consume()
+            return time.perf_counter() - t
+
+        statements += await db.write_tx(work)
+    return time.perf_counter() - started, statements
 
 
 asyncio.run(main(int(sys.argv[1]), sys.argv[2] == "1", int(sys.argv[3]), len(sys.argv) > 4))
