@@ -314,10 +314,11 @@ def create_app(
                 with operation_sessions(tenant=tenant):
                     return await gql.run(request)
 
+            settings = gql.services.settings
             if not read_only:
-                return await admission.run(operation, tenant)
+                return await admission.run(operation, tenant, settings.write_objective_ms / 1000)
             return await bounded(
-                admission.run(operation, tenant),
+                admission.run(operation, tenant, settings.read_objective_ms / 1000),
                 request.receive,
                 limits.max_query_seconds,
             )

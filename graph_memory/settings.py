@@ -170,6 +170,10 @@ class Settings:
     # turns (admission.py); 0: no limit. A tenant's share: None is all slots but one.
     max_inflight: int = field(default_factory=default_max_inflight)
     max_inflight_per_tenant: int | None = None
+    # The latency objectives (ms) that order a tenant's queued operations, earliest deadline
+    # first (admission.py): reads are on an agent's critical path, writes mostly are not.
+    read_objective_ms: int = 500
+    write_objective_ms: int = 1500
     # Neo4j sessions at once across the process's tenants, served in turns per tenant
     # (session_share.py); 0: no limit.
     db_turns: int = field(default_factory=default_db_turns)
@@ -229,6 +233,8 @@ class Settings:
             max_inflight=max(0, _int_env("GRAPH_MEMORY_MAX_INFLIGHT", default_max_inflight())),
             max_inflight_per_tenant=_int_env("GRAPH_MEMORY_MAX_INFLIGHT_PER_TENANT", 0) or None,
             db_turns=max(0, _int_env("GRAPH_MEMORY_DB_TURNS", default_db_turns())),
+            read_objective_ms=max(0, _int_env("GRAPH_MEMORY_READ_OBJECTIVE_MS", 500)),
+            write_objective_ms=max(0, _int_env("GRAPH_MEMORY_WRITE_OBJECTIVE_MS", 1500)),
         )
 
     def neo4j(self) -> Neo4jConnection:

@@ -129,3 +129,51 @@ def test_a_tenant_flooding_the_service_does_not_queue_another_tenant_behind_it(
     # or a share of both slots, would have put it behind the flood's requests).
     assert len(flood_waits) == 4 and flood_waits[1] > 100, queued
     assert queued["other"] < 20, queued
+
+
+@pytest.fixture(scope="module")
+def writes_yield(settings: Settings) -> Iterator[str]:
+    lifted = Limits(max_aliases=10**4, max_cost=10**12, max_query_seconds=120)
+    # A write's objective far beyond the test: a queued write goes after every read queued
+    # while it waits.
+    config = replace(
+        settings, limits=lifted, max_inflight=1, read_objective_ms=0, write_objective_ms=600_000
+    )
+    with serving(config) as url:
+        yield url
+
+
+def test_a_queued_read_goes_before_a_write_that_queued_first_while_the_write_has_time(
+    writes_yield: str, settings: Settings, tenant: str
+) -> None:
+    key = _create_key(settings, tenant, "agent")
+    with GraphMemoryClient(writes_yield, key) as c:
+        c.record_episodes([episode("alice", summary=f"alice went to city {i}") for i in range(20)])
+    finished: list[str] = []
+    failed: list[str] = []
+    write = "mutation($e: [EpisodeInput!]!) { recordEpisodes(episodes: $e) { ok } }"
+    home = episode("alice", summary="alice is back home")
+    home = {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in home.items()}
+
+    def send(query: str, name: str, variables: dict[str, Any] | None = None) -> None:
+        r = httpx.post(
+            writes_yield,
+            json={"query": query, "variables": variables or {}},
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=120,
+        )
+        if r.status_code != 200 or "errors" in r.json():
+            failed.append(f"{name}: {r.status_code} {r.text[:300]}")
+        finished.append(name)
+
+    busy = threading.Thread(target=send, args=(_recalls(150), "busy"))
+    busy.start()
+    time.sleep(0.3)  # the slow read holds the only slot
+    writer = threading.Thread(target=send, args=(write, "write", {"e": [home]}))
+    writer.start()
+    time.sleep(0.2)  # the write queues first
+    send('{ episodes(scopes: ["user:alice"]) { id } }', "read")
+    for t in (busy, writer):
+        t.join(timeout=120)
+    assert not failed, failed
+    assert finished == ["busy", "read", "write"], finished

@@ -175,3 +175,51 @@ def test_a_granted_waiter_cancelled_before_it_runs_passes_its_slot_on() -> None:
 def test_a_share_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match=">= 1"):
         Admission(4, per_tenant=0)
+
+
+def _start_order(arrivals: list[tuple[str, float]], pause: float = 0.0) -> list[str]:
+    """The order in which queued operations start behind one running one: ``arrivals`` are
+    (name, objective seconds) in arrival order, ``pause`` seconds apart on the gate's clock."""
+
+    async def go() -> list[str]:
+        now = [0.0]
+        gate = Admission(1, per_tenant=1, clock=lambda: now[0])
+        started: list[str] = []
+        release = asyncio.Event()
+
+        async def hold() -> None:
+            await release.wait()
+
+        async def work(name: str) -> None:
+            started.append(name)
+
+        first = asyncio.create_task(gate.run(hold, "t"))
+        await asyncio.sleep(0)
+        tasks = []
+        for name, within in arrivals:
+            tasks.append(asyncio.create_task(gate.run(functools.partial(work, name), "t", within)))
+            await asyncio.sleep(0)
+            now[0] += pause
+        await asyncio.sleep(0)
+        release.set()
+        await asyncio.gather(first, *tasks)
+        return started
+
+    return asyncio.run(go())
+
+
+def test_a_read_that_came_after_a_queued_write_goes_first_while_the_write_has_time() -> None:
+    order = _start_order([("write", 2.0), ("read 1", 0.5), ("read 2", 0.5), ("write 2", 2.0)])
+    assert order == ["read 1", "read 2", "write", "write 2"]
+
+
+def test_a_write_whose_objective_is_spent_goes_before_reads_that_came_later() -> None:
+    # The write's deadline (0.05 s after it came) passes before the later reads' (0.05 s after
+    # each, which came 0.03 s apart): no stream of reads starves it.
+    order = _start_order([("write", 0.05), ("r1", 0.0), ("r2", 0.0), ("r3", 0.0)], pause=0.03)
+    assert order == ["r1", "write", "r2", "r3"]
+
+
+def test_equal_objectives_keep_arrival_order() -> None:
+    names = [f"op {i}" for i in range(8)]
+    assert _start_order([(n, 0.5) for n in names]) == names
