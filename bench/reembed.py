@@ -16,17 +16,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import os
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.serving import scratch_neo4j
 from graph_memory.db import Database
 from graph_memory.embeddings import Embedder, LocalEmbedder
 from graph_memory.repositories.reembed import ReembedRepository
@@ -82,12 +81,6 @@ class Local256:
 
     async def embed_query(self, text: str) -> list[float]:
         return (await self.embed([text]))[0]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -181,30 +174,11 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--local", action="store_true", help="embed with the local model")
     args = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="gm-bench-reembed-"))
-    jars = os.environ.get("GRAPH_MEMORY_JAR_CACHE") or str(
-        Path(os.environ.get("GRAPH_MEMORY_HOME") or Path.home() / ".cache/graph-memory") / "jars"
-    )
-    bolt = _free_port()
-    env = {
-        **os.environ,
-        "GRAPH_MEMORY_HOME": str(home),
-        "GRAPH_MEMORY_JAR_CACHE": jars,
-        "GRAPH_MEMORY_NEO4J_BOLT_PORT": str(bolt),
-        "GRAPH_MEMORY_NEO4J_HTTP_PORT": str(_free_port()),
-        "GRAPH_MEMORY_NEO4J_HEAP": "1g",
-        "GRAPH_MEMORY_NEO4J_PAGECACHE": "512m",
-    }
-    env.pop("NEO4J_URI", None)
-    cli = [sys.executable, "-m", "graph_memory.cli", "neo4j"]
-    subprocess.run([*cli, "start"], env=env, check=True, capture_output=True)
-    try:
-        password = (home / "neo4j-password").read_text().strip()
+    with scratch_neo4j("gm-bench-reembed-") as env:
+        password = (Path(env["GRAPH_MEMORY_HOME"]) / "neo4j-password").read_text().strip()
+        bolt = int(env["GRAPH_MEMORY_NEO4J_BOLT_PORT"])
         settings = replace(Settings(), bolt_port=bolt, password_env=password)
         asyncio.run(_bench(settings, args))
-    finally:
-        subprocess.run([*cli, "stop"], env=env, check=False, capture_output=True)
-        subprocess.run(["rm", "-rf", str(home)], check=False)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -18,7 +22,55 @@ from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.access.keys import AuthService
 from graph_memory.settings import Settings
 
-__all__ = ["cpu_seconds", "delete_tenant", "make_key", "rss_mb", "start_server", "wait_idle"]
+__all__ = [
+    "NEO4J_CLI",
+    "cpu_seconds",
+    "delete_tenant",
+    "free_port",
+    "make_key",
+    "rss_mb",
+    "scratch_neo4j",
+    "start_server",
+    "wait_idle",
+]
+
+NEO4J_CLI = [sys.executable, "-m", "graph_memory.cli", "neo4j"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def scratch_neo4j(prefix: str) -> Iterator[dict[str, str]]:
+    """A Neo4j of the bench's own (a temporary home on free ports, the jars shared with
+    GRAPH_MEMORY_JAR_CACHE / GRAPH_MEMORY_HOME), started, migrated, and stopped and removed
+    afterwards: for benches that change the whole store or kill the server. Yields the
+    environment that points `graph-memory` (and Settings.from_env) at it."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    jars = os.environ.get("GRAPH_MEMORY_JAR_CACHE") or str(
+        Path(os.environ.get("GRAPH_MEMORY_HOME") or Path.home() / ".cache/graph-memory") / "jars"
+    )
+    env = {
+        **os.environ,
+        "GRAPH_MEMORY_HOME": str(home),
+        "GRAPH_MEMORY_JAR_CACHE": jars,
+        "GRAPH_MEMORY_NEO4J_BOLT_PORT": str(free_port()),
+        "GRAPH_MEMORY_NEO4J_HTTP_PORT": str(free_port()),
+        "GRAPH_MEMORY_NEO4J_HEAP": "1g",
+        "GRAPH_MEMORY_NEO4J_PAGECACHE": "512m",
+    }
+    env.pop("NEO4J_URI", None)
+    try:
+        subprocess.run([*NEO4J_CLI, "start"], env=env, check=True, capture_output=True)
+        migrate = [sys.executable, "-m", "graph_memory.cli", "migrate"]
+        subprocess.run(migrate, env=env, check=True, capture_output=True)
+        yield env
+    finally:
+        subprocess.run([*NEO4J_CLI, "stop"], env=env, check=False, capture_output=True)
+        subprocess.run(["rm", "-rf", str(home)], check=False)
 
 
 def start_server(

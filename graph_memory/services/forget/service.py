@@ -53,7 +53,7 @@ from typing import Any
 from graph_memory.db import Database, Tx
 from graph_memory.domain import Principal, Role, check_id, utcnow
 from graph_memory.embeddings import Embedder
-from graph_memory.errors import Forbidden, NotFound, ValidationError
+from graph_memory.errors import Forbidden, NotFound, StoreUnavailable, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.forget import ForgetRepository as Repo
@@ -252,6 +252,11 @@ class ForgetService:
                 return await self.run(tenant, job_id)
         except _LeaseLost:
             log.info("forget job %s: taken over by another runner", job_id)
+        except StoreUnavailable:  # an outage, not a bug: no traceback
+            log.warning(
+                "forget job %s: the store is unavailable; it resumes when its lease expires",
+                job_id,
+            )
         except Exception:  # the job stays leased, expires and is resumed by the next runner
             log.exception("forget job %s failed; it resumes when its lease expires", job_id)
         return None

@@ -8,6 +8,7 @@ import contextlib
 import logging
 
 from graph_memory.domain import utcnow
+from graph_memory.errors import StoreUnavailable
 from graph_memory.services.forget.service import ForgetService
 
 __all__ = ["ForgetResumer"]
@@ -33,7 +34,9 @@ class ForgetResumer:
                 started = await self.tick()
                 if started:
                     log.info("resumed %d forget job(s)", started)
-            except Exception:  # the store may be down: try again at the next tick
-                log.warning("forget resumer: could not scan for due jobs", exc_info=True)
+            except StoreUnavailable:  # an outage, not a bug: no traceback, the next tick retries
+                log.warning("forget resumer: the store is unavailable; retrying")
+            except Exception:
+                log.exception("forget resumer: could not scan for due jobs")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.poll_seconds)

@@ -31,7 +31,12 @@ from typing import TYPE_CHECKING, Any
 from graph_memory import metrics
 from graph_memory.db import Record, Tx
 from graph_memory.domain import Principal, utcnow
-from graph_memory.errors import GraphMemoryError, ModelOutputInvalid, ModelUnavailable
+from graph_memory.errors import (
+    GraphMemoryError,
+    ModelOutputInvalid,
+    ModelUnavailable,
+    StoreUnavailable,
+)
 from graph_memory.ingestion import SessionInput, turns_from_json
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.ingest import IngestRepository
@@ -101,7 +106,10 @@ class IngestWorker:
             try:
                 # Busy (the last claim found a job): claim at once, without the probe read.
                 did = await self.run_once(probe=did is None)
-            except Exception:  # a store outage must not end the loop; it is retried
+            except StoreUnavailable:  # an outage, not a bug: no traceback; the loop retries
+                log.warning("ingest worker %s: the store is unavailable; retrying", self.owner)
+                did = None
+            except Exception:  # nor may a bug end the loop
                 log.exception("ingest worker %s: claim failed", self.owner)
                 did = None
             if did is None:
