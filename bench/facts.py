@@ -569,7 +569,11 @@ def main() -> None:
         return
     settings = Settings.from_env()
     conn = settings.neo4j()
-    driver = GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password))
+    # Notifications off, as the service's own driver has them (graph_memory/db.py): the floor
+    # must not pay for warnings the service never asks for.
+    driver = GraphDatabase.driver(
+        conn.uri, auth=(conn.user, conn.password), notifications_min_severity="OFF"
+    )
     tenant = args.tenant or f"bench-{uuid.uuid4().hex[:6]}"
     key = asyncio.run(_make_key(settings, tenant))
 
