@@ -38,6 +38,14 @@ def _queue_figures(url: str) -> tuple[float, float]:
     )
 
 
+def _seeded_key(url: str, settings: Settings, tenant: str) -> str:
+    """An agent key of ``tenant`` whose alice has twenty episodes to recall."""
+    key = _create_key(settings, tenant, "agent")
+    with GraphMemoryClient(url, key) as c:
+        c.record_episodes([episode("alice", summary=f"alice went to city {i}") for i in range(20)])
+    return key
+
+
 def _recalls(n: int) -> str:
     return (
         "{ "
@@ -53,9 +61,7 @@ def _recalls(n: int) -> str:
 def test_operations_over_the_cap_wait_and_are_served_in_full(
     one_at_a_time: str, settings: Settings, tenant: str
 ) -> None:
-    key = _create_key(settings, tenant, "agent")
-    with GraphMemoryClient(one_at_a_time, key) as c:
-        c.record_episodes([episode("alice", summary=f"alice went to city {i}") for i in range(20)])
+    key = _seeded_key(one_at_a_time, settings, tenant)
     count_before, wait_before = _queue_figures(one_at_a_time)
     answers: list[Any] = []
     headers = {"Authorization": f"Bearer {key}"}
@@ -146,9 +152,7 @@ def writes_yield(settings: Settings) -> Iterator[str]:
 def test_a_queued_read_goes_before_a_write_that_queued_first_while_the_write_has_time(
     writes_yield: str, settings: Settings, tenant: str
 ) -> None:
-    key = _create_key(settings, tenant, "agent")
-    with GraphMemoryClient(writes_yield, key) as c:
-        c.record_episodes([episode("alice", summary=f"alice went to city {i}") for i in range(20)])
+    key = _seeded_key(writes_yield, settings, tenant)
     finished: list[str] = []
     failed: list[str] = []
     write = "mutation($e: [EpisodeInput!]!) { recordEpisodes(episodes: $e) { ok } }"
