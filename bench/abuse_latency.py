@@ -30,7 +30,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.abuse_memory import abuse_list
-from bench.serving import delete_tenant, make_key, start_server
+from bench.serving import delete_tenant, free_port, make_key, start_server
 from graph_memory.settings import Settings
 from tests.integration.test_query_limits import _abuse
 
@@ -100,7 +100,7 @@ def _attack(url: str, key: str, episode: str, seconds: float, out: Any) -> None:
                     status = r.status_code
                     try:
                         code = str(r.json()["errors"][0]["extensions"]["code"])
-                    except Exception:
+                    except (ValueError, KeyError, IndexError, TypeError):
                         code = "no typed error" if status >= 400 or "errors" in r.text else "ok"
                 except httpx.HTTPError as e:
                     status, code = -1, type(e).__name__
@@ -139,8 +139,11 @@ def main() -> None:
     )
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--attackers", type=int, default=2)
-    ap.add_argument("--port", type=int, default=18733)
+    ap.add_argument("--port", type=int, default=0, help="0: a free one")
     args = ap.parse_args()
+    if args.seconds < 3:
+        ap.error("--seconds must be at least 3")
+    args.port = args.port or free_port()
 
     settings = Settings.from_env()
     attacker_tenant = f"bench-attacker-{uuid.uuid4().hex[:6]}"
@@ -171,13 +174,15 @@ def main() -> None:
                 }
                 for i in range(8)
             ]
-            c.post(
+            told = c.post(
                 url,
                 json={
                     "query": "mutation($f: [FactInput!]!) { assertFacts(facts: $f) { accepted } }",
                     "variables": {"f": facts},
                 },
-            )
+            ).json()
+            if (told.get("data") or {}).get("assertFacts", {}).get("accepted") != len(facts):
+                raise RuntimeError(f"the victim's facts were not written: {told}")
         alone = _read(url, victim, 5)
         ctx = mp.get_context("spawn")
         queue = ctx.Queue()

@@ -35,7 +35,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.serving import NEO4J_CLI, free_port, make_key, scratch_neo4j, start_server
-from graph_memory.neo4j_local.process import read_pid
+from graph_memory.neo4j_local.process import find_servers, is_alive
 from graph_memory.settings import Settings
 
 REMEMBER = """mutation($e: EpisodeInput!, $f: [FactInput!], $k: String) {
@@ -48,6 +48,7 @@ class Tally:
     acknowledged: list[str] = field(default_factory=list)  # call ids
     retries: int = 0
     refused: Counter[str] = field(default_factory=Counter)  # answers that were no answer
+    failures: list[str] = field(default_factory=list)  # writers that stopped early
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -74,34 +75,50 @@ def _call(user: str, call: str) -> dict[str, Any]:
 
 
 def _writer(url: str, key: str, user: str, stop: threading.Event, tally: Tally) -> None:
-    with httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=30) as c:
-        while not stop.is_set():
-            call = uuid.uuid4().hex[:12]
-            body = {"query": REMEMBER, "variables": _call(user, call)}
-            while True:  # until acknowledged: a client told nothing retries under its key
-                try:
-                    r = c.post(url, json=body)
-                    answer = r.json()
-                    data = (answer.get("data") or {}).get("remember")
-                    if r.status_code == 200 and data and data["episodeId"]:
-                        if data["facts"]["accepted"] != 2:
-                            raise RuntimeError(f"acknowledged without its facts: {answer}")
-                        with tally.lock:
-                            tally.acknowledged.append(call)
+    try:
+        with httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=30) as c:
+            while not stop.is_set():
+                call = uuid.uuid4().hex[:12]
+                body = {"query": REMEMBER, "variables": _call(user, call)}
+                # Until acknowledged (a client told nothing retries under its key), or the end
+                # of the run: a call never answered may or may not be there, at most once.
+                while not stop.is_set():
+                    if _attempt(c, url, body, call, tally):
                         break
-                    reason = f"{r.status_code} " + str(
-                        (answer.get("errors") or [{}])[0].get("extensions", {}).get("code")
-                    )
-                except (httpx.HTTPError, ValueError) as e:
-                    reason = type(e).__name__
-                with tally.lock:
-                    tally.refused[reason] += 1
-                    tally.retries += 1
-                time.sleep(0.2)
+                    time.sleep(0.2)
+    except Exception as e:  # a writer that stops early makes the run fail, loudly
+        with tally.lock:
+            tally.failures.append(f"{user}: {type(e).__name__}: {e}")
+
+
+def _attempt(c: httpx.Client, url: str, body: dict[str, Any], call: str, tally: Tally) -> bool:
+    """One try of a call; True once it is acknowledged."""
+    try:
+        r = c.post(url, json=body)
+        answer = r.json()
+    except (httpx.HTTPError, ValueError) as e:
+        reason = type(e).__name__
+    else:
+        data = (answer.get("data") or {}).get("remember")
+        if r.status_code == 200 and data and data["episodeId"]:
+            if data["facts"]["accepted"] != 2:
+                raise RuntimeError(f"acknowledged without its facts: {answer}")
+            with tally.lock:
+                tally.acknowledged.append(call)
+            return True
+        error = (answer.get("errors") or [{}])[0]
+        reason = f"{r.status_code} {error.get('extensions', {}).get('code')}"
+    with tally.lock:
+        tally.refused[reason] += 1
+        tally.retries += 1
+    return False
 
 
 def _count(tenant: str) -> tuple[Counter[str], Counter[str]]:
-    """Episodes per session id and fact versions per object of the tenant (raw Cypher)."""
+    """Episodes per session id, and per fact object its versions plus any evidence beyond its
+    one episode (raw Cypher). A call that ran twice shows as a second episode (recorded by
+    CREATE); its facts would be told again, a second citation of the same version rather than
+    a second version, so a fact counts once per version and once per extra citation."""
     from neo4j import GraphDatabase
 
     conn = Settings.from_env().neo4j()
@@ -112,20 +129,29 @@ def _count(tenant: str) -> tuple[Counter[str], Counter[str]]:
         eps = s.run(
             "MATCH (e:Episode) WHERE e.tenant = $t RETURN e.session_id AS s", t=tenant
         ).value()
-        facts = s.run(
-            "MATCH (f:Fact) WHERE f.tenant = $t AND f.predicate = 'mentioned' RETURN f.object AS o",
+        rows = s.run(
+            "MATCH (f:Fact) WHERE f.tenant = $t AND f.predicate = 'mentioned' "
+            "RETURN f.object AS o, count { (f)-[:DERIVED_FROM]->() } AS cited",
             t=tenant,
-        ).value()
-    return Counter(eps), Counter(facts)
+        ).data()
+    facts: Counter[str] = Counter()
+    for r in rows:
+        facts[r["o"]] += max(1, r["cited"])
+    return Counter(eps), facts
 
 
 def _kill_neo4j(env: dict[str, str]) -> float:
-    homes = list(Path(env["GRAPH_MEMORY_HOME"]).glob("neo4j-*/run/neo4j.pid"))
-    pid = read_pid(homes[0]) if homes else None
-    if not pid:
-        raise RuntimeError("no Neo4j pid")
-    os.kill(pid, signal.SIGKILL)
+    """kill -9 of the scratch server, then `graph-memory neo4j start` once it is gone (a JVM
+    still dying would read as a server already running); returns the seconds to restart."""
+    root = next(Path(env["GRAPH_MEMORY_HOME"]).glob("neo4j-*"))
+    servers = find_servers(root)
+    if not servers:
+        raise RuntimeError("no Neo4j server of the scratch home is running")
     began = time.monotonic()
+    for pid in servers:
+        os.kill(pid, signal.SIGKILL)
+    while any(is_alive(pid) for pid in servers):
+        time.sleep(0.1)
     subprocess.run([*NEO4J_CLI, "start"], env=env, check=True, capture_output=True)
     return time.monotonic() - began
 
@@ -149,7 +175,7 @@ def main() -> None:
         tally = Tally()
         stop = threading.Event()
         writers = [
-            threading.Thread(target=_writer, args=(url, key, f"user{i}", stop, tally))
+            threading.Thread(target=_writer, args=(url, key, f"user{i}", stop, tally), daemon=True)
             for i in range(args.writers)
         ]
         for w in writers:
@@ -189,7 +215,9 @@ def main() -> None:
             f"whose facts are not: {len(missing_facts)}; anything there twice: {len(doubled)}; "
             f"in the store: {len(episodes)} episodes, {len(facts)} facts"
         )
-        if missing or missing_facts or doubled:
+        if tally.failures:
+            print(f"writers that stopped early: {tally.failures}")
+        if missing or missing_facts or doubled or tally.failures:
             sys.exit(1)
 
 

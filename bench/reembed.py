@@ -174,7 +174,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--local", action="store_true", help="embed with the local model")
     args = parser.parse_args()
-    with scratch_neo4j("gm-bench-reembed-") as env:
+    with scratch_neo4j("gm-bench-reembed-", migrate=False) as env:  # it migrates at 384
         password = (Path(env["GRAPH_MEMORY_HOME"]) / "neo4j-password").read_text().strip()
         bolt = int(env["GRAPH_MEMORY_NEO4J_BOLT_PORT"])
         settings = replace(Settings(), bolt_port=bolt, password_env=password)

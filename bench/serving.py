@@ -18,6 +18,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graph_memory.db import Database
+from graph_memory.neo4j_local.home import jar_cache
 from graph_memory.repositories.apikeys import ApiKeyRepository
 from graph_memory.services.access.keys import AuthService
 from graph_memory.settings import Settings
@@ -44,29 +45,30 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def scratch_neo4j(prefix: str) -> Iterator[dict[str, str]]:
-    """A Neo4j of the bench's own (a temporary home on free ports, the jars shared with
-    GRAPH_MEMORY_JAR_CACHE / GRAPH_MEMORY_HOME), started, migrated, and stopped and removed
-    afterwards: for benches that change the whole store or kill the server. Yields the
-    environment that points `graph-memory` (and Settings.from_env) at it."""
+def scratch_neo4j(prefix: str, migrate: bool = True) -> Iterator[dict[str, str]]:
+    """A Neo4j of the bench's own (a temporary home on free ports, the jars shared with the
+    user's cache), started, migrated unless ``migrate`` is False (a bench that migrates with
+    settings of its own), and stopped and removed afterwards: for benches that change the
+    whole store or kill the server. Yields the environment that points `graph-memory` (and
+    Settings.from_env) at it."""
     home = Path(tempfile.mkdtemp(prefix=prefix))
-    jars = os.environ.get("GRAPH_MEMORY_JAR_CACHE") or str(
-        Path(os.environ.get("GRAPH_MEMORY_HOME") or Path.home() / ".cache/graph-memory") / "jars"
-    )
     env = {
         **os.environ,
         "GRAPH_MEMORY_HOME": str(home),
-        "GRAPH_MEMORY_JAR_CACHE": jars,
+        "GRAPH_MEMORY_JAR_CACHE": str(jar_cache()),
         "GRAPH_MEMORY_NEO4J_BOLT_PORT": str(free_port()),
         "GRAPH_MEMORY_NEO4J_HTTP_PORT": str(free_port()),
         "GRAPH_MEMORY_NEO4J_HEAP": "1g",
         "GRAPH_MEMORY_NEO4J_PAGECACHE": "512m",
     }
-    env.pop("NEO4J_URI", None)
+    # An outside server's connection settings would point the bench (or its password) at it.
+    for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+        env.pop(name, None)
     try:
         subprocess.run([*NEO4J_CLI, "start"], env=env, check=True, capture_output=True)
-        migrate = [sys.executable, "-m", "graph_memory.cli", "migrate"]
-        subprocess.run(migrate, env=env, check=True, capture_output=True)
+        if migrate:
+            command = [sys.executable, "-m", "graph_memory.cli", "migrate"]
+            subprocess.run(command, env=env, check=True, capture_output=True)
         yield env
     finally:
         subprocess.run([*NEO4J_CLI, "stop"], env=env, check=False, capture_output=True)

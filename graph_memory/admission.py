@@ -22,9 +22,9 @@ write mostly is not, and each kind has its own latency objective (``GRAPH_MEMORY
 OBJECTIVE_MS``, 500; ``GRAPH_MEMORY_WRITE_OBJECTIVE_MS``, 1,500). A tenant's queue runs earliest
 deadline first, a request's deadline its arrival plus its kind's objective: a read that came
 after a queued write goes first while the write still has time left, and a write whose
-objective is nearly spent goes before every read that came later, so no kind starves (a
-write waits at most its objective's lead over the reads' before it is next). Equal objectives
-are arrival order.
+objective is nearly spent goes before every read that came later, so no kind starves (only
+reads that came within the objectives' difference after a write go before it). Equal
+objectives are arrival order.
 
 The wait counts toward a read's time budget (request_budget.py) and ends if the client goes
 away; it is reported per request (``queue_ms`` in the request log line, and

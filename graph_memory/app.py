@@ -254,6 +254,9 @@ def create_app(
     # Per process, like the key cache: a client guessing keys meets 429s, not Neo4j lookups.
     throttle = FailureThrottle(settings.limits.max_failed_auth)
     admission = Admission(settings.max_inflight, settings.max_inflight_per_tenant)
+    # Each kind's latency objective orders a tenant's queue (admission.py).
+    read_within = settings.read_objective_ms / 1000
+    write_within = settings.write_objective_ms / 1000
 
     async def graphql_endpoint(request: Request) -> Response:
         # GraphiQL itself (a browser GET for HTML) loads without a key; every operation needs one.
@@ -314,11 +317,10 @@ def create_app(
                 with operation_sessions(tenant=tenant):
                     return await gql.run(request)
 
-            settings = gql.services.settings
             if not read_only:
-                return await admission.run(operation, tenant, settings.write_objective_ms / 1000)
+                return await admission.run(operation, tenant, write_within)
             return await bounded(
-                admission.run(operation, tenant, settings.read_objective_ms / 1000),
+                admission.run(operation, tenant, read_within),
                 request.receive,
                 limits.max_query_seconds,
             )

@@ -1,4 +1,5 @@
-"""The in-flight cap: never more than N operations at once, waiters served in arrival order."""
+"""The in-flight cap: never more than N operations at once; a tenant's waiters served by
+deadline (arrival plus their kind's objective), equal objectives in arrival order."""
 
 from __future__ import annotations
 
@@ -214,8 +215,9 @@ def test_a_read_that_came_after_a_queued_write_goes_first_while_the_write_has_ti
 
 
 def test_a_write_whose_objective_is_spent_goes_before_reads_that_came_later() -> None:
-    # The write's deadline (0.05 s after it came) passes before the later reads' (0.05 s after
-    # each, which came 0.03 s apart): no stream of reads starves it.
+    # The write's deadline (0.05 s after it came) passes before the deadlines of the reads that
+    # came more than 0.05 s after it (each read's objective 0: its deadline is its arrival, and
+    # they came 0.03 s apart): no stream of reads starves it.
     order = _start_order([("write", 0.05), ("r1", 0.0), ("r2", 0.0), ("r3", 0.0)], pause=0.03)
     assert order == ["r1", "write", "r2", "r3"]
 
