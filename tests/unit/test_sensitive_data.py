@@ -73,6 +73,15 @@ def test_a_summary_keeps_everything_but_the_secret() -> None:
         ("union_member", "yes", "union membership"),
         ("salary", "100k", "finances"),
         ("net_worth", "1M", "finances"),
+        # Run together, as a model may spell them.
+        ("salaryamount", "90000 EUR", "finances"),
+        ("bankaccount", "12345678", "id number"),
+        ("diagnosedwith", "hiking", "health"),
+        ("suffers_from", "asthma", "health"),
+        ("has", "clinical depression", "health"),
+        ("votes_for", "the green party", "belief"),
+        ("party_member", "Labour", "belief"),
+        ("is", "gay", "sex life or origin"),
     ],
 )
 def test_special_categories_are_found_by_predicate_or_condition(
@@ -83,7 +92,16 @@ def test_special_categories_are_found_by_predicate_or_condition(
 
 @pytest.mark.parametrize(
     ("predicate", "obj"),
-    [("lives_in", "Paris"), ("likes", "tea"), ("race_time", "3h"), ("works_at", "Acme")],
+    [
+        ("lives_in", "Paris"),
+        ("likes", "tea"),
+        ("race_time", "3h"),
+        ("works_at", "Acme"),
+        ("attended", "a birthday party"),
+        ("hobby", "spinning"),
+        ("favourite_band", "The Stroke Orchestra fan club"),
+        ("prefers", "window seats"),
+    ],
 )
 def test_ordinary_facts_are_no_special_category(predicate: str, obj: str) -> None:
     assert special_category(predicate, obj) is None

@@ -61,7 +61,19 @@ _PREDICATE_WORDS = {
         "therapy",
         "psychiatric",
     },
-    "belief": {"religion", "religious", "faith", "political", "politics", "ideology"},
+    "belief": {
+        "religion",
+        "religious",
+        "faith",
+        "political",
+        "politics",
+        "ideology",
+        "vote",
+        "votes",
+        "voted",
+        "voting",
+        "voter",
+    },
     "sex life or origin": {
         "sexual",
         "sexuality",
@@ -95,6 +107,7 @@ _PREDICATE_PAIRS = {
         ("security", "answer"),
     ],
     "union membership": [("trade", "union"), ("union", "member")],
+    "belief": [("party", "member"), ("party", "affiliation"), ("party", "membership")],
     "sex life or origin": [("gender", "identity")],
     "finances": [("bank", "balance"), ("net", "worth"), ("credit", "score")],
 }
@@ -102,9 +115,53 @@ _PREDICATE_PAIRS = {
 _CONDITIONS = re.compile(
     r"\b(hiv|aids|cancer|chemotherapy|diabetes|diabetic|schizophreni\w*|bipolar|epilep\w*|"
     r"dementia|alzheimer\w*|hepatitis|tuberculosis|diagnos\w*|pregnan\w*|miscarriage|"
-    r"abortion|psychiatric|overdose)\b",
+    r"abortion|psychiatric|overdose|asthma\w*|depressi(?:on|ve)|adhd|autis\w*|ptsd|"
+    r"ocd|parkinson\w*|sclerosis|hypertension|arthritis|crohn\w*|herpes|syphilis|"
+    r"chlamydia|gonorrh\w*|infertil\w*|disorder|syndrome|leukemia|lymphoma|"
+    r"anorexi\w*|bulimi\w*|insulin|antidepressants?)\b",
     re.IGNORECASE,
 )
+# A sexual orientation or gender identity named as a value: "(U, is, gay)".
+_ORIENTATION = re.compile(
+    r"\b(gay|lesbian|bisexual|homosexual|heterosexual|pansexual|asexual|queer|"
+    r"transgender|non-binary|nonbinary)\b",
+    re.IGNORECASE,
+)
+# Category words a predicate may run together with others ("salaryamount", "bankaccount",
+# "diagnosedwith"): found inside the predicate with its separators removed. Only words long
+# and specific enough not to hide inside ordinary ones ("pin" in "spinning" would).
+_RUN_TOGETHER = {
+    "secret": ("password", "passcode", "passphrase", "credential", "apikey", "privatekey"),
+    "id number": (
+        "creditcard",
+        "debitcard",
+        "cardnumber",
+        "socialsecurity",
+        "bankaccount",
+        "accountnumber",
+        "passportnumber",
+        "driverlicense",
+        "driverslicense",
+        "accesstoken",
+        "authtoken",
+    ),
+    "health": (
+        "diagnos",
+        "disease",
+        "illness",
+        "medication",
+        "prescription",
+        "medical",
+        "disabilit",
+        "pregnan",
+        "symptom",
+        "psychiatric",
+    ),
+    "belief": ("religio", "politic", "ideolog", "partymember", "partyaffiliation"),
+    "sex life or origin": ("sexual", "ethnicit", "biometric", "genderidentity"),
+    "union membership": ("tradeunion", "unionmember"),
+    "finances": ("salary", "income", "creditscore", "networth", "bankbalance"),
+}
 # Words after "password is" that are no password.
 _NOT_A_VALUE = (
     "a",
@@ -202,8 +259,14 @@ def special_category(predicate: str, obj: str) -> str | None:
     for category, pairs in _PREDICATE_PAIRS.items():
         if any(a in words and b in words for a, b in pairs):
             return category
+    bare = "".join(words)
+    for category, stems in _RUN_TOGETHER.items():
+        if any(stem in bare for stem in stems):
+            return category
     if _CONDITIONS.search(obj):
         return "health"
+    if _ORIENTATION.search(obj):
+        return "sex life or origin"
     return None
 
 
