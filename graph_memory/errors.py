@@ -145,6 +145,13 @@ class ModelRequestRefused(ModelOutputInvalid):
     code = "MODEL_REQUEST_REFUSED"
 
 
+class ModelAccessDenied(ModelRequestRefused):
+    """The endpoint refused our credentials (HTTP 401 or 403): a deployment's key or model
+    setting is wrong, which no retry mends; the job fails at once and says so."""
+
+    code = "MODEL_ACCESS_DENIED"
+
+
 class ModelUnavailable(GraphMemoryError):
     code = "MODEL_UNAVAILABLE"
     usage: tuple[int, int, float] = (0, 0, 0.0)

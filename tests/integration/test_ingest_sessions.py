@@ -1332,6 +1332,27 @@ def test_a_request_the_endpoint_refuses_fails_its_job_alone(
     assert asked["response_format"]["type"] == "json_schema"
 
 
+@pytest.mark.parametrize("status", [401, 403])
+def test_an_endpoint_refusing_our_credentials_fails_the_job_at_once_with_its_own_code(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder, status: int
+) -> None:
+    """A wrong key or model setting is no outage: retrying it only delays the answer. The job
+    fails after one call with MODEL_ACCESS_DENIED, saying which settings to check."""
+    c = make(tenant)
+    s = session()
+    good = extraction(
+        summary="Alice said she loves jazz, and the agent noted it for later.",
+        facts=[{"subject": "alice", "predicate": "likes", "object": "jazz", "turns": [0]}],
+    )
+    fake.script(s["sessionId"], Answer(status=status), good)
+    first = ingest(c, s)["job"]["id"]
+    drain(llm, embedder, tenants=[tenant])
+    j = job(c, first)
+    assert j["status"] == "FAILED" and j["error"]["code"] == "MODEL_ACCESS_DENIED", j
+    assert "GRAPH_MEMORY_LLM_API_KEY" in j["error"]["message"]
+    assert j["attempts"] == 1 and len(fake.requests_for(s["sessionId"])) == 1
+
+
 def test_an_endpoint_without_json_schema_support_is_asked_for_a_json_object(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

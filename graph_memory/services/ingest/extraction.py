@@ -29,6 +29,7 @@ from tenacity import (
 from graph_memory import metrics
 from graph_memory.errors import (
     LlmNotConfigured,
+    ModelAccessDenied,
     ModelOutputInvalid,
     ModelRequestRefused,
     ModelUnavailable,
@@ -221,6 +222,13 @@ class Extractor:
                     began = time.perf_counter()
                     try:
                         response = await self._complete(messages, schema)
+                    except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
+                        log.error("the extraction endpoint refused our credentials: %s", e)
+                        raise ModelAccessDenied(
+                            f"the extraction endpoint refused the request's credentials "
+                            f"(HTTP {e.status_code}): check GRAPH_MEMORY_LLM_API_KEY and "
+                            f"GRAPH_MEMORY_LLM_MODEL"
+                        ) from e
                     except openai.BadRequestError as e:
                         if not schema:
                             raise ModelRequestRefused(
