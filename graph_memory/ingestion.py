@@ -12,7 +12,7 @@ import json
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graph_memory.domain import (
@@ -22,6 +22,7 @@ from graph_memory.domain import (
     normalise_name,
     parse_scope,
     unstorable_time,
+    utcnow,
 )
 from graph_memory.errors import InvalidInput, ValidationError
 
@@ -206,11 +207,21 @@ def _controlled(text: str) -> bool:
     return any(unicodedata.category(ch) in LINE_BREAKING for ch in text)
 
 
-def check_session(session: SessionInput, options: IngestOptions) -> str:
+# How far past the service's clock a session's times may run (a client's clock ahead of
+# ours): a conversation is submitted once it happened, so later than this it has not.
+FUTURE_SKEW = timedelta(hours=1)
+
+
+def check_session(
+    session: SessionInput, options: IngestOptions, now: datetime | None = None
+) -> str:
     """Every problem of the session at once (InvalidInput, code VALIDATION); returns the scope.
 
-    Times must be timezone-aware; turns in order within [startedAt, endedAt]; roles known.
+    Times must be timezone-aware and not in the future (``now`` plus FUTURE_SKEW: what it
+    yielded would be in force nowhere before then, its events found by no recall); turns in
+    order within [startedAt, endedAt]; roles known.
     """
+    latest = (now or utcnow()) + FUTURE_SKEW
     problems: list[tuple[str, str]] = []
     if not session.user_id.strip():
         problems.append(("userId", "is empty"))
@@ -222,7 +233,10 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
         if _controlled(ident):
             problems.append((field_name, "contains a control character or line break"))
     for name, value in (("startedAt", session.started_at), ("endedAt", session.ended_at)):
+        before = len(problems)
         _aware(value, name, problems)
+        if len(problems) == before and value is not None and value > latest:
+            problems.append((name, f"is in the future (after {latest.isoformat()})"))
     started, ended = session.started_at, session.ended_at
     aware = not problems or all(p[0] not in ("startedAt", "endedAt") for p in problems)
     if aware and started is not None and ended is not None and ended < started:
@@ -269,6 +283,8 @@ def check_session(session: SessionInput, options: IngestOptions) -> str:
             problems.append((f"{where}.at", "is before the session's startedAt"))
         if aware and ended is not None and turn.at > ended:
             problems.append((f"{where}.at", "is after the session's endedAt"))
+        if turn.at > latest:
+            problems.append((f"{where}.at", f"is in the future (after {latest.isoformat()})"))
         if previous is not None and turn.at < previous:
             problems.append((f"{where}.at", "is earlier than the turn before it"))
         previous = turn.at

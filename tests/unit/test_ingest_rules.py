@@ -8,6 +8,7 @@ import pytest
 
 from graph_memory.errors import InvalidInput
 from graph_memory.ingestion import (
+    FUTURE_SKEW,
     IngestOptions,
     SessionInput,
     ToolCall,
@@ -248,3 +249,17 @@ def test_a_turn_index_past_the_session_is_named_without_reading_as_another_numbe
     with pytest.raises(ValidationError) as e:
         _grounded((1, 10**30), 3)
     assert "100000000000\u2026" in e.value.message and "(0..2)" in e.value.message
+
+
+def test_a_session_that_has_not_happened_yet_is_refused() -> None:
+    """Its facts would be in force nowhere before then and its events found by no recall."""
+    now = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+    late = datetime(9999, 12, 31, 23, 0, tzinfo=UTC)
+    with pytest.raises(InvalidInput) as e:
+        check_session(_session(Turn("user", "hi", late), started_at=late), IngestOptions(), now)
+    assert [f for f, _ in e.value.problems] == ["startedAt", "turns[0].at"]
+    assert "in the future" in e.value.problems[0][1]
+    # A client's clock a little ahead of ours is not the future.
+    ahead = now + FUTURE_SKEW - timedelta(minutes=1)
+    s = _session(Turn("user", "hi", ahead), started_at=ahead, ended_at=ahead)
+    assert check_session(s, IngestOptions(), now) == "user:alice"
