@@ -25,6 +25,12 @@ class IngestRepository:
         out = await self.db.write("ingest.create_jobs", {"rows": rows, "now": now})
         return {str(r["row_id"]): (r["job"], bool(r["created"])) for r in out}
 
+    @staticmethod
+    async def drop_kept_turns(tx: Tx, tenant: str) -> int:
+        """Forget the raw turns finished jobs kept (the policy stopped keeping them)."""
+        rows = await tx.run("ingest.drop_kept_turns", {"tenant": require_tenant(tenant)})
+        return int(rows[0]["dropped"]) if rows else 0
+
     async def get(self, tenant: str, job_id: str) -> Record | None:
         rows = await self.db.read(
             "ingest.get_job", {"tenant": require_tenant(tenant), "id": job_id}

@@ -993,6 +993,12 @@ def test_raw_turns_are_kept_only_when_the_tenant_policy_says_so(
     assert len(cites) == 2 and cites[s["sessionId"]]["turns"] == [0]
     assert cites[s["sessionId"]]["quotes"] == [f"user: {s['turns'][0]['content']}"]
     assert [x["quotes"] for k, x in cites.items() if k != s["sessionId"]] == [None]
+    # Turning the keeping off ends what was kept, not only what comes next.
+    admin.execute("mutation { configureTenant(policy: {keepRawTurns: false}) { keepRawTurns } }")
+    cites = {x["sessionId"]: x for x in c.execute(CITES, {"ids": [fact_id]})["factCitations"]}
+    assert len(cites) == 2 and cites[s["sessionId"]]["turns"] == [0]
+    assert [x["quotes"] for x in cites.values()] == [None, None]
+    assert job(c, j["id"])["turnsKept"] is False
 
 
 def test_a_forgotten_contributors_citations_go_at_the_forgets_commit(

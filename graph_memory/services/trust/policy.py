@@ -27,6 +27,7 @@ from graph_memory.errors import ValidationError
 from graph_memory.policy import DEFAULT_POLICY, TenantPolicy, normalise_phrase
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.ingest import IngestRepository
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit import events as audit
@@ -214,6 +215,12 @@ class PolicyStore:
             row = await TrustRepository.set_policy_in_tx(
                 tx, tenant, json.dumps(merged, sort_keys=True), now, principal.actor
             )
+            if (
+                current.policy.keep_raw_turns
+                and not apply_overrides(DEFAULT_POLICY, merged).keep_raw_turns
+            ):
+                # Turning the keeping off ends what was kept, not only what comes next.
+                await IngestRepository.drop_kept_turns(tx, tenant)
             await AuditRepository.record_in_tx(
                 tx,
                 tenant,
