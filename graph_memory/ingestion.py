@@ -207,9 +207,10 @@ def _controlled(text: str) -> bool:
     return any(unicodedata.category(ch) in LINE_BREAKING for ch in text)
 
 
-# How far past the service's clock a session's times may run (a client's clock ahead of
-# ours): a conversation is submitted once it happened, so later than this it has not.
-FUTURE_SKEW = timedelta(hours=1)
+# How far past the service's clock a session's times may run: a conversation is submitted
+# once it happened, so later than this it has not. A day, not minutes: a client's clock ahead
+# of ours, or local times sent as UTC (up to 14 hours off), are mistakes of a finished session.
+FUTURE_SKEW = timedelta(days=1)
 
 
 def check_session(
