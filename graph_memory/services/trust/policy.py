@@ -212,13 +212,12 @@ class PolicyStore:
             now = utcnow()  # under the lock: event times follow commit order
             current = _view(await TrustRepository.get_policy_in_tx(tx, tenant))
             merged = validate_overrides({**({} if reset else current.overrides), **changes})
-            row = await TrustRepository.set_policy_in_tx(
-                tx, tenant, json.dumps(merged, sort_keys=True), now, principal.actor
+            after = _view(
+                await TrustRepository.set_policy_in_tx(
+                    tx, tenant, json.dumps(merged, sort_keys=True), now, principal.actor
+                )
             )
-            if (
-                current.policy.keep_raw_turns
-                and not apply_overrides(DEFAULT_POLICY, merged).keep_raw_turns
-            ):
+            if current.policy.keep_raw_turns and not after.policy.keep_raw_turns:
                 # Turning the keeping off ends what was kept, not only what comes next.
                 await IngestRepository.drop_kept_turns(tx, tenant)
             await AuditRepository.record_in_tx(
@@ -237,7 +236,7 @@ class PolicyStore:
                     )
                 ],
             )
-            return _view(row)
+            return after
 
         view: PolicyView = await self.repo.db.write_tx(work)
         self._cache.pop(tenant, None)
