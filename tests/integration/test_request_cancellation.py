@@ -106,9 +106,12 @@ def test_a_disconnected_clients_read_is_cancelled(
         f"cpu {busy / 0.8:.2f} s/s while the read ran, cancelled {noticed * 1000:.0f} ms after "
         f"the client left, then {idle:.2f} s/s; Neo4j transactions left: {running}"
     )
-    assert busy > 0.3, "the read did not keep the server busy: the test proves nothing"
+    # The read shares the work with Neo4j (another process), so its share of this process's
+    # CPU swings with the machine's load: 0.5-0.7 s/s here, 0.33 once in CI beside other
+    # work. Idle is 0.00 s/s on both. The guard asks for a clear gap, not a fixed level.
+    assert busy / 0.8 > 0.1, "the read did not keep the server busy: the test proves nothing"
     assert noticed < 1.5
-    assert idle < 0.25
+    assert idle < 0.05
     assert running == 0
     # The server answers as before.
     r = httpx.post(patient_server, json={"query": "{ __typename }"}, headers=headers, timeout=10)
