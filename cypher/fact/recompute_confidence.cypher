@@ -1,8 +1,9 @@
 // params: tenant, ids, promote_sessions, now
-// returns: id, before, after, status_before, status, sessions
+// returns: id, before, after, status_before, status, sessions, closed
 // Confidence is derived from evidence: per session the strongest weight, noisy-OR across
 // sessions, capped by the fact's tier. Candidates reaching the corroboration threshold
-// (distinct sessions) are promoted to active here, in the same transaction as the evidence.
+// (distinct sessions) are promoted to active here, in the same transaction as the evidence,
+// and end the version they were written to supersede (`closed`: fact/_close_linked).
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
@@ -23,5 +24,10 @@ SET f.confidence = CASE WHEN raw > f.tier_cap THEN f.tier_cap ELSE raw END,
                         ELSE f.changes_at END,
     f.changes = CASE WHEN promoted THEN coalesce(f.changes, []) + 'activated'
                      ELSE f.changes END
+WITH f, ws, before, status_before, promoted
+OPTIONAL CALL (f, promoted) {
+  WITH f WHERE promoted
+#include fact/_close_linked(f)
+}
 RETURN f.id AS id, before, f.confidence AS after, status_before, f.status AS status,
-       size(ws) AS sessions
+       size(ws) AS sessions, closed

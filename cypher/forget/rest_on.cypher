@@ -31,10 +31,14 @@ CALL (f, row, first) {
       f.activated_at = datetime(row.activated_at),
       f.changes_at = [t IN coalesce(f.changes_at, []) | CASE WHEN t < first THEN first ELSE t END]
   WITH f, first
+  // Only a supersession f made, and from when f was first served as truth (its recording,
+  // or its promotion for a version written a candidate: fact/_close_linked); a candidate's
+  // link ended nothing.
   OPTIONAL MATCH (f)-[:SUPERSEDES]->(o:Fact)
-  WITH f, first, o WHERE o IS NOT NULL
-  SET o.superseded_at = first,
+  WITH f, o, f.activated_at AS at
+  WHERE o IS NOT NULL AND o.superseded_by = f.id AND at IS NOT NULL
+  SET o.superseded_at = at,
       o.changes_at = [i IN range(0, size(coalesce(o.changes, [])) - 1) |
-                      CASE WHEN o.changes[i] = 'superseded' THEN first ELSE o.changes_at[i] END]
+                      CASE WHEN o.changes[i] = 'superseded' THEN at ELSE o.changes_at[i] END]
 }
 RETURN f.id AS id

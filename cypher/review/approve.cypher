@@ -1,11 +1,13 @@
 // params: tenant, id, now, actor
-// returns: fact
+// returns: fact, closed
 // Human approval of what the review queue holds (review/queue): a current candidate becomes
 // active (approved_at marks it human-approved, so a later loss of corroborating evidence does
 // not send it back to review); a flag on it (a contradiction, a premise in doubt) is cleared
 // as verified (fact/_verify). An active fact is approved only when flagged: there is nothing
 // else to decide about it; a reviewer's verification marks it human-approved too (as
 // approving a candidate does), so a later loss of evidence does not send it back to review.
+// An approved candidate ends the version it was written to supersede (`closed`:
+// fact/_close_linked).
 MATCH (f:Fact {id: $id})
 WHERE f.tenant = $tenant AND f.superseded_at IS NULL AND f.retracted_at IS NULL
   AND (f.status = 'candidate' OR (f.status = 'active' AND f.needs_verification = true))
@@ -19,4 +21,9 @@ FOREACH (_ IN CASE WHEN promote THEN [1] ELSE [] END |
 FOREACH (_ IN CASE WHEN flagged THEN [1] ELSE [] END |
 #include fact/_verify(f)
 )
-RETURN f {.*, embedding: null} AS fact
+WITH f, promote
+OPTIONAL CALL (f, promote) {
+  WITH f WHERE promote
+#include fact/_close_linked(f)
+}
+RETURN f {.*, embedding: null} AS fact, closed

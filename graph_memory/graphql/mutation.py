@@ -119,7 +119,11 @@ class FactResult:
     version: int | None
     status: FactStatus | None
     confidence: float | None
-    supersedes: strawberry.ID | None
+    supersedes: strawberry.ID | None = strawberry.field(
+        description="The version this write superseded; for a new CANDIDATE (action "
+        "created), the one it will supersede once promoted (corroborated or approved): "
+        "until then that version stays ACTIVE."
+    )
     error: ItemError | None
 
     @strawberry.field

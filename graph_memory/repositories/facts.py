@@ -97,7 +97,7 @@ class FactRepository:
         if depends:
             await tx.run("fact.link_depends", {"tenant": tenant, "rows": depends})
         closing = [
-            {"old": r["supersedes"], "new": r["id"], "valid_from": _iso(r["valid_from"])}
+            {"old": r["supersedes"], "new": r["id"], "active": r["status"] == "active"}
             for r in rows
             if r["supersedes"]
         ]

@@ -61,6 +61,9 @@ class Withdrawn:
     demoted: bool = False
     tier: Tier | None = None
     source: str | None = None
+    # When the successor was first served as truth, before the purge (forget/relink reads it
+    # before any promotion is withdrawn); None: never, or no successor.
+    successor_served: datetime | None = None
 
     def apply(self, v: FactVersion) -> FactVersion:
         """``v`` shown as the purge leaves it (forget/rest_on, forget/relink)."""
@@ -78,20 +81,22 @@ class Withdrawn:
             out["tier"] = self.tier
         if self.source is not None:
             out["source"] = self.source
+        # A successor never served as truth (a candidate) only links: it ends nothing.
         nxt = self.successor
+        ends_at = self.successor_served
         if not self.rewired:
             pass
-        elif v.superseded_by is not None and nxt is None:
-            changes = tuple((t, c) for t, c in changes if c is not Change.SUPERSEDED)
-            out |= {"superseded_at": None, "superseded_by": None, "successor_valid_from": None}
-            if v.status is Status.SUPERSEDED:
-                out["status"] = Status.ACTIVE if life.activated_at else Status.CANDIDATE
-        elif nxt is not None:
-            changes = tuple(
-                (nxt.recorded_at if c is Change.SUPERSEDED else t, c) for t, c in changes
-            )
+        elif ends_at is None:
+            if v.superseded_by is not None:
+                changes = tuple((t, c) for t, c in changes if c is not Change.SUPERSEDED)
+                out |= {"superseded_at": None, "superseded_by": None, "successor_valid_from": None}
+                if v.status is Status.SUPERSEDED:
+                    out["status"] = Status.ACTIVE if life.activated_at else Status.CANDIDATE
+        else:
+            assert nxt is not None
+            changes = tuple((ends_at if c is Change.SUPERSEDED else t, c) for t, c in changes)
             out |= {
-                "superseded_at": nxt.recorded_at,
+                "superseded_at": ends_at,
                 "superseded_by": nxt.id,
                 "successor_valid_from": nxt.valid_from,
             }
@@ -189,6 +194,9 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
     for r in rows:
         versions: list[dict[str, Any]] = list(r["versions"])
         recorded = {v["id"]: life_of(v).recorded_at for v in versions}
+        # A successor ends a version from when it was first served as truth (a candidate
+        # only links: fact/_close_linked).
+        served = {v["id"]: life_of(v).activated_at for v in versions}
         succeeded_by = {v["id"]: v["superseded_by"] for v in versions}
         # Excised: every piece of its evidence withdrawn (forget/_hidden_fact).
         gone = {
@@ -200,7 +208,7 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
         left: dict[str, _Left] = {}
         for v in versions:
             after = _surviving(succeeded_by.get(v["id"]), succeeded_by, gone)
-            when = None if after is None else recorded.get(after)
+            when = None if after is None else served.get(after)
             left[v["id"]] = _withdrawn(v, r["promote_sessions"], when)
         lives = {vid: x.life for vid, x in left.items()}
         preceded_by = {v["id"]: v.get("supersedes") for v in versions}
@@ -231,6 +239,7 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
                 left[vid].demoted,
                 left[vid].tier,
                 left[vid].source,
+                None if nxt is None else served.get(nxt),
             )
     return out
 

@@ -109,7 +109,10 @@ class TrustRepository:
             "review.approve",
             {"tenant": require_tenant(tenant), "id": fact_id, "now": now, "actor": actor},
         )
-        return rows[0]["fact"] if rows else None
+        if not rows:
+            return None
+        # The version an approved candidate ended (review.approve), read by the caller.
+        return {**rows[0]["fact"], "closed": rows[0]["closed"]}
 
     @staticmethod
     async def reject(

@@ -353,10 +353,14 @@ def test_a_reinstated_inference_is_served_again_only_if_its_own_evidence_holds(
         ),
     )
     assert client.fact(go)["status"] == "ACTIVE"  # type: ignore[index]  # 3 sessions
-    b = _ep(client, "bob", "s-b1", f"Bob claimed the team moved to {SECRET}Lang.")
+    # Three sessions of bob's promote his inference, which supersedes Go (a candidate of
+    # his would only link to it: tests/integration/test_candidate_supersession.py).
+    b = [
+        _ep(client, "bob", f"s-b{i}", f"Bob claimed the team moved to {SECRET}Lang.") for i in "123"
+    ]
     (bobs,) = _one(
         client,
-        fact(TEAM, "language", f"{SECRET}Lang", [b], source="conversation", scope="team:core"),
+        fact(TEAM, "language", f"{SECRET}Lang", b, source="conversation", scope="team:core"),
     )
     assert client.fact(go)["status"] == "SUPERSEDED"  # type: ignore[index]
 

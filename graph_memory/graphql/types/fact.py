@@ -180,7 +180,10 @@ class Fact:
             for e in evidence
         ]
 
-    @strawberry.field(description="The version this one replaced.")
+    @strawberry.field(
+        description="The version this one replaced; a candidate's: the one it replaces once "
+        "promoted (until then that version is not superseded)."
+    )
     async def supersedes(self, info: Info[Any, None]) -> Fact | None:
         if not self.supersedes_id:
             return None

@@ -27,6 +27,7 @@ from graph_memory.services.consolidation.context import (
     RunContext,
     fingerprint,
 )
+from graph_memory.services.facts.rows import premise_superseded
 
 __all__ = ["ACTOR", "STEPS", "Change", "Count", "RunContext", "Step", "fingerprint"]
 
@@ -69,14 +70,15 @@ async def promote(ctx: RunContext) -> None:
     """Candidates whose evidence reached the corroboration threshold become active, through
     the same confidence recompute a write runs."""
     ctx.zero("promoted")
-    ids = await ctx.plan(
+    due = await ctx.plan(
         lambda tx: Repo.promotable(tx, ctx.tenant, ctx.scopes, ctx.now, ctx.promote_sessions)
     )
 
-    async def batch(chunk: list[str]) -> list[Count]:
-        before = await ctx.touch(chunk)
+    async def batch(chunk: list[Record]) -> list[Count]:
+        ids = [r["id"] for r in chunk]
+        before = await ctx.touch(ids + [x for r in chunk for x in r["ends"]])
         rows = await FactRepository.recompute_confidence(
-            ctx.tx, ctx.tenant, chunk, ctx.promote_sessions, ctx.now
+            ctx.tx, ctx.tenant, ids, ctx.promote_sessions, ctx.now
         )
         promoted: dict[str, str | None] = {
             r["id"]: f"corroborated by {r['sessions']} sessions (threshold {ctx.promote_sessions})"
@@ -84,11 +86,19 @@ async def promote(ctx: RunContext) -> None:
             if r["status_before"] == "candidate" and r["status"] == "active"
         }
         events = await ctx.record("promote", before, promoted)
+        # A promoted candidate ended the version it was written to supersede.
+        ended = [premise_superseded(r["closed"], r["id"], ctx.now) for r in rows if r["closed"]]
+        events += await ctx.record("supersede", before, {e["id"]: e["reason"] for e in ended})
+        flagged = await FactRepository.flag_dependents(ctx.tx, ctx.tenant, ended, ctx.now)
+        dependents: dict[str, str | None] = {
+            r["id"]: f"premise {r['premise']} superseded" for r in flagged
+        }
+        events += await ctx.record("flag_needs_verification", before, dependents)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
         await ctx.settle(list(promoted))
         return [Count("promoted", len(promoted))]
 
-    await ctx.each(ids, batch)
+    await ctx.each(due, batch)
 
 
 def _claimed(version: Record) -> str:

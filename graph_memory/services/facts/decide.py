@@ -115,8 +115,10 @@ def decide_items(
             )
             continue
         # The new version supersedes the one in force where it starts (ONE: any object;
-        # MANY: the same object's); see services/facts/validity.py.
-        prior = spot.prior
+        # MANY: the same object's); see services/facts/validity.py. A candidate only links
+        # to it (Placement.supersedes).
+        active = fact_rows.starts_active(cf, cites, episodes, policy.promote_sessions)
+        prior = spot.supersedes(active)
         # Not only the newest: a lower-tier version in between (one that only interrupted a
         # higher-tier fact) must not let this write end the higher-tier one.
         top = max(spot.ended, key=lambda v: TIER_RANK[Tier(v["tier"])], default=None)
@@ -160,22 +162,14 @@ def decide_items(
             "valid_from_stated": claim.stated,
             "told_us": validity.micros(told),
         }
-        if prior is not None:
+        if prior is not None and active:
             slot.current = [v for v in slot.current if v["id"] != prior["id"]]
-            superseded.append(
-                {
-                    "id": prior["id"],
-                    # Ids only: a reason is copied into the dependents' audit trail, where
-                    # a forgotten contributor's words must not survive (forgetContributor).
-                    "reason": f"premise {prior['id']} "
-                    f"superseded by {row['id']} at {now.isoformat()}",
-                }
-            )
+            superseded.append(fact_rows.premise_superseded(prior["id"], row["id"], now))
         slot.current.append(new_version)
         results[i] = ItemResult(
             index=i,
             ok=True,
-            action="superseded" if prior else "created",
+            action="superseded" if prior and active else "created",
             fact_id=row["id"],
             version=row["version"],
             supersedes=prior["id"] if prior else None,

@@ -97,6 +97,12 @@ async def settle(
         policy.promote_sessions,
     )
     events += fact_rows.write_events(principal, results, creates, item_steps, by_id, now)
+    # A candidate this batch promoted ended the version it was written to supersede.
+    superseded = superseded + [
+        fact_rows.premise_superseded(r["closed"], r["id"], now)
+        for r in recomputed
+        if r.get("closed") is not None
+    ]
     flagged = await FactRepository.flag_dependents(tx, tenant, superseded, now)
     events += audit.flagged(principal, flagged, now, "superseded")
     # Derived from a premise already in doubt: born needing verification, saying why (the

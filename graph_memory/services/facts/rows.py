@@ -149,6 +149,30 @@ def link_claim(cf: CheckedFact, claim: Claimed) -> dict[str, Any]:
     }
 
 
+def _by_session(cites: list[dict[str, Any]], episodes: dict[str, Record]) -> dict[str, list[float]]:
+    by_session: dict[str, list[float]] = {}
+    for c in cites:
+        ep = episodes[c["episode_id"]]
+        # A session is (user, session id), as in fact.recompute_confidence.
+        by_session.setdefault(session_key(ep["user_id"], ep["session_id"]), []).append(c["weight"])
+    return by_session
+
+
+def starts_active(
+    cf: CheckedFact, cites: list[dict[str, Any]], episodes: dict[str, Record], promote_sessions: int
+) -> bool:
+    """Inferred facts wait for corroboration by distinct sessions (or review); declared ones
+    are active at once."""
+    return cf.tier is not Tier.INFERRED or len(_by_session(cites, episodes)) >= promote_sessions
+
+
+def premise_superseded(old_id: str, new_id: str, now: datetime) -> dict[str, str]:
+    """The flag its dependents get when ``old_id`` is superseded by ``new_id`` (at its
+    writing, or at its promotion). Ids only: a reason is copied into the dependents' audit
+    trail, where a forgotten contributor's words must not survive (forgetContributor)."""
+    return {"id": old_id, "reason": f"premise {old_id} superseded by {new_id} at {now.isoformat()}"}
+
+
 def new_row(
     cf: CheckedFact,
     scope: str,
@@ -170,18 +194,10 @@ def new_row(
     tenant = principal.tenant
     item = cf.item
     valid_from, valid_to = valid.valid_from, valid.valid_to
-    by_session: dict[str, list[float]] = {}
-    for c in cites:
-        ep = episodes[c["episode_id"]]
-        # A session is (user, session id), as in fact.recompute_confidence.
-        by_session.setdefault(session_key(ep["user_id"], ep["session_id"]), []).append(c["weight"])
+    by_session = _by_session(cites, episodes)
     confidence = noisy_or(by_session, TIER_CAP[cf.tier])
-    # Inferred facts wait for corroboration by distinct sessions (or review); declared ones
-    # are active at once.
     status = (
-        Status.CANDIDATE
-        if cf.tier is Tier.INFERRED and len(by_session) < promote_sessions
-        else Status.ACTIVE
+        Status.ACTIVE if starts_active(cf, cites, episodes, promote_sessions) else Status.CANDIDATE
     )
     fact_id = f"fact_{uuid.uuid4().hex}"
     subject_name = item.subject.strip()

@@ -73,6 +73,17 @@ class Placement:
     # may end none of a higher tier's, not only the newest one's.
     ended: tuple[dict[str, Any], ...] = ()
 
+    def supersedes(self, active: bool) -> dict[str, Any] | None:
+        """The version a new one supersedes: the newest it ends that was ever served as truth
+        (a candidate it ends waits for review on its own); for a version served at once, with
+        none such, the newest candidate it ends. A new candidate only links to it: it ends
+        it when promoted (cypher/fact/_close_linked), so one session's inference neither
+        hides the fact it would replace nor leaves it ended when a reviewer rejects it."""
+        served = _newest(v for v in self.ended if v["status"] != "candidate")
+        if served is not None or not active:
+            return served
+        return self.prior
+
 
 def _start(v: dict[str, Any]) -> int:
     start: int | None = v.get("valid_from_us")

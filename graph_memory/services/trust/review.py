@@ -24,6 +24,7 @@ from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit import events as audit
+from graph_memory.services.facts.rows import premise_superseded
 from graph_memory.services.facts.tier_guard import refuse_override
 from graph_memory.versions import FactVersion
 
@@ -130,6 +131,9 @@ class ReviewService:
                 )
             was: dict[str, Any] = {"status": before["status"]}
             now_is: dict[str, Any] = {"status": after["status"]}
+            closed = after.pop("closed", None)
+            if closed is not None:
+                now_is["supersedes"] = closed
             if before.get("needs_verification"):  # what the decision settled, kept in the log
                 was.update(
                     needs_verification=True, verification_reason=before.get("verification_reason")
@@ -151,6 +155,11 @@ class ReviewService:
                     else 0.0,
                 )
             ]
+            if closed is not None:  # an approved candidate ended what it supersedes
+                flagged = await FactRepository.flag_dependents(
+                    tx, tenant, [premise_superseded(closed, fact_id, now)], now
+                )
+                events += audit.flagged(principal, flagged, now, "superseded")
             if action == "reject":
                 flagged = await FactRepository.flag_dependents(
                     tx,

@@ -1,0 +1,194 @@
+"""A candidate (an inference one session made) links to the fact it would replace but ends it
+only when promoted: by corroboration, a reviewer's approval or consolidation's PROMOTION.
+Until then the fact stays ACTIVE in every read and its conclusions stay unflagged; a
+rejection leaves it as it was; a rollback of the promotion or a forget of the one who wrote
+the version between them gives it back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph_memory.client import GraphMemoryClient
+from graph_memory.settings import Settings
+from tests.integration.conftest import episode, fact
+from tests.integration.consolidation_helpers import M_ROLLBACK, M_RUN
+from tests.integration.forget_helpers import held, release, run_purge
+
+TEAM = ["team:core"]
+
+
+def _lead(client: GraphMemoryClient, obj: str, *sessions: tuple[str, str], **kw: Any) -> str:
+    """A single-valued fact about the team, one episode per session; inferred unless told."""
+    kw.setdefault("source", "conversation")
+    eps = [
+        client.record_episode(**episode(user, session, scope="team:core", source=kw["source"]))
+        for user, session in sessions
+    ]
+    out = client.assert_facts(
+        [fact("Core team", "led_by", obj, eps, cardinality="ONE", scope="team:core", **kw)]
+    )
+    assert out["accepted"] == 1, out
+    return str(out["results"][0]["factId"])
+
+
+def _leads(client: GraphMemoryClient, **kw: Any) -> list[str]:
+    return [e["node"]["object"] for e in client.facts(TEAM, predicate="led_by", **kw)["edges"]]
+
+
+def _status(client: GraphMemoryClient, fid: str) -> tuple[str, Any, Any]:
+    f = client.fact(fid)
+    assert f is not None
+    return (f["status"], f["supersededAt"], f["needsVerification"])
+
+
+def _supersedes(client: GraphMemoryClient, fid: str) -> str | None:
+    """The version ``fid`` supersedes, or (a candidate) would supersede once promoted."""
+    q = "query($id: ID!) { fact(id: $id) { supersedes { id } } }"
+    linked = client.execute(q, {"id": fid})["fact"]["supersedes"]
+    return None if linked is None else str(linked["id"])
+
+
+def _conclusion(client: GraphMemoryClient, premise: str) -> str:
+    ep = client.record_episode(**episode("alice", "c1", scope="team:core"))
+    out = client.assert_facts(
+        [
+            fact(
+                "Core team",
+                "escalates_to",
+                "the lead",
+                [ep],
+                cardinality="ONE",
+                scope="team:core",
+                dependsOn=[premise],
+            )
+        ]
+    )
+    return str(out["results"][0]["factId"])
+
+
+def test_a_rejected_candidate_leaves_the_fact_it_would_replace_as_it_was(
+    client: GraphMemoryClient, analyst: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    first = _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    derived = _conclusion(client, first)
+    out = client.assert_facts(
+        [
+            fact(
+                "Core team",
+                "led_by",
+                "Erik",
+                [client.record_episode(**episode("alice", "s4", scope="team:core"))],
+                cardinality="ONE",
+                scope="team:core",
+                source="conversation",
+            )
+        ]
+    )["results"][0]
+    # Reported as a new candidate that would supersede the fact, not as a supersession.
+    assert (out["status"], out["action"], out["supersedes"]) == ("CANDIDATE", "created", first)
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first) == ("ACTIVE", None, False)
+    assert _status(client, derived)[2] is False  # its premise still holds
+    assert [q["fact"]["id"] for q in analyst.review_queue(TEAM)] == [out["factId"]]
+    admin.reject_fact(out["factId"], "Erik only stood in for a week")
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first) == ("ACTIVE", None, False)
+    hist = client.history("Core team", "led_by", TEAM)["versions"]
+    assert [(v["object"], v["status"]) for v in hist] == [("Dana", "ACTIVE"), ("Erik", "REJECTED")]
+
+
+def test_approval_supersedes_from_then_and_flags_the_conclusions(
+    client: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    first = _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    derived = _conclusion(client, first)
+    rival = _lead(client, "Frida", ("bob", "s5"))
+    pending_at = client.fact(rival)["recordedAt"]  # type: ignore[index]
+    approved = analyst.approve_fact(rival)
+    assert approved["status"] == "ACTIVE"
+    assert _leads(client) == ["Frida"]
+    status, ended_at, _ = _status(client, first)
+    assert status == "SUPERSEDED" and ended_at > pending_at
+    # While the candidate waited, the fact was active and current, as a read then saw it.
+    then = client.history("Core team", "led_by", TEAM, as_of=pending_at)["versions"]
+    assert [(v["object"], v["status"], v["supersededAt"]) for v in then] == [
+        ("Dana", "ACTIVE", None),
+        ("Frida", "CANDIDATE", None),
+    ]
+    assert _leads(client, as_of=pending_at) == ["Dana"]
+    conclusion = client.fact(derived)
+    assert conclusion and conclusion["needsVerification"]
+    assert f"premise {first} superseded by {rival}" in conclusion["verificationReason"]
+    ev = analyst.audit_log(target=rival, action="approve")["edges"][0]["node"]
+    assert f'"supersedes": "{first}"' in ev["after"]
+
+
+def test_corroboration_promotes_and_supersedes_then(client: GraphMemoryClient) -> None:
+    first = _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"), ("bob", "s5"))
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first)[0] == "ACTIVE"
+    assert _lead(client, "Erik", ("carol", "s6")) == rival  # the third session
+    assert _status(client, rival)[0] == "ACTIVE"
+    assert _leads(client) == ["Erik"]
+    assert _status(client, first)[0] == "SUPERSEDED"
+    assert client.fact(first)["supersededBy"] == rival  # type: ignore[index]
+
+
+def test_a_declared_fact_supersedes_the_active_one_while_a_candidate_waits(
+    client: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    first = _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"))
+    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
+    assert _leads(client) == ["Gus"]
+    assert _status(client, first)[0] == "SUPERSEDED"
+    assert client.fact(first)["supersededBy"] == declared  # type: ignore[index]
+    # The candidate still waits for a reviewer, who decides on it alone.
+    assert [q["fact"]["id"] for q in analyst.review_queue(TEAM)] == [rival]
+
+
+def test_a_rolled_back_promotion_gives_the_fact_back(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    first = _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    derived = _conclusion(client, first)
+    rival = _lead(client, "Erik", ("alice", "s4"), ("bob", "s5"))
+    # The threshold drops after the evidence arrived: only consolidation promotes it now.
+    admin.execute("mutation { configureTenant(policy: {promoteSessions: 2}) { version } }")
+    done = admin.execute(M_RUN, {"s": TEAM, "steps": ["PROMOTION"], "dry": False})
+    run = done["runConsolidation"]
+    assert _leads(client) == ["Erik"]
+    assert _status(client, first)[0] == "SUPERSEDED"
+    assert _status(client, derived)[2] is True
+    actions = {(c["action"], c["targetId"]) for c in run["changes"]}
+    assert {("promote", rival), ("supersede", first), ("flag_needs_verification", derived)} <= (
+        actions
+    )
+    admin.execute(M_ROLLBACK, {"id": run["id"]})
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first) == ("ACTIVE", None, False)
+    assert _status(client, rival)[0] == "CANDIDATE"
+    assert _status(client, derived)[2] is False
+
+
+def test_forgetting_the_version_between_leaves_a_candidate_only_linked(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """Dana (bob) <- Hana (alice) <- Erik (a candidate), all inferred: alice forgotten, Dana
+    is current again, during the purge and after it, and Erik still only waits."""
+    first = _lead(client, "Dana", ("bob", "s1"), ("bob", "s2"), ("bob", "s3"))
+    middle = _lead(client, "Hana", ("alice", "s4"), ("alice", "s5"), ("alice", "s6"))
+    rival = _lead(client, "Erik", ("carol", "s7"))
+    assert _status(client, first)[0] == "SUPERSEDED"
+    assert _supersedes(client, rival) == middle
+    job = held(settings, tenant, "alice")
+    # In flight: reads show the slot as the purge will leave it.
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first) == ("ACTIVE", None, False)
+    release(settings, job)
+    run_purge(settings, tenant, job, batch=100)
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first) == ("ACTIVE", None, False)
+    assert _status(client, rival)[0] == "CANDIDATE"
+    assert _supersedes(client, rival) == first
