@@ -14,6 +14,7 @@ CREATE (d:Episode {
   source: 'consolidation', confidence: row.confidence, recorded_at: $now, retrieval_count: 0,
   digest: true, digest_run: $run_id, member_users: row.member_users
 })
+#include search/_kind(d)
 WITH row, d
 CALL db.create.setNodeVectorProperty(d, 'embedding', row.embedding)
 WITH row, d

@@ -19,6 +19,7 @@ CREATE (e:Episode {
   speaker: row.speaker, source: row.source, confidence: row.confidence, recorded_at: $now, retrieval_count: 0,
   seq: row.seq, contributor: u.key
 })
+#include search/_kind(e)
 MERGE (e)-[:CONTRIBUTED_BY]->(u)
 WITH row, e
 CALL (row, e) {

@@ -7,6 +7,7 @@
 UNWIND $rows AS row
 CREATE (f:Fact)
 SET f += row.props  // += on a new node: skips clearing properties it does not have yet
+#include search/_kind(f)
 // Times travel as ISO strings: the driver's per-value datetime encoding cost more than the
 // rest of the row. recorded_at/activated_at are the transaction's one clock reading.
 SET f.recorded_at = $now,

@@ -26,6 +26,9 @@ ON CREATE SET m.tenant = $tenant, m.scope = row.scope, m.ft_scope = row.ft_scope
               m.fresh = true
 WITH row, e, m, coalesce(m.fresh, false) AS created
 REMOVE m.fresh
+FOREACH (_ IN CASE WHEN created THEN [1] ELSE [] END |
+#include search/_kind(m)
+)
 MERGE (m)-[d:DERIVED_FROM]->(e)
 ON CREATE SET d.turns = row.turns, d.at = $now, d.weight = row.confidence
 // A label per kind for Neo4j Browser; the kind comes from our allow-list, never from input.

@@ -15,7 +15,7 @@ CALL () {
   RETURN hit AS m, score AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('memo_text', $lucene, {limit: $k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('memory_text', '+ft_kind:memo^0 ' + $lucene, {limit: $k}) YIELD node, score
   WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
   RETURN node AS m, null AS vscore, score AS kscore
 }

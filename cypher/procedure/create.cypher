@@ -12,6 +12,7 @@ CREATE (p:Procedure {
   // When each status began: reads as of a past moment serve the status it had then.
   status_log_at: [$now], status_log: [$row.status]
 })
+#include search/_kind(p)
 WITH p
 CALL (p) {
   WITH p WHERE $row.embedding IS NOT NULL

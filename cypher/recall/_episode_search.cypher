@@ -33,7 +33,7 @@ CALL () {
   RETURN ehit2 AS e, null AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('episode_text', $lucene, {limit: $k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('memory_text', '+ft_kind:episode^0 ' + $lucene, {limit: $k}) YIELD node, score
   WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
   RETURN node AS e, null AS vscore, score AS kscore
 }

@@ -33,7 +33,7 @@ CALL () {
   RETURN fhit2 AS f, null AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('memory_text', '+ft_kind:fact^0 ' + $lucene, {limit: $k}) YIELD node, score
   // The Lucene scope clause already confines hits; this re-check is defence in depth.
   WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
   RETURN node AS f, null AS vscore, score AS kscore

@@ -18,7 +18,7 @@ CALL () {
   RETURN phit AS p, score AS vscore, null AS kscore
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('procedure_text', $lucene, {limit: $k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('memory_text', '+ft_kind:procedure^0 ' + $lucene, {limit: $k}) YIELD node, score
   WITH node, score WHERE node.tenant = $tenant AND node.scope IN $scopes
   RETURN node AS p, null AS vscore, score AS kscore
   UNION ALL

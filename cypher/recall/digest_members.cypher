@@ -9,7 +9,7 @@ CYPHER 25
 #include forget/_hidden
 CALL () {
   WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('episode_text', $lucene, {limit: $k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('memory_text', '+ft_kind:episode^0 ' + $lucene, {limit: $k}) YIELD node, score
   WITH node, score WHERE node.tenant = $tenant AND node.compacted_into IN $ids
   RETURN collect([node.id, score]) AS keyword
   UNION ALL

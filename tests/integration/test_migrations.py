@@ -21,7 +21,9 @@ def test_migrate_twice_applies_nothing_the_second_time(settings: Settings) -> No
             assert {m.version for m in schema_migrations()} <= await applied_versions(db)
             indexes = await db.run_raw("SHOW INDEXES YIELD name, state RETURN name, state")
             states = {r["name"]: r["state"] for r in indexes}
-            for name in ("fact_embedding", "fact_text", "fact_slot", "episode_embedding"):
+            # One full-text index over every kind since schema 150.
+            assert not {"fact_text", "episode_text", "memo_text", "procedure_text"} & set(states)
+            for name in ("fact_embedding", "memory_text", "fact_slot", "episode_embedding"):
                 assert states[name] == "ONLINE"
         finally:
             await db.close()
@@ -88,4 +90,46 @@ def test_marks_written_before_acted_for_fields_get_them_from_the_actor(
         "mig-a4": (None, None, None, None),
         "mig-f1": (None, "bob", "carol", None),
         "mig-m1": (None, None, None, "dan"),
+    }
+
+
+def test_memories_written_before_one_text_index_are_found_by_their_kind(
+    settings: Settings,
+) -> None:
+    """Schema 150: facts, episodes, memos and procedures written without the kind term get
+    it, and a search of one kind finds only that kind, each in the one full-text index."""
+    tenant = "mig-memory-text"
+    make = """
+    UNWIND [['Fact', 'mig-t-f'], ['Episode', 'mig-t-e'], ['Memo', 'mig-t-m'],
+            ['Procedure', 'mig-t-p']] AS k
+    CREATE (n:$(k[0]) {id: k[1], tenant: $t, text: 'the zanzibarian ledger', ft_scope: 'migtok'})
+    """
+    search = """
+    CALL db.index.fulltext.queryNodes('memory_text',
+      '+ft_kind:' + $kind + '^0 +ft_scope:(migtok)^0 +text:(zanzibarian)') YIELD node
+    RETURN collect(node.id) AS ids
+    """
+
+    async def go() -> dict[str, list[str]]:
+        db = Database.connect(settings.neo4j())
+        try:
+            await db.run_raw(make, {"t": tenant})
+            (m150,) = [m for m in schema_migrations() if m.version == 150]
+            for stmt in m150.statements:  # idempotent: applied again over a migrated store
+                await db.run_raw(stmt)
+            await db.run_raw("CALL db.awaitIndexes(60)")
+            found = {}
+            for kind in ("fact", "episode", "memo", "procedure"):
+                rows = await db.run_raw(search, {"kind": kind})
+                found[kind] = list(rows[0]["ids"])
+            return found
+        finally:
+            await db.run_raw("MATCH (n) WHERE n.tenant = $t DETACH DELETE n", {"t": tenant})
+            await db.close()
+
+    assert asyncio.run(go()) == {
+        "fact": ["mig-t-f"],
+        "episode": ["mig-t-e"],
+        "memo": ["mig-t-m"],
+        "procedure": ["mig-t-p"],
     }
