@@ -83,7 +83,14 @@ class Withdrawn:
             out["source"] = self.source
         # A successor never served as truth (a candidate) only links: it ends nothing.
         nxt = self.successor
-        ends_at = self.successor_served
+        # From when it was first served, moved with its first telling as forget/rest_on
+        # moves it (max(activated, first)), a withdrawn promotion aside (forget/recandidate
+        # runs after the chain is rewritten).
+        ends_at = (
+            None
+            if nxt is None or self.successor_served is None
+            else max(self.successor_served, nxt.recorded_at)
+        )
         if not self.rewired:
             pass
         elif ends_at is None:
