@@ -200,3 +200,19 @@ def test_a_past_told_later_does_not_override_an_undated_present() -> None:
     since = place([berlin], "paris", ONE, at(2018), None, told=at(2026, 5), stated=True,
                   explicit=True)  # fmt: skip
     assert since.prior is berlin  # "in Paris since 2018", said later, corrects it
+
+
+def test_a_version_supersedes_the_newest_served_one_it_ends_and_a_candidate_only_links() -> None:
+    """Paris (active, 2018) and Lyon (a candidate, 2020) both end where Berlin (2023) starts:
+    Berlin supersedes Paris whether it is served at once or a candidate (which ends it only
+    when promoted); a waiting candidate is superseded only by a served version, and only
+    when no served version is ended."""
+    paris = {**version("paris", "paris", 2018, number=1), "status": "active"}
+    lyon = {**version("lyon", "lyon", 2020, number=2), "status": "candidate"}
+    spot = place([paris, lyon], "berlin", ONE, at(2023), None, told=NOW, stated=True, explicit=True)
+    assert spot.prior is lyon  # the newest it ends, whatever its status
+    assert spot.supersedes(active=True) is paris
+    assert spot.supersedes(active=False) is paris
+    alone = place([lyon], "berlin", ONE, at(2023), None, told=NOW, stated=True, explicit=True)
+    assert alone.supersedes(active=True) is lyon
+    assert alone.supersedes(active=False) is None
