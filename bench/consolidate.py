@@ -116,6 +116,7 @@ PREDICATES = [f"p{i}" for i in range(40)]
 EPISODES = """
 UNWIND $rows AS r
 CREATE (e:Episode {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
+  ft_kind: 'episode',
   user_id: r.user_id, session_id: r.session_id, started_at: r.at, ended_at: r.at,
   summary: r.text, text: r.text, outcome: 'success', topics: [], key_entities: [],
   source: 'user', confidence: 0.7, recorded_at: r.at, retrieval_count: 0})
@@ -124,7 +125,7 @@ FACTS = """
 UNWIND $rows AS r
 MERGE (s:Entity {tenant: $tenant, key: r.subject})
 ON CREATE SET s.id = r.subject_id, s.name = r.subject_name, s.caption = r.subject_name
-CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
+CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope, ft_kind: 'fact',
   subject: r.subject, subject_name: r.subject_name, predicate: r.predicate, object: r.object,
   object_key: r.object_key, object_is_entity: false, text: r.text, kind: 'fact',
   source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95, status: 'active',

@@ -48,7 +48,7 @@ from graph_memory.settings import Settings
 
 LOAD = """
 UNWIND $rows AS r
-CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope,
+CREATE (f:Fact {id: r.id, tenant: $tenant, scope: r.scope, ft_scope: r.ft_scope, ft_kind: 'fact',
   subject: r.subject, subject_name: r.subject, predicate: r.predicate, object: r.object,
   object_key: toLower(r.object), object_is_entity: false, text: r.text, caption: r.text,
   kind: 'fact', source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95,

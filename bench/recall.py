@@ -53,6 +53,7 @@ LOAD_EPISODES = """
 UNWIND $rows AS r
 MERGE (u:User {tenant: r.tenant, id: r.user})
 CREATE (e:Episode {id: r.id, tenant: r.tenant, scope: r.scope, ft_scope: r.ft_scope,
+  ft_kind: 'episode',
   user_id: r.user, session_id: r.id, started_at: r.at, ended_at: r.at, summary: r.text,
   text: r.text, caption: r.text, outcome: 'success', topics: [], key_entities: [],
   source: 'user', confidence: 0.8, recorded_at: r.at, retrieval_count: 0})
@@ -63,7 +64,7 @@ CALL db.create.setNodeVectorProperty(e, 'embedding', r.embedding)
 LOAD_FACTS = """
 UNWIND $rows AS r
 MATCH (e:Episode {id: r.episode})
-CREATE (f:Fact {id: r.id, tenant: r.tenant, scope: r.scope, ft_scope: r.ft_scope,
+CREATE (f:Fact {id: r.id, tenant: r.tenant, scope: r.scope, ft_scope: r.ft_scope, ft_kind: 'fact',
   subject: r.user, subject_name: r.user, predicate: 'notes', object: r.text,
   object_key: r.text, object_is_entity: false, text: r.text, caption: r.text, kind: 'fact',
   source: 'user', tier: 'user', tier_rank: 1, tier_cap: 0.95, status: 'active',
