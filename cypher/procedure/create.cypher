@@ -1,7 +1,9 @@
 // params: tenant, row, now
 // returns: procedure
-// A new procedure version; the one it replaces (if any) ends its belief interval now and is
-// linked by SUPERSEDES, so "which steps did we follow at T" stays answerable.
+// A new procedure version, linked by SUPERSEDES to the one it replaces (if any), which ends
+// its belief interval now unless it is proven and the new one is not (procedure/_end_older:
+// then it ends when the new one is promoted), so "which steps did we follow at T" stays
+// answerable.
 CREATE (p:Procedure {
   id: $row.id, tenant: $tenant, scope: $row.scope, ft_scope: $row.ft_scope,
   intent: $row.intent, role: $row.role, version: $row.version, steps: $row.steps,
@@ -21,8 +23,8 @@ CALL (p) {
 CALL (p) {
   WITH p WHERE $row.supersedes IS NOT NULL
   MATCH (old:Procedure {id: $row.supersedes})
-  WHERE old.tenant = $tenant AND old.superseded_at IS NULL
-  SET old.superseded_at = $now, old.superseded_by = p.id, old.updated_at = $now
+  WHERE old.tenant = $tenant
   MERGE (p)-[:SUPERSEDES]->(old)
 }
+#include procedure/_end_older(p)
 RETURN p {.*, embedding: null} AS procedure

@@ -28,5 +28,12 @@ SET p.success_count = wins, p.failure_count = losses, p.status = status,
     p.status_log = CASE WHEN status = status_before THEN p.status_log
                         ELSE coalesce(p.status_log, []) + [status] END,
     p.updated_at = $now
+WITH p, wins, losses, status_before, status
+// Promoted: it now outranks the proven version its steps were written to replace.
+OPTIONAL CALL (p, status, status_before) {
+  WITH p WHERE status = 'active' AND status_before <> 'active'
+#include procedure/_end_older(p)
+  RETURN ended
+}
 RETURN p.id AS id, status_before, status, wins AS success_count,
        losses AS failure_count

@@ -150,3 +150,33 @@ def test_bad_input_and_unknown_ids_are_typed_errors(
     with pytest.raises(GraphMemoryClientError) as err:
         _upsert(analyst, STEPS_V1)
     assert err.value.code == "FORBIDDEN"
+
+
+def test_new_steps_an_agent_writes_replace_proven_ones_only_once_proven(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """A reviewed procedure stays served while an agent's new steps wait as a candidate;
+    their third success promotes them and ends it. A second admin version ends whatever is
+    current."""
+    proven = _upsert(admin, STEPS_V1)["procedure"]
+    assert proven["status"] == "active"
+    new = _upsert(client, STEPS_V2)
+    assert new["action"] == "new_version"
+    candidate = new["procedure"]
+    assert candidate["status"] == "candidate" and candidate["supersedes"] == proven["id"]
+    assert [p["id"] for p in client.procedures("reset_password", [TEAM])] == [proven["id"]]
+    both = client.procedures("reset_password", [TEAM], include_candidates=True)
+    assert [p["id"] for p in both] == [proven["id"], candidate["id"]]  # the proven first
+    assert both[0]["supersededAt"] is None
+    r = _outcomes(client, candidate["id"], [True, True, True])
+    assert (r["statusBefore"], r["status"]) == ("candidate", "active")
+    (served,) = client.procedures("reset_password", [TEAM], include_candidates=True)
+    assert served["id"] == candidate["id"] and served["steps"] == STEPS_V2
+    # An admin's version ends the served one and a candidate waiting beside it alike.
+    waiting = _upsert(client, [*STEPS_V2, "Close the ticket"])["procedure"]
+    assert len(client.procedures("reset_password", [TEAM], include_candidates=True)) == 2
+    final = _upsert(admin, STEPS_V1)["procedure"]
+    assert final["status"] == "active" and final["version"] == 4
+    (only,) = client.procedures("reset_password", [TEAM], include_candidates=True)
+    assert only["id"] == final["id"]
+    assert waiting["id"] != final["id"]
