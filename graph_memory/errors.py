@@ -27,6 +27,8 @@ Every error carries a machine-readable ``code`` that the GraphQL layer puts in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 __all__ = [
     "Conflict",
     "Forbidden",
@@ -37,6 +39,7 @@ __all__ = [
     "MigrationError",
     "ModelOutputInvalid",
     "ModelUnavailable",
+    "ModelUsage",
     "NotFound",
     "PayloadTooLarge",
     "QueryTooComplex",
@@ -132,10 +135,20 @@ class LlmNotConfigured(GraphMemoryError):
     code = "LLM_NOT_CONFIGURED"
 
 
+@dataclass(frozen=True)
+class ModelUsage:
+    """What requests to the model spent: tokens, time waiting and how many were made."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_ms: float = 0.0
+    calls: int = 0
+
+
 class ModelOutputInvalid(GraphMemoryError):
     code = "MODEL_OUTPUT_INVALID"
-    # Tokens and model time the failed attempts spent (prompt, completion, ms): still paid for.
-    usage: tuple[int, int, float] = (0, 0, 0.0)
+    # What the failed attempts spent: still paid for.
+    usage: ModelUsage = ModelUsage()
 
 
 class ModelRequestRefused(ModelOutputInvalid):
@@ -154,7 +167,7 @@ class ModelAccessDenied(ModelRequestRefused):
 
 class ModelUnavailable(GraphMemoryError):
     code = "MODEL_UNAVAILABLE"
-    usage: tuple[int, int, float] = (0, 0, 0.0)
+    usage: ModelUsage = ModelUsage()
 
 
 class ScopeMissing(GraphMemoryError):

@@ -153,6 +153,7 @@ class IngestJob:
     prompt_tokens: int
     completion_tokens: int
     model_ms: float
+    model_calls: int
     overhead_ms: float
     episode_id: str | None
     error_code: str | None
@@ -178,6 +179,7 @@ class IngestJob:
             prompt_tokens=int(r.get("prompt_tokens") or 0),
             completion_tokens=int(r.get("completion_tokens") or 0),
             model_ms=float(r.get("model_ms") or 0.0),
+            model_calls=int(r.get("model_calls") or 0),
             overhead_ms=float(r.get("overhead_ms") or 0.0),
             episode_id=r.get("episode_id"),
             error_code=r.get("error_code"),

@@ -114,7 +114,10 @@ class IngestJob:
     session_id: str
     scope: str
     status: IngestStatus
-    attempts: int
+    attempts: int = strawberry.field(
+        description="Runs of the job: each claim by a worker (a retry after a failure or a "
+        "lost lease is another); modelCalls counts the requests to the model."
+    )
     created_at: datetime | None
     finished_at: datetime | None
     turn_count: int
@@ -124,6 +127,10 @@ class IngestJob:
     episode_id: strawberry.ID | None
     tokens: TokenUse
     model_ms: float = strawberry.field(description="Time spent waiting for the model.")
+    model_calls: int = strawberry.field(
+        description="Requests made to the model over every run, retries of a malformed or "
+        "failed answer included."
+    )
     overhead_ms: float = strawberry.field(description="Our time for the run, model excluded.")
     counts: IngestCounts
     items: list[IngestItem]
@@ -176,6 +183,7 @@ def job_type(j: DJob) -> IngestJob:
             total=j.prompt_tokens + j.completion_tokens,
         ),
         model_ms=j.model_ms,
+        model_calls=j.model_calls,
         overhead_ms=j.overhead_ms,
         counts=IngestCounts(
             written=counts.written,

@@ -31,7 +31,7 @@ JOB = """
 query($id: ID!) {
   ingestJob(id: $id) {
     id status attempts extractor model episodeId turnsKept turnCount
-    tokens { prompt completion total } modelMs overheadMs
+    tokens { prompt completion total } modelMs modelCalls overheadMs
     counts { written refused facts events todos procedures }
     items { kind index ok action id status text turns detail error { code message field } }
     error { code message }

@@ -244,6 +244,7 @@ def test_a_malformed_answer_is_retried_and_tokens_of_every_attempt_count(
     assert "episode: Input should be" in again[3]["content"], again[3]["content"]
     fake.script(s["sessionId"], good)  # the endpoint recovers: later workers finish the job
     assert j["tokens"]["total"] == 3 * 120
+    assert (j["attempts"], j["modelCalls"]) == (1, 3)  # one run, three requests
 
 
 def test_an_answer_that_stays_malformed_fails_the_job_with_the_reason(
@@ -258,6 +259,7 @@ def test_an_answer_that_stays_malformed_fails_the_job_with_the_reason(
     (item,) = j["items"]
     assert item["kind"] == "extraction" and item["error"]["code"] == "MODEL_OUTPUT_INVALID"
     assert j["tokens"]["total"] == 3 * 120 and j["episodeId"] is None
+    assert (j["attempts"], j["modelCalls"]) == (1, 3)
     # The client sends the session again once the model behaves: the job runs again, with
     # the turns it sent (a failed job had dropped them) and its attempts anew.
     fake.script(
@@ -270,6 +272,7 @@ def test_an_answer_that_stays_malformed_fails_the_job_with_the_reason(
     again = run(c, llm, embedder, s, tenant)
     assert again["id"] == j["id"] and again["status"] == "DONE", again
     assert again["attempts"] == 1 and again["error"] is None and again["counts"]["facts"] == 1
+    assert again["modelCalls"] == 4  # every request paid for, the failed run's included
     with pytest.raises(GraphMemoryClientError) as e:  # other content is still a conflict
         ingest(c, {**s, "turns": s["turns"][:2]})
     assert e.value.code == "CONFLICT"
@@ -1249,6 +1252,7 @@ def test_an_endpoint_failure_is_retried_and_a_lasting_one_requeues_the_job(
     fake.script(s["sessionId"], Answer(status=503), good)
     j = run(c, llm, embedder, s, tenant)
     assert j["status"] == "DONE" and len(fake.requests_for(s["sessionId"])) == 2
+    assert (j["attempts"], j["modelCalls"]) == (1, 2)
 
     s = session()
     fake.script(s["sessionId"], Answer(status=500))
@@ -1256,7 +1260,7 @@ def test_an_endpoint_failure_is_retried_and_a_lasting_one_requeues_the_job(
     # Three tries inside the attempt, then the job goes back to the queue with a backoff.
     assert j["status"] == "QUEUED" and j["attempts"] == 1
     assert j["error"]["code"] == "MODEL_UNAVAILABLE"
-    assert len(fake.requests_for(s["sessionId"])) == 3
+    assert len(fake.requests_for(s["sessionId"])) == 3 == j["modelCalls"]
     fake.script(s["sessionId"], good)  # the endpoint recovers: later workers finish the job
 
 

@@ -33,6 +33,7 @@ from graph_memory.errors import (
     ModelOutputInvalid,
     ModelRequestRefused,
     ModelUnavailable,
+    ModelUsage,
 )
 from graph_memory.ingestion import LINE_BREAKING, SessionInput, Turn
 from graph_memory.services.ingest.extraction_schema import (
@@ -276,17 +277,17 @@ class Extractor:
                         attempt_no,
                     )
         except ModelRequestRefused as e:
-            e.usage = (prompt_tokens, completion_tokens, model_ms)
+            e.usage = ModelUsage(prompt_tokens, completion_tokens, model_ms, attempt_no)
             raise
         except _Malformed as e:
             err = ModelOutputInvalid(
                 f"the model's answer did not match the extraction schema after {attempt_no} "
                 f"attempt(s): {last_problem}"
             )
-            err.usage = (prompt_tokens, completion_tokens, model_ms)
+            err.usage = ModelUsage(prompt_tokens, completion_tokens, model_ms, attempt_no)
             raise err from e
         except (*_TRANSIENT, openai.APIStatusError) as e:
             err2 = ModelUnavailable(f"the extraction endpoint failed: {type(e).__name__}: {e}")
-            err2.usage = (prompt_tokens, completion_tokens, model_ms)
+            err2.usage = ModelUsage(prompt_tokens, completion_tokens, model_ms, attempt_no)
             raise err2 from e
         raise AssertionError("unreachable")  # pragma: no cover

@@ -99,6 +99,7 @@ class IngestService:
             "prompt_tokens": 0,
             "completion_tokens": 0,
             "model_ms": 0.0,
+            "model_calls": 0,
         }
         record, created = await self._commits.submit(row)
         if not created and record.get("request_hash") != digest:

@@ -35,6 +35,7 @@ from graph_memory.errors import (
     GraphMemoryError,
     ModelOutputInvalid,
     ModelUnavailable,
+    ModelUsage,
     StoreUnavailable,
 )
 from graph_memory.ingestion import SessionInput, turns_from_json
@@ -253,7 +254,15 @@ class IngestWorker:
                         "model": result.model,
                         "extractor": result.extractor,
                         "model_attempts": result.attempts,
-                        **_usage(record, result.prompt_tokens, result.completion_tokens, model_ms),
+                        **_usage(
+                            record,
+                            ModelUsage(
+                                result.prompt_tokens,
+                                result.completion_tokens,
+                                model_ms,
+                                result.attempts,
+                            ),
+                        ),
                     },
                 )
             scope = JobScope(
@@ -306,7 +315,6 @@ class IngestWorker:
             applied = await write_session(self.services, plan, complete)
             metrics.INGEST_JOBS.labels("done" if applied.kept else "nothing").inc()
         except ModelOutputInvalid as e:
-            p, c, ms = e.usage
             item = {
                 "kind": "extraction",
                 "index": 0,
@@ -316,10 +324,10 @@ class IngestWorker:
                 "field": None,
             }
             await self._finish(
-                record, "failed", [item], error=(e.code, e.message), extra=_usage(record, p, c, ms)
+                record, "failed", [item], error=(e.code, e.message), extra=_usage(record, e.usage)
             )
         except (ModelUnavailable, GraphMemoryError) as e:
-            usage = _usage(record, *e.usage) if isinstance(e, ModelUnavailable) else {}
+            usage = _usage(record, e.usage) if isinstance(e, ModelUnavailable) else {}
             await self._retry_later(record, attempts, max_attempts, e.code, e.message, usage)
         except (_LeaseLost, asyncio.CancelledError):
             raise
@@ -412,11 +420,13 @@ def _overhead(began: float, model_ms: float) -> float:
     return round((time.perf_counter() - began) * 1000 - model_ms, 3)
 
 
-def _usage(record: Record, prompt: int, completion: int, model_ms: float) -> dict[str, Any]:
+def _usage(record: Record, spent: ModelUsage) -> dict[str, Any]:
+    """The job's totals with what one run's requests to the model spent added."""
     return {
-        "prompt_tokens": int(record.get("prompt_tokens") or 0) + prompt,
-        "completion_tokens": int(record.get("completion_tokens") or 0) + completion,
-        "model_ms": round(float(record.get("model_ms") or 0.0) + model_ms, 3),
+        "prompt_tokens": int(record.get("prompt_tokens") or 0) + spent.prompt_tokens,
+        "completion_tokens": int(record.get("completion_tokens") or 0) + spent.completion_tokens,
+        "model_ms": round(float(record.get("model_ms") or 0.0) + spent.model_ms, 3),
+        "model_calls": int(record.get("model_calls") or 0) + spent.calls,
     }
 
 
