@@ -8,17 +8,26 @@ versions) and a fifth after the write (timeline.slot_state) for the timeline.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import _segment, life_of
 from graph_memory.temporal import Segment, VersionLife
 
-__all__ = ["PrelockRepository", "SlotState", "WriteState", "WriteStateRepository"]
+__all__ = [
+    "Prelock",
+    "PrelockAhead",
+    "PrelockRepository",
+    "SlotState",
+    "WriteState",
+    "WriteStateRepository",
+]
 
 SlotKey = tuple[str, str, str]
 
@@ -181,3 +190,44 @@ class PrelockRepository:
             "predicate.lookup", {"tenant": require_tenant(tenant), "names": names}
         )
         return {r["name"]: r["cardinality"] for r in rows}
+
+
+class Prelock(Protocol):
+    """The reads a batch makes before it takes any lock (PrelockRepository's)."""
+
+    async def episodes(self, tenant: str, ids: list[str]) -> dict[str, Record]: ...
+
+    async def predicates(self, tenant: str, names: list[str]) -> dict[str, str]: ...
+
+
+class PrelockAhead:
+    """PrelockRepository's reads started before the batch is built, answered from when they
+    cover what is asked (else read then): a session's ingestion knows its episode and its
+    predicates while it still resolves entity names, and the reads overlap that one instead
+    of following it. ``close`` drops what was not used."""
+
+    def __init__(
+        self, repo: PrelockRepository, tenant: str, episode_ids: list[str], names: list[str]
+    ) -> None:
+        self._repo, self._tenant = repo, tenant
+        self._episode_ids, self._names = frozenset(episode_ids), frozenset(names)
+        self._episodes = asyncio.ensure_future(repo.episodes(tenant, sorted(self._episode_ids)))
+        self._predicates = asyncio.ensure_future(repo.predicates(tenant, sorted(self._names)))
+
+    async def episodes(self, tenant: str, ids: list[str]) -> dict[str, Record]:
+        if tenant != self._tenant or not set(ids) <= self._episode_ids:
+            return await self._repo.episodes(tenant, ids)
+        got = await self._episodes
+        return {i: got[i] for i in ids if i in got}
+
+    async def predicates(self, tenant: str, names: list[str]) -> dict[str, str]:
+        if tenant != self._tenant or not set(names) <= self._names:
+            return await self._repo.predicates(tenant, names)
+        got = await self._predicates
+        return {n: got[n] for n in names if n in got}
+
+    async def close(self) -> None:
+        for task in (self._episodes, self._predicates):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task

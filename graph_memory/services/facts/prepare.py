@@ -23,7 +23,7 @@ from graph_memory.domain import FactInput, Principal
 from graph_memory.errors import GraphMemoryError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
-from graph_memory.repositories.write_state import PrelockRepository
+from graph_memory.repositories.write_state import Prelock
 from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.citation_scope import refused
 from graph_memory.services.facts.gate import CheckedFact, check_fact
@@ -62,7 +62,7 @@ async def checked_items(
     policy: TenantPolicy,
     items: list[FactInput],
     facts: FactRepository,
-    prelock: PrelockRepository,
+    prelock: Prelock,
     failed: type[ItemResult],
 ) -> tuple[dict[int, ItemResult], dict[int, CheckedFact], dict[str, Record], dict[str, str]]:
     """The gate and the citation-scope check; returns the refused items, the checked ones,

@@ -27,6 +27,7 @@ from graph_memory.repositories.idempotency import (
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.repositories.write_state import (
+    Prelock,
     PrelockRepository,
     WriteState,
     WriteStateRepository,
@@ -116,14 +117,21 @@ class FactService:
         request_hash: str = "",
         *,
         embed: bool = True,
+        prelock: Prelock | None = None,
     ) -> PreparedBatch:
         """What does not depend on the slots' current state, done before any lock: the gate,
         the citation scopes, embeddings, and which locks the batch takes (services/facts/
         prepare.py). ``embed=False``: the caller embeds the checked items' texts itself (a
-        session's ingestion, in one call for all its texts) and sets ``vectors``."""
+        session's ingestion, in one call for all its texts) and sets ``vectors``.
+        ``prelock``: those reads, already started (PrelockAhead)."""
         policy = await self.policy(principal.tenant)
         results, checked, episodes, registered = await checked_items(
-            principal, policy, items, self.facts, PrelockRepository(self.db), ItemResult
+            principal,
+            policy,
+            items,
+            self.facts,
+            prelock or PrelockRepository(self.db),
+            ItemResult,
         )
         embeddings = await self._embed([c.text for c in checked.values()]) if embed else []
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}

@@ -33,6 +33,7 @@ from graph_memory.domain import (
 from graph_memory.errors import LimitExceeded, ValidationError
 from graph_memory.ingestion import SessionInput, Turn
 from graph_memory.repositories.ingest import IngestRepository
+from graph_memory.repositories.write_state import PrelockAhead, PrelockRepository
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts import sensitive
 from graph_memory.services.facts.gate import MAX_FIELD
@@ -367,13 +368,36 @@ async def _facts(
     episode_id: str,
     known: dict[str, Any],
 ) -> FactPlan:
-    inputs: list[FactInput] = []
-    meta: list[tuple[int, FactOut, dict[str, Any]]] = []
     if not valid:
         return FactPlan([], [], None)
-    names = await _resolve(
-        services, job.principal, {n for _, f, *_ in valid for n in (f.subject, f.object)}
+    # The episode and the predicates the batch will read before its locks are known now:
+    # those reads run beside the entity resolution instead of after it.
+    ahead = PrelockAhead(
+        PrelockRepository(services.db),
+        job.principal.tenant,
+        [episode_id],
+        [normalise_predicate(f.predicate) for _, f, *_ in valid],
     )
+    try:
+        names = await _resolve(
+            services, job.principal, {n for _, f, *_ in valid for n in (f.subject, f.object)}
+        )
+        return await _fact_batch(services, job, valid, episode_id, known, names, ahead)
+    finally:
+        await ahead.close()
+
+
+async def _fact_batch(
+    services: Services,
+    job: JobScope,
+    valid: Valid,
+    episode_id: str,
+    known: dict[str, Any],
+    names: dict[str, tuple[str, bool]],
+    prelock: PrelockAhead,
+) -> FactPlan:
+    inputs: list[FactInput] = []
+    meta: list[tuple[int, FactOut, dict[str, Any]]] = []
     for i, f, valid_from, valid_to in valid:
         subject, subject_known = names[f.subject]
         obj, object_known = names[f.object]
@@ -408,7 +432,7 @@ async def _facts(
                 },
             )
         )
-    batch = await services.facts.prepare(job.principal, inputs, embed=False)
+    batch = await services.facts.prepare(job.principal, inputs, embed=False, prelock=prelock)
     return FactPlan(inputs, meta, batch)
 
 
