@@ -34,7 +34,11 @@ WITH f, s, f.status AS status_before, f.scope AS left_scope, f.subject AS left_s
       'left_predicate',
       // Whom a session token acted for never changes in a run; a snapshot taken before
       // schema 110 backfilled these must not strip them (a forget finds marks by them).
-      'created_for', 'retracted_for', 'closed_for'] AS kept
+      'created_for', 'retracted_for', 'closed_for',
+      // The search term of its kind (schema 150), likewise written onto memories a run had
+      // left: a snapshot from before has none, and removing it would hide the memory from
+      // keyword search.
+      'ft_kind'] AS kept
 // A copy-on-write snapshot (only: the properties its batches could change) restores just
 // those; a whole one compares every property.
 WITH f, s, only, created, status_before, left_scope, left_subject, left_predicate,

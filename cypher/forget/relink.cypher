@@ -1,49 +1,47 @@
-// params: tenant, links
-// returns: relinked
-// Rewrites a chain as if the excised versions had never been written:
-//  * older and newer survive: newer supersedes older directly, from when newer was first
-//    served as truth (a newer candidate never promoted only links to it: older is current);
-//  * only older survives: it is current again (its successors were all excised);
-//  * only newer survives: it supersedes nothing any more.
-UNWIND $links AS link
-OPTIONAL MATCH (n:Fact {id: link.newer})
-WHERE n.tenant = $tenant
-// A newer version written a candidate and never promoted only links (fact/_close_linked):
-// the older one is current again, as if nothing had followed it.
-WITH link, n, n IS NOT NULL AND n.activated_at IS NOT NULL AS served
-CALL (link, n, served) {
-  WITH link, n, served WHERE link.older IS NOT NULL AND n IS NOT NULL
-  MATCH (s:Fact {id: link.older})
-  WHERE s.tenant = $tenant
-  MERGE (n)-[:SUPERSEDES]->(s)
-  SET n.supersedes = s.id
-  WITH s, n, served WHERE served
-  WITH s, n,
-       [i IN range(0, size(coalesce(s.changes, [])) - 1) WHERE s.changes[i] <> 'superseded'] AS keep
-  // From when the newer one was first served: its recording, or its promotion.
-  SET s.superseded_at = n.activated_at, s.superseded_by = n.id,
-      s.successor_valid_from = n.valid_from,
-      // Its supersession in the change log moves to that moment.
-      s.changes_at = [i IN keep | s.changes_at[i]] + n.activated_at,
-      s.changes = [i IN keep | s.changes[i]] + 'superseded'
+// params: tenant, links, closes, excised
+// returns: reopened
+// Rewrites the chains around excised versions as if they had never been written (the plan:
+// services/forget/purge.plan_relinks; the in-flight view, repositories/shadow.py, reads the
+// same):
+//  * links: each surviving version that linked to an excised one links to the nearest
+//    surviving older version instead (older null: it supersedes nothing any more);
+//  * closes: a surviving version an excised one had ended (`via`, still its superseded_by) is
+//    ended by the nearest surviving version along the enders (`closer`) if that one was ever
+//    served as truth, from when it was first served; else it is current again (`reopened`).
+//    A version ended by a version that survives is left as it is.
+CALL () {
+  UNWIND $links AS link
+  MATCH (n:Fact {id: link.newer})
+  WHERE n.tenant = $tenant
+  OPTIONAL MATCH (s:Fact {id: link.older})
+  WHERE s.tenant = $tenant AND NOT s.id IN $excised
+  FOREACH (_ IN CASE WHEN s IS NULL THEN [1] ELSE [] END | SET n.supersedes = null)
+  FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END |
+    MERGE (n)-[:SUPERSEDES]->(s)
+    SET n.supersedes = s.id)
+  RETURN count(*) AS linked
 }
-CALL (link, served) {
-  WITH link WHERE link.older IS NOT NULL AND NOT served
-  MATCH (s:Fact {id: link.older})
-  WHERE s.tenant = $tenant
-  WITH s,
+CALL () {
+  UNWIND $closes AS c
+  MATCH (s:Fact {id: c.older})
+  WHERE s.tenant = $tenant AND s.superseded_by = c.via
+  OPTIONAL MATCH (k:Fact {id: c.closer})
+  WHERE k.tenant = $tenant AND k.activated_at IS NOT NULL AND NOT k.id IN $excised
+  WITH s, k,
        [i IN range(0, size(coalesce(s.changes, [])) - 1) WHERE s.changes[i] <> 'superseded'] AS keep
-  SET s.superseded_at = null, s.superseded_by = null, s.successor_valid_from = null,
-      s.changes_at = [i IN keep | s.changes_at[i]], s.changes = [i IN keep | s.changes[i]],
+  // Its supersession in the change log moves to when the closer was first served, or goes.
+  SET s.changes_at = [i IN keep | s.changes_at[i]]
+                     + CASE WHEN k IS NULL THEN [] ELSE [k.activated_at] END,
+      s.changes = [i IN keep | s.changes[i]] + CASE WHEN k IS NULL THEN [] ELSE ['superseded'] END,
+      s.superseded_at = k.activated_at, s.superseded_by = k.id,
+      s.successor_valid_from = k.valid_from,
       s.status = CASE
+        WHEN k IS NOT NULL THEN s.status
         WHEN s.retracted_at IS NOT NULL THEN 'retracted'
         WHEN s.status <> 'superseded' THEN s.status
         // activated_at: it had been served as truth (promoted, approved or declared).
         WHEN s.activated_at IS NOT NULL THEN 'active'
         ELSE 'candidate' END
+  RETURN collect(CASE WHEN k IS NULL THEN s.id END) AS reopened
 }
-CALL (link, n) {
-  WITH link, n WHERE link.older IS NULL AND n IS NOT NULL
-  SET n.supersedes = null
-}
-RETURN count(*) AS relinked
+RETURN reopened

@@ -342,10 +342,8 @@ class ConsolidationRepository:
     @staticmethod
     async def promotable(
         tx: Tx, tenant: str, scopes: list[str], now: datetime, promote_sessions: int
-    ) -> list[Record]:
-        """Candidates due for promotion (``id``), each with what its promotion also changes
-        (``ends``: the version it supersedes and that one's conclusions)."""
-        return await tx.run(
+    ) -> list[str]:
+        rows = await tx.run(
             "consolidation.promotable",
             {
                 "tenant": require_tenant(tenant),
@@ -354,6 +352,7 @@ class ConsolidationRepository:
                 "promote_sessions": promote_sessions,
             },
         )
+        return [r["id"] for r in rows]
 
     @staticmethod
     async def duplicates(tx: Tx, tenant: str, scopes: list[str], now: datetime) -> list[Record]:

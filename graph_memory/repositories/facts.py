@@ -133,6 +133,15 @@ class FactRepository:
         return await tx.run("fact.reverify", {"tenant": tenant, "ids": ids, "now": now})
 
     @staticmethod
+    async def promotion_ends(tx: Tx, tenant: str, ids: list[str]) -> list[str]:
+        """What promoting these versions would change besides them: the versions they would
+        end and those versions' conclusions (fact.promotion_ends)."""
+        if not ids:
+            return []
+        rows = await tx.run("fact.promotion_ends", {"tenant": require_tenant(tenant), "ids": ids})
+        return sorted({str(x) for r in rows for x in r["ends"]})
+
+    @staticmethod
     async def recompute_confidence(
         tx: Tx,
         tenant: str,

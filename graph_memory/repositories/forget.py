@@ -12,7 +12,7 @@ from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import life_of, link_of
 from graph_memory.temporal import kept_telling, rest_on
 
-__all__ = ["ForgetRepository", "FreeEpisodes", "RestedOn"]
+__all__ = ["ForgetRepository", "FreeEpisodes", "Relinks", "RestedOn"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,23 @@ def _time(value: Any) -> datetime:
     if out is None:
         raise ValueError("a missing time on a surviving version")
     return out
+
+
+@dataclass(frozen=True)
+class Relinks:
+    """What forget/relink rewrites around excised versions: ``links`` (newer, older): the
+    surviving version that linked to an excised one and the nearest surviving older one it
+    links to now (None: none); ``closes`` (older, via, closer): the surviving version the
+    excised ``via`` had ended and the nearest surviving version along the enders (None:
+    none, it is current again)."""
+
+    links: list[dict[str, str | None]]
+    closes: list[dict[str, str | None]]
+
+    @property
+    def survivors(self) -> set[str]:
+        rows = [*self.links, *self.closes]
+        return {str(r[k]) for r in rows for k in ("newer", "older", "closer") if r.get(k)}
 
 
 class ForgetRepository:
@@ -270,9 +287,20 @@ class ForgetRepository:
             )
 
     @staticmethod
-    async def relink(tx: Tx, tenant: str, links: list[dict[str, Any]]) -> None:
-        if links:
-            await tx.run("forget.relink", {"tenant": require_tenant(tenant), "links": links})
+    async def relink(tx: Tx, tenant: str, plan: Relinks, excised: list[str]) -> list[str]:
+        """Rewrites the chains (forget/relink); returns the versions current again."""
+        if not plan.links and not plan.closes:
+            return []
+        rows = await tx.run(
+            "forget.relink",
+            {
+                "tenant": require_tenant(tenant),
+                "links": plan.links,
+                "closes": plan.closes,
+                "excised": excised,
+            },
+        )
+        return sorted(str(i) for i in rows[0]["reopened"]) if rows else []
 
     @staticmethod
     async def delete_facts(tx: Tx, tenant: str, ids: list[str]) -> tuple[int, int]:

@@ -9,7 +9,6 @@ versions) and a fifth after the write (timeline.slot_state) for the timeline.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -229,5 +228,6 @@ class PrelockAhead:
     async def close(self) -> None:
         for task in (self._episodes, self._predicates):
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        # Their own outcome (a failure, the cancellation) is dropped; one of the caller's is
+        # not swallowed here.
+        await asyncio.gather(self._episodes, self._predicates, return_exceptions=True)

@@ -192,3 +192,22 @@ def test_forgetting_the_version_between_leaves_a_candidate_only_linked(
     assert _status(client, first) == ("ACTIVE", None, False)
     assert _status(client, rival)[0] == "CANDIDATE"
     assert _supersedes(client, rival) == first
+
+
+def test_forgetting_a_candidate_leaves_the_fact_another_version_ended_as_it_is(
+    settings: Settings, tenant: str, client: GraphMemoryClient
+) -> None:
+    """Dana (bob) is linked by Erik (carol's candidate) and ended by Gus (dave, declared):
+    carol forgotten, Dana stays superseded by Gus, during the purge and after it."""
+    first = _lead(client, "Dana", ("bob", "s1"), ("bob", "s2"), ("bob", "s3"))
+    _lead(client, "Erik", ("carol", "s4"))
+    declared = _lead(client, "Gus", ("dave", "s5"), source="user")
+    assert client.fact(first)["supersededBy"] == declared  # type: ignore[index]
+    job = held(settings, tenant, "carol")
+    assert _leads(client) == ["Gus"]
+    assert _status(client, first)[0] == "SUPERSEDED"
+    release(settings, job)
+    run_purge(settings, tenant, job, batch=100)
+    assert _leads(client) == ["Gus"]
+    ended = client.fact(first)
+    assert ended and ended["status"] == "SUPERSEDED" and ended["supersededBy"] == declared

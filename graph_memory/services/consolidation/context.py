@@ -86,8 +86,9 @@ def _plain(record: Record) -> dict[str, Any]:
         k: v
         for k, v in record.items()
         # Whom a session token acted for never changes in a run; schema 110 wrote it onto
-        # memories runs had already left, which must not make their changes look stale.
-        if v is not None and k not in _USAGE and k not in ACTED_FOR_MARKERS
+        # memories runs had already left, which must not make their changes look stale (nor
+        # may the search term of its kind, written by schema 150).
+        if v is not None and k not in _USAGE and k not in ACTED_FOR_MARKERS and k != "ft_kind"
     }
 
 

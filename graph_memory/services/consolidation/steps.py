@@ -70,15 +70,16 @@ async def promote(ctx: RunContext) -> None:
     """Candidates whose evidence reached the corroboration threshold become active, through
     the same confidence recompute a write runs."""
     ctx.zero("promoted")
-    due = await ctx.plan(
+    ids = await ctx.plan(
         lambda tx: Repo.promotable(tx, ctx.tenant, ctx.scopes, ctx.now, ctx.promote_sessions)
     )
 
-    async def batch(chunk: list[Record]) -> list[Count]:
-        ids = [r["id"] for r in chunk]
-        before = await ctx.touch(ids + [x for r in chunk for x in r["ends"]])
+    async def batch(chunk: list[str]) -> list[Count]:
+        before = await ctx.touch(
+            chunk + await FactRepository.promotion_ends(ctx.tx, ctx.tenant, chunk)
+        )
         rows = await FactRepository.recompute_confidence(
-            ctx.tx, ctx.tenant, ids, ctx.promote_sessions, ctx.now
+            ctx.tx, ctx.tenant, chunk, ctx.promote_sessions, ctx.now
         )
         promoted: dict[str, str | None] = {
             r["id"]: f"corroborated by {r['sessions']} sessions (threshold {ctx.promote_sessions})"
@@ -86,19 +87,27 @@ async def promote(ctx: RunContext) -> None:
             if r["status_before"] == "candidate" and r["status"] == "active"
         }
         events = await ctx.record("promote", before, promoted)
-        # A promoted candidate ended the version it was written to supersede.
-        ended = [premise_superseded(r["closed"], r["id"], ctx.now) for r in rows if r["closed"]]
-        events += await ctx.record("supersede", before, {e["id"]: e["reason"] for e in ended})
-        flagged = await FactRepository.flag_dependents(ctx.tx, ctx.tenant, ended, ctx.now)
-        dependents: dict[str, str | None] = {
-            r["id"]: f"premise {r['premise']} superseded" for r in flagged
-        }
-        events += await ctx.record("flag_needs_verification", before, dependents)
+        events += await _promotions_ended(ctx, before, rows)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
         await ctx.settle(list(promoted))
         return [Count("promoted", len(promoted))]
 
-    await ctx.each(due, batch)
+    await ctx.each(ids, batch)
+
+
+async def _promotions_ended(
+    ctx: RunContext, before: dict[str, Record], recomputed: list[Record]
+) -> list[dict[str, Any]]:
+    """A candidate a batch promoted (fact.recompute_confidence) ended the version it was
+    written to supersede: its diff and audit, and its conclusions flagged. ``before`` holds
+    their snapshots (FactRepository.promotion_ends, touched first)."""
+    ended = [premise_superseded(r["closed"], r["id"], ctx.now) for r in recomputed if r["closed"]]
+    events = await ctx.record("supersede", before, {e["id"]: e["reason"] for e in ended})
+    flagged = await FactRepository.flag_dependents(ctx.tx, ctx.tenant, ended, ctx.now)
+    dependents: dict[str, str | None] = {
+        r["id"]: f"premise {r['premise']} superseded" for r in flagged
+    }
+    return events + await ctx.record("flag_needs_verification", before, dependents)
 
 
 def _claimed(version: Record) -> str:
@@ -150,9 +159,11 @@ async def dedupe(ctx: RunContext) -> None:
         moves = [{"from": d, "to": keep} for keep, dups in chunk for d in dups]
         keeps = [keep for keep, _ in chunk]
         dups = [m["from"] for m in moves]
-        before = await ctx.touch(keeps + dups)
+        # The survivor's recount may promote it, ending what it was written to supersede.
+        ends = await FactRepository.promotion_ends(ctx.tx, ctx.tenant, keeps)
+        before = await ctx.touch(keeps + dups + ends)
         await Repo.merge_duplicates(ctx.tx, ctx.tenant, moves, ctx.now)
-        await FactRepository.recompute_confidence(
+        recomputed = await FactRepository.recompute_confidence(
             ctx.tx, ctx.tenant, keeps, ctx.promote_sessions, ctx.now
         )
         events = await ctx.record(
@@ -163,6 +174,7 @@ async def dedupe(ctx: RunContext) -> None:
             before,
             {k: "evidence of " + ", ".join(d) for k, d in chunk},
         )
+        events += await _promotions_ended(ctx, before, recomputed)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)
         await ctx.settle(keeps + dups)
         return [Count("groups", len(keeps)), Count("merged", len(dups))]

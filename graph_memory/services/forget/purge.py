@@ -42,6 +42,7 @@ from graph_memory.embeddings import Embedder
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.forget import ForgetRepository as Repo
+from graph_memory.repositories.forget import Relinks
 from graph_memory.repositories.procedures import ProcedureRepository
 from graph_memory.repositories.timeline import SlotKey, TimelineRepository
 from graph_memory.services.audit import events as audit
@@ -99,29 +100,42 @@ class ForgetCounts:
         return out
 
 
-def plan_relinks(links: list[dict[str, Any]], deleted: set[str]) -> list[dict[str, str | None]]:
-    """For chains touched by excision: which surviving versions to join, reopen or unlink.
+def plan_relinks(links: list[dict[str, Any]], deleted: set[str]) -> Relinks:
+    """For chains touched by excision (``links``: per excised chained version, its ``older``
+    link, each ``newer`` version linking to it, a row each, and its ``closer``): the links and
+    endings to rewrite. Links follow the SUPERSEDES edges; endings follow superseded_by (a
+    candidate links without ending), as the in-flight view (repositories/shadow.py) does."""
+    older: dict[str, str | None] = {}
+    closer: dict[str, str | None] = {}
+    newer: dict[str, set[str]] = {}
+    for r in links:
+        d = str(r["id"])
+        older[d] = older.get(d) or r["older"]
+        closer[d] = r["closer"]
+        newer.setdefault(d, set())
+        if r["newer"] is not None:
+            newer[d].add(str(r["newer"]))
 
-    ``links`` has, per excised chained version, its ``older`` and ``newer`` neighbours.
-    Returns {older, newer} pairs of SURVIVING versions; either side may be None (older is
-    current again / newer supersedes nothing).
-    """
-    older = {r["id"]: r["older"] for r in links}
-    newer = {r["id"]: r["newer"] for r in links}
-    pairs: set[tuple[str | None, str | None]] = set()
+    def walk(start: str | None, step: dict[str, str | None]) -> str | None:
+        seen: set[str] = set()
+        while start is not None and start in deleted and start not in seen:
+            seen.add(start)
+            start = step.get(start)
+        return None if start in deleted else start
+
+    out_links: set[tuple[str, str | None]] = set()
+    out_closes: set[tuple[str, str, str | None]] = set()
     for d in older:
-        o, n = older[d], newer[d]
+        for n in newer[d]:
+            if n not in deleted:
+                out_links.add((n, walk(older[d], older)))
+        o = older[d]
         if o is not None and o not in deleted:
-            while n is not None and n in deleted:
-                n = newer.get(n)
-            pairs.add((o, n))
-        n = newer[d]
-        if n is not None and n not in deleted:
-            o = older[d]
-            while o is not None and o in deleted:
-                o = older.get(o)
-            pairs.add((o, n))
-    return [{"older": o, "newer": n} for o, n in sorted(pairs, key=str)]
+            out_closes.add((o, d, walk(closer[d], closer)))
+    return Relinks(
+        [{"newer": n, "older": o} for n, o in sorted(out_links, key=str)],
+        [{"older": o, "via": v, "closer": c} for o, v, c in sorted(out_closes, key=str)],
+    )
 
 
 @dataclass(frozen=True)
@@ -188,13 +202,12 @@ async def _excise_facts(
     # Plan first: reads later in a transaction pay for merging its (large) state into every
     # index seek, so every read happens before the deletes.
     chain_rows = await Repo.chains(tx, tenant, sorted(facts["chained"]))
-    links = plan_relinks(chain_rows, deleted)
-    reopened = sorted(str(p["older"]) for p in links if p["newer"] is None)
+    relinks = plan_relinks(chain_rows, deleted)
 
     counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, doomed, now)
     await Repo.unlink_contributors(tx, tenant, shared, b.contributors)
     counts.facts_reworded += await _reword(tx, b, facts["worded"])
-    await Repo.relink(tx, tenant, links)
+    reopened = await Repo.relink(tx, tenant, relinks, sorted(deleted))
     # A shared version they said first is believed from when the others first said it (its
     # chain rewritten first: a successor of theirs that goes no longer ends it); then
     # re-tellings of theirs no longer move when it was said.
@@ -211,7 +224,7 @@ async def _excise_facts(
     # changed, and those where an excised version had company. A slot the excision empties
     # only loses its segments, with its versions (forget.delete_facts): most slots, at no
     # extra cost.
-    survivors = {str(x) for p in links for x in (p["older"], p["newer"]) if x is not None}
+    survivors = relinks.survivors
     slots = [SlotKey(k["scope"], k["subject"], k["predicate"]) for k in facts["kept_slots"]]
     changed = survivors | set(demoted) | set(redated)
     slots += await TimelineRepository.slots_of(tx, tenant, changed)
@@ -226,7 +239,7 @@ async def _excise_facts(
     excised = deleted | episodes
     # Survivors must not point at what was excised: conclusions of relinked premises are
     # re-judged, and the audit trail of every survivor touched names stand-ins instead.
-    premises = sorted({str(p["older"]) for p in links if p["older"] is not None})
+    premises = sorted({str(p["older"]) for p in [*relinks.links, *relinks.closes] if p["older"]})
     reflagged, unflagged = await forget_trail.resettle_dependents(tx, tenant, premises, excised)
     events += [audit.event(b.principal, "unflag", "fact", i, now, reason=REASON) for i in unflagged]
     touched = set(survivors) | set(copies)
