@@ -1,9 +1,10 @@
 // params: tenant, ids, now, reason
-// returns: id, status_before, status
+// returns: id, status_before, status, reopened
 // An inferred fact promoted by corroboration that no longer has enough independent sessions
 // loses the promotion; one a human approved keeps it. A current one goes back to review; a
 // superseded or retracted one keeps its status but was never active, as far as any asOf read
-// can tell (activated_at is what those reads check).
+// can tell (activated_at is what those reads check). So what it ended when promoted
+// (fact/_close_linked) it never ended: that version is current again (`reopened`).
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant AND f.tier = 'inferred' AND f.activated_at IS NOT NULL
@@ -14,4 +15,12 @@ SET f.status = CASE WHEN status_before = 'active' THEN 'candidate' ELSE status_b
     f.activated_at = null, f.demoted_at = $now, f.demoted_reason = $reason,
     // Its activations leave the change log too: no asOf read finds it active.
     f.changes_at = [i IN keep | f.changes_at[i]], f.changes = [i IN keep | f.changes[i]]
-RETURN f.id AS id, status_before, f.status AS status
+WITH f, status_before
+CALL (f) {
+  OPTIONAL MATCH (f)-[:SUPERSEDES]->(o:Fact)
+  WHERE o.superseded_by = f.id
+  WITH o WHERE o IS NOT NULL
+#include fact/_reopen(o)
+  RETURN collect(o.id) AS reopened
+}
+RETURN f.id AS id, status_before, f.status AS status, reopened

@@ -25,23 +25,25 @@ CALL () {
   UNWIND $closes AS c
   MATCH (s:Fact {id: c.older})
   WHERE s.tenant = $tenant AND s.superseded_by = c.via
-  OPTIONAL MATCH (k:Fact {id: c.closer})
+  MATCH (k:Fact {id: c.closer})
   WHERE k.tenant = $tenant AND k.activated_at IS NOT NULL AND NOT k.id IN $excised
   WITH s, k,
        [i IN range(0, size(coalesce(s.changes, [])) - 1) WHERE s.changes[i] <> 'superseded'] AS keep
-  // Its supersession in the change log moves to when the closer was first served, or goes.
-  SET s.changes_at = [i IN keep | s.changes_at[i]]
-                     + CASE WHEN k IS NULL THEN [] ELSE [k.activated_at] END,
-      s.changes = [i IN keep | s.changes[i]] + CASE WHEN k IS NULL THEN [] ELSE ['superseded'] END,
+  // Its supersession in the change log moves to when the closer was first served.
+  SET s.changes_at = [i IN keep | s.changes_at[i]] + k.activated_at,
+      s.changes = [i IN keep | s.changes[i]] + 'superseded',
       s.superseded_at = k.activated_at, s.superseded_by = k.id,
-      s.successor_valid_from = k.valid_from,
-      s.status = CASE
-        WHEN k IS NOT NULL THEN s.status
-        WHEN s.retracted_at IS NOT NULL THEN 'retracted'
-        WHEN s.status <> 'superseded' THEN s.status
-        // activated_at: it had been served as truth (promoted, approved or declared).
-        WHEN s.activated_at IS NOT NULL THEN 'active'
-        ELSE 'candidate' END
-  RETURN collect(CASE WHEN k IS NULL THEN s.id END) AS reopened
+      s.successor_valid_from = k.valid_from
+  RETURN count(*) AS closed
+}
+CALL () {
+  UNWIND $closes AS c
+  MATCH (s:Fact {id: c.older})
+  WHERE s.tenant = $tenant AND s.superseded_by = c.via
+    AND NOT EXISTS { MATCH (k:Fact {id: c.closer})
+                     WHERE k.tenant = $tenant AND k.activated_at IS NOT NULL
+                       AND NOT k.id IN $excised }
+#include fact/_reopen(s)
+  RETURN collect(s.id) AS reopened
 }
 RETURN reopened

@@ -334,7 +334,8 @@ class ForgetRepository:
     async def recandidate(
         tx: Tx, tenant: str, ids: list[str], now: datetime, reason: str
     ) -> list[Record]:
-        """Rows ``id, status_before, status`` of the inferred facts that lost a promotion."""
+        """Rows ``id, status_before, status, reopened`` of the inferred facts that lost a
+        promotion (``reopened``: what it had ended, current again)."""
         if not ids:
             return []
         return await tx.run(

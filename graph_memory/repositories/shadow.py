@@ -230,8 +230,12 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
             direct = succeeded_by.get(vid)
             nxt = _surviving(direct, succeeded_by, gone)
             successor = None if nxt is None else lives.get(nxt)
+            # A successor whose promotion is withdrawn never ended it (forget/recandidate).
+            unserved = nxt is not None and nxt in left and left[nxt].demoted
             rewired = (nxt is None or nxt in lives) and (
-                nxt != direct or (successor is not None and successor.recorded_at != recorded[nxt])
+                nxt != direct
+                or unserved
+                or (successor is not None and successor.recorded_at != recorded[nxt])
             )
             # And back past excised predecessors to the surviving one it now supersedes.
             first = preceded_by.get(vid)
@@ -246,7 +250,7 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
                 left[vid].demoted,
                 left[vid].tier,
                 left[vid].source,
-                None if nxt is None else served.get(nxt),
+                None if nxt is None or unserved else served.get(nxt),
             )
     return out
 

@@ -211,3 +211,21 @@ def test_forgetting_a_candidate_leaves_the_fact_another_version_ended_as_it_is(
     assert _leads(client) == ["Gus"]
     ended = client.fact(first)
     assert ended and ended["status"] == "SUPERSEDED" and ended["supersededBy"] == declared
+
+
+def test_a_promotion_a_forget_withdraws_gives_back_what_it_ended(
+    settings: Settings, tenant: str, client: GraphMemoryClient
+) -> None:
+    """Erik, promoted by alice's, carol's and dave's sessions, ended Dana; dave forgotten,
+    Erik is a candidate again and Dana current, during the purge and after it."""
+    first = _lead(client, "Dana", ("bob", "s1"), ("bob", "s2"), ("bob", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"), ("carol", "s5"), ("dave", "s6"))
+    assert _status(client, first)[0] == "SUPERSEDED" and _leads(client) == ["Erik"]
+    job = held(settings, tenant, "dave")
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first) == ("ACTIVE", None, False)
+    release(settings, job)
+    run_purge(settings, tenant, job, batch=100)
+    assert _leads(client) == ["Dana"]
+    assert _status(client, first) == ("ACTIVE", None, False)
+    assert _status(client, rival)[0] == "CANDIDATE"

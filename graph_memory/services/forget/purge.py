@@ -335,6 +335,10 @@ async def _survivors(
         )
         for r in back
     ]
+    # What a withdrawn promotion had ended is current again (forget/recandidate).
+    freed = sorted({str(i) for r in back for i in r["reopened"]})
+    events += [audit.event(principal, "reinstate", "fact", i, now, reason=reinstate) for i in freed]
+    counts.facts_reinstated += len(freed)
     return events, [str(r["id"]) for r in back]
 
 
