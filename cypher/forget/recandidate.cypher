@@ -4,7 +4,9 @@
 // loses the promotion; one a human approved keeps it. A current one goes back to review; a
 // superseded or retracted one keeps its status but was never active, as far as any asOf read
 // can tell (activated_at is what those reads check). So what it ended when promoted
-// (fact/_close_linked) it never ended: that version is current again (`reopened`).
+// (fact/_close_linked) it never ended: the served version that ended it in turn ends that
+// one instead (as a write would have had it never been served), or else it is current again
+// (`reopened`).
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant AND f.tier = 'inferred' AND f.activated_at IS NOT NULL
@@ -16,6 +18,15 @@ SET f.status = CASE WHEN status_before = 'active' THEN 'candidate' ELSE status_b
     // Its activations leave the change log too: no asOf read finds it active.
     f.changes_at = [i IN keep | f.changes_at[i]], f.changes = [i IN keep | f.changes[i]]
 WITH f, status_before
+CALL (f) {
+  OPTIONAL MATCH (f)-[:SUPERSEDES]->(o:Fact)
+  WHERE o.superseded_by = f.id
+  OPTIONAL MATCH (k:Fact {id: f.superseded_by})
+  WHERE k.tenant = $tenant AND k.activated_at IS NOT NULL
+  WITH o, k WHERE o IS NOT NULL AND k IS NOT NULL
+#include fact/_ended_by(o)
+  RETURN count(*) AS handed_on
+}
 CALL (f) {
   OPTIONAL MATCH (f)-[:SUPERSEDES]->(o:Fact)
   WHERE o.superseded_by = f.id

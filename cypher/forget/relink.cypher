@@ -27,13 +27,7 @@ CALL () {
   WHERE s.tenant = $tenant AND s.superseded_by = c.via
   MATCH (k:Fact {id: c.closer})
   WHERE k.tenant = $tenant AND k.activated_at IS NOT NULL AND NOT k.id IN $excised
-  WITH s, k,
-       [i IN range(0, size(coalesce(s.changes, [])) - 1) WHERE s.changes[i] <> 'superseded'] AS keep
-  // Its supersession in the change log moves to when the closer was first served.
-  SET s.changes_at = [i IN keep | s.changes_at[i]] + k.activated_at,
-      s.changes = [i IN keep | s.changes[i]] + 'superseded',
-      s.superseded_at = k.activated_at, s.superseded_by = k.id,
-      s.successor_valid_from = k.valid_from
+#include fact/_ended_by(s)
   RETURN count(*) AS closed
 }
 CALL () {

@@ -229,9 +229,14 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
             # outside the slot (none is written so) is left as it is.
             direct = succeeded_by.get(vid)
             nxt = _surviving(direct, succeeded_by, gone)
-            successor = None if nxt is None else lives.get(nxt)
-            # A successor whose promotion is withdrawn never ended it (forget/recandidate).
+            # A successor whose promotion is withdrawn never ended it: the served version that
+            # ended that one ends it instead, or none does (forget/recandidate).
             unserved = nxt is not None and nxt in left and left[nxt].demoted
+            if unserved:
+                ender = _surviving(succeeded_by.get(nxt), succeeded_by, gone)
+                if ender is not None and ender in left and not left[ender].demoted:
+                    nxt, unserved = ender, served.get(ender) is None
+            successor = None if nxt is None else lives.get(nxt)
             rewired = (nxt is None or nxt in lives) and (
                 nxt != direct
                 or unserved

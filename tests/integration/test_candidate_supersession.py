@@ -229,3 +229,25 @@ def test_a_promotion_a_forget_withdraws_gives_back_what_it_ended(
     assert _leads(client) == ["Dana"]
     assert _status(client, first) == ("ACTIVE", None, False)
     assert _status(client, rival)[0] == "CANDIDATE"
+
+
+def test_a_withdrawn_promotion_hands_its_ending_to_the_version_that_ended_it(
+    settings: Settings, tenant: str, client: GraphMemoryClient
+) -> None:
+    """Dana <- Erik (promoted by alice's, carol's and dave's sessions) <- Gus (declared):
+    dave forgotten, Erik never ended Dana, so Gus did, from when Gus was written."""
+    first = _lead(client, "Dana", ("bob", "s1"), ("bob", "s2"), ("bob", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"), ("carol", "s5"), ("dave", "s6"))
+    declared = _lead(client, "Gus", ("frank", "s7"), source="user")
+    gus_at = client.fact(declared)["recordedAt"]  # type: ignore[index]
+    job = held(settings, tenant, "dave")
+    during = client.fact(first)
+    assert during and (during["status"], during["supersededBy"]) == ("SUPERSEDED", declared)
+    assert during["supersededAt"] == gus_at
+    release(settings, job)
+    run_purge(settings, tenant, job, batch=100)
+    after = client.fact(first)
+    assert after and (after["status"], after["supersededBy"]) == ("SUPERSEDED", declared)
+    assert after["supersededAt"] == gus_at
+    assert _status(client, rival)[0] == "SUPERSEDED"  # a candidate, ended by Gus
+    assert _leads(client) == ["Gus"]
