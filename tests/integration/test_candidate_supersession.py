@@ -6,6 +6,7 @@ the version between them gives it back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from graph_memory.client import GraphMemoryClient
@@ -46,6 +47,16 @@ def _supersedes(client: GraphMemoryClient, fid: str) -> str | None:
     q = "query($id: ID!) { fact(id: $id) { supersedes { id } } }"
     linked = client.execute(q, {"id": fid})["fact"]["supersedes"]
     return None if linked is None else str(linked["id"])
+
+
+def _forgotten(settings: Settings, tenant: str, user: str, check: Callable[[], None]) -> None:
+    """Forget ``user``: ``check`` while the purge is in flight (reads show the slots as it will
+    leave them) and again once it is done."""
+    job = held(settings, tenant, user)
+    check()
+    release(settings, job)
+    run_purge(settings, tenant, job, batch=100)
+    check()
 
 
 def _conclusion(client: GraphMemoryClient, premise: str) -> str:
@@ -182,14 +193,12 @@ def test_forgetting_the_version_between_leaves_a_candidate_only_linked(
     rival = _lead(client, "Erik", ("carol", "s7"))
     assert _status(client, first)[0] == "SUPERSEDED"
     assert _supersedes(client, rival) == middle
-    job = held(settings, tenant, "alice")
-    # In flight: reads show the slot as the purge will leave it.
-    assert _leads(client) == ["Dana"]
-    assert _status(client, first) == ("ACTIVE", None, False)
-    release(settings, job)
-    run_purge(settings, tenant, job, batch=100)
-    assert _leads(client) == ["Dana"]
-    assert _status(client, first) == ("ACTIVE", None, False)
+
+    def check() -> None:
+        assert _leads(client) == ["Dana"]
+        assert _status(client, first) == ("ACTIVE", None, False)
+
+    _forgotten(settings, tenant, "alice", check)
     assert _status(client, rival)[0] == "CANDIDATE"
     assert _supersedes(client, rival) == first
 
@@ -203,12 +212,12 @@ def test_forgetting_a_candidate_leaves_the_fact_another_version_ended_as_it_is(
     _lead(client, "Erik", ("carol", "s4"))
     declared = _lead(client, "Gus", ("dave", "s5"), source="user")
     assert client.fact(first)["supersededBy"] == declared  # type: ignore[index]
-    job = held(settings, tenant, "carol")
-    assert _leads(client) == ["Gus"]
-    assert _status(client, first)[0] == "SUPERSEDED"
-    release(settings, job)
-    run_purge(settings, tenant, job, batch=100)
-    assert _leads(client) == ["Gus"]
+
+    def check() -> None:
+        assert _leads(client) == ["Gus"]
+        assert _status(client, first)[0] == "SUPERSEDED"
+
+    _forgotten(settings, tenant, "carol", check)
     ended = client.fact(first)
     assert ended and ended["status"] == "SUPERSEDED" and ended["supersededBy"] == declared
 
@@ -221,13 +230,12 @@ def test_a_promotion_a_forget_withdraws_gives_back_what_it_ended(
     first = _lead(client, "Dana", ("bob", "s1"), ("bob", "s2"), ("bob", "s3"))
     rival = _lead(client, "Erik", ("alice", "s4"), ("carol", "s5"), ("dave", "s6"))
     assert _status(client, first)[0] == "SUPERSEDED" and _leads(client) == ["Erik"]
-    job = held(settings, tenant, "dave")
-    assert _leads(client) == ["Dana"]
-    assert _status(client, first) == ("ACTIVE", None, False)
-    release(settings, job)
-    run_purge(settings, tenant, job, batch=100)
-    assert _leads(client) == ["Dana"]
-    assert _status(client, first) == ("ACTIVE", None, False)
+
+    def check() -> None:
+        assert _leads(client) == ["Dana"]
+        assert _status(client, first) == ("ACTIVE", None, False)
+
+    _forgotten(settings, tenant, "dave", check)
     assert _status(client, rival)[0] == "CANDIDATE"
 
 
@@ -240,14 +248,12 @@ def test_a_withdrawn_promotion_hands_its_ending_to_the_version_that_ended_it(
     rival = _lead(client, "Erik", ("alice", "s4"), ("carol", "s5"), ("dave", "s6"))
     declared = _lead(client, "Gus", ("frank", "s7"), source="user")
     gus_at = client.fact(declared)["recordedAt"]  # type: ignore[index]
-    job = held(settings, tenant, "dave")
-    during = client.fact(first)
-    assert during and (during["status"], during["supersededBy"]) == ("SUPERSEDED", declared)
-    assert during["supersededAt"] == gus_at
-    release(settings, job)
-    run_purge(settings, tenant, job, batch=100)
-    after = client.fact(first)
-    assert after and (after["status"], after["supersededBy"]) == ("SUPERSEDED", declared)
-    assert after["supersededAt"] == gus_at
+
+    def check() -> None:
+        ended = client.fact(first)
+        assert ended and (ended["status"], ended["supersededBy"]) == ("SUPERSEDED", declared)
+        assert ended["supersededAt"] == gus_at
+
+    _forgotten(settings, tenant, "dave", check)
     assert _status(client, rival)[0] == "SUPERSEDED"  # a candidate, ended by Gus
     assert _leads(client) == ["Gus"]
