@@ -241,6 +241,8 @@ def create_app(
                 await resumer
             if holder["s"].forget is not None:
                 await holder["s"].forget.stop()
+            if holder["s"].consolidation is not None:
+                await holder["s"].consolidation.stop()
             if scheduler is not None:
                 stop_schedule.set()
                 await scheduler

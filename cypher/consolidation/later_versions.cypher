@@ -8,6 +8,9 @@
 CYPHER 25
 MATCH (s:ConsolidationSnapshot {snapshot_run: $run_id})
 WHERE s.tenant = $tenant AND NOT coalesce(s.created, false)
+  // Only memories still to restore, or whose slots the last pass recomputes: one restored
+  // already (a rollback that stopped part way) is back in its slot.
+  AND (s.spent IS NULL OR s.resettle)
 MATCH (f:Fact {id: s.snapshot_of})
 WHERE f.tenant = $tenant
 WITH coalesce(s.scope, f.scope) AS scope, coalesce(s.subject, f.subject) AS subject,

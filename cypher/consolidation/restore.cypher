@@ -7,11 +7,14 @@
 // (a merge changed three properties of a fact; rewriting all of them re-indexed its text and
 // remade its evidence edges, most of a large rollback's time). Each row says the slot the
 // version leaves (`left_*`) and returns to: the caller settles the timeline. A snapshot is
-// spent in the same transaction (a rollback that stops part way goes on from those left);
-// one whose memory's timeline the run settled by the rule (`resettle`) is kept, marked spent
-// with the slot left, for the rollback's last pass to recompute those slots. At most `limit`
+// marked spent in the same transaction (a rollback that stops part way goes on from those
+// left); one whose memory's timeline the run settled by the rule (`resettle`) also keeps the
+// slot left, for the rollback's last pass to recompute those slots. Spent snapshots are
+// deleted after the rollback, in the background (consolidation.sweep): a deleted node pays
+// for its index entries and property records at commit, which was a third of a 100k-fact
+// rollback's commits, and nothing reads a spent snapshot but that last pass. At most `limit`
 // a call (the caller pages until fewer come back); a snapshot whose memory is gone since
-// (excised) is left for the rollback's end to drop. A memory the run created (an entity
+// (excised) is left for the sweep. A memory the run created (an entity
 // merge's copy, `created`) is deleted instead, its slot returned as the one it leaves.
 // Every restored memory is audited here, one 'rollback' event each (`audit`: the fields all
 // of them share, events.event's at/actor/actor_type/reason): built by the statement from the
@@ -86,15 +89,10 @@ CALL (f, left_subject) {
 WITH f, s, s.resettle AS resettle, created, status_before, left_scope, left_subject,
      left_predicate
 CALL (s, resettle, left_scope, left_subject, left_predicate) {
+  SET s.spent = true
   WITH s WHERE resettle
-  SET s.spent = true, s.left_scope = left_scope, s.left_subject = left_subject,
-      s.left_predicate = left_predicate
+  SET s.left_scope = left_scope, s.left_subject = left_subject, s.left_predicate = left_predicate
   RETURN count(*) AS kept
-}
-CALL (s, resettle) {
-  WITH s WHERE NOT coalesce(resettle, false)
-  DETACH DELETE s
-  RETURN count(*) AS spent
 }
 // before/after as events.snapshot writes them: JSON of the one key, sorted.
 CALL (f, status_before, created) {

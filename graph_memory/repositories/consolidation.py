@@ -323,6 +323,23 @@ class ConsolidationRepository:
             {"tenant": require_tenant(tenant), "run_id": run_id, "now": now, "actor": actor},
         )
 
+    @staticmethod
+    async def sweep(tx: Tx, tenant: str, run_id: str, limit: int) -> int:
+        """Delete up to ``limit`` snapshots of a rolled-back run; how many went."""
+        rows = await tx.run(
+            "consolidation.sweep",
+            {"tenant": require_tenant(tenant), "run_id": run_id, "limit": limit},
+        )
+        return int(rows[0]["dropped"]) if rows else 0
+
+    @staticmethod
+    async def unswept(tx: Tx, tenant: str, limit: int) -> list[str]:
+        """Rolled-back runs of the tenant with snapshots still to sweep."""
+        rows = await tx.run(
+            "consolidation.unswept", {"tenant": require_tenant(tenant), "limit": limit}
+        )
+        return [str(r["id"]) for r in rows]
+
     # -- what the steps plan from -----------------------------------------------------------
     @staticmethod
     async def due_expiry(tx: Tx, tenant: str, scopes: list[str], now: datetime) -> list[Record]:

@@ -31,9 +31,11 @@ recomputation is authoritative, so every slot ends as the rule gives for the ver
 they were before the run, which is the stored timeline before it.
 
 A rollback that stops part way is 'rolling_back' and a second call goes on from the
-snapshots left (recomputing, not trusting journals). The last transaction drops the run's
-entity-merge edges and proposals and its episode digests (their members served again), any
-journal left, and marks the run rolled back.
+snapshots not spent yet (recomputing, not trusting journals). The last transaction drops the
+run's entity-merge edges and proposals and its episode digests (their members served again),
+any journal left, and marks the run rolled back. The spent snapshots are deleted after that,
+in the background (``sweep``): deleting ~45,000 snapshot nodes was a third of the commits of
+a 100k-fact run's rollback, and nothing reads them once it is done.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from graph_memory.services.consolidation.context import ACTOR, fingerprint
 from graph_memory.services.consolidation.report import RunReport, report_of
 from graph_memory.services.consolidation.timeline import reslot
 
-__all__ = ["ROLLS_BACK", "roll_back"]
+__all__ = ["ROLLS_BACK", "roll_back", "sweep"]
 
 # What a rollback refuses with, counted apart from its failures.
 _REFUSALS = {Conflict.code, NotFound.code, Forbidden.code}
@@ -74,6 +76,8 @@ _LEGACY = -1  # the batch of snapshots made before runs numbered them (migration
 # fixed cost of a commit is small beside its index updates, and a larger transaction's reads
 # and heap cost more.)
 _PAGE = 2_500
+# Spent snapshots deleted per transaction by the sweep after a rollback.
+_SWEEP_PAGE = 5_000
 
 
 async def _locked(tx: Tx, tenant: str, run_id: str) -> tuple[Record, list[int]]:
@@ -278,7 +282,7 @@ async def roll_back(
             )
             commits += 1
         # Quiet to the end, with every timeline write journaled: the journals' inverses already
-        # put back the stored timeline as it was (the snapshots left go with the run's end).
+        # put back the stored timeline as it was (the snapshots left go with the sweep).
         # Otherwise the slots the rule settled are recomputed from the restored versions.
         if not (quiet and journaled):
             while await db.write_tx(lambda tx: _resettle(tx, tenant, run_id)):
@@ -295,3 +299,14 @@ async def roll_back(
         raise
     metrics.observe_consolidation("rollback", "rolled_back", time.perf_counter() - t0, commits)
     return result
+
+
+async def sweep(db: Database, tenant: str, run_id: str) -> int:
+    """Delete a rolled-back run's snapshots, a page a transaction; how many went. No lock:
+    nothing reads a rolled-back run's snapshots (a forget's trail may drop some first)."""
+    dropped = 0
+    while True:
+        n = await db.write_tx(lambda tx: Repo.sweep(tx, tenant, run_id, _SWEEP_PAGE))
+        dropped += n
+        if n < _SWEEP_PAGE:
+            return dropped

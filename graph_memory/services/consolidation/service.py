@@ -18,6 +18,9 @@ changed has changed again since.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,10 +39,12 @@ from graph_memory.services.consolidation.compaction import Compactor
 from graph_memory.services.consolidation.context import BATCH, RunContext
 from graph_memory.services.consolidation.entities import EntityResolver, MergeProposal
 from graph_memory.services.consolidation.report import RunReport, StepReport, report_of
-from graph_memory.services.consolidation.rollback import roll_back
+from graph_memory.services.consolidation.rollback import roll_back, sweep
 from graph_memory.services.consolidation.steps import ACTOR, STEPS, Step
 
 __all__ = ["ConsolidationService", "RunReport", "StepReport"]
+
+log = logging.getLogger(__name__)
 
 RESUMABLE = ("interrupted", "failed")
 
@@ -87,6 +92,8 @@ class ConsolidationService:
         self.resolver = resolver
         self.batch_size = batch_size
         self.compactor = compactor
+        # Sweeps of rolled-back runs' spent snapshots this process runs (by run id).
+        self._sweeps: dict[str, asyncio.Task[int]] = {}
 
     def _has(self, name: str) -> bool:
         if name == "entities":
@@ -159,6 +166,7 @@ class ConsolidationService:
                 return done.report
             raise AssertionError("a dry run always rolls back")  # pragma: no cover
 
+        await self._sweep_left(tenant)
         started = await self.db.write_tx(lambda tx: self._claim(tx, tenant, scopes, run))
         return await self._go(ctx, run, names, started, progress)
 
@@ -351,7 +359,45 @@ class ConsolidationService:
         """Undo a run in one call (consolidation_rollback.roll_back; its diff read back unless
         ``diff`` is off). Admin only."""
         _require_admin(principal)
-        return await roll_back(self.db, principal, run_id, diff)
+        report = await roll_back(self.db, principal, run_id, diff)
+        self.sweep_later(principal.tenant, run_id)
+        return report
+
+    # -- the spent snapshots of rolled-back runs ----------------------------------------------
+    def sweep_later(self, tenant: str, run_id: str) -> asyncio.Task[int]:
+        """Delete a rolled-back run's snapshots in the background (once per run at a time):
+        the rollback answers as soon as every memory is restored. A sweep this process does not
+        finish is done by the tenant's next run (``snapshots_left`` on the run)."""
+        task = self._sweeps.get(run_id)
+        if task is None or task.done():
+            task = asyncio.create_task(self._sweep_logged(tenant, run_id), name=f"sweep-{run_id}")
+            self._sweeps[run_id] = task
+            task.add_done_callback(lambda t: self._sweeps.pop(run_id, None))
+        return task
+
+    async def _sweep_logged(self, tenant: str, run_id: str) -> int:
+        try:
+            return await sweep(self.db, tenant, run_id)
+        except Exception:  # housekeeping: the run keeps snapshots_left, the next run sweeps it
+            log.exception("sweeping the snapshots of rolled-back run %s failed", run_id)
+            return 0
+
+    async def _sweep_left(self, tenant: str) -> None:
+        """Before a run: the snapshots earlier rollbacks left unswept (their process stopped
+        first), unless this process is sweeping them now."""
+        left = await self.db.read_tx(lambda tx: Repo.unswept(tx, tenant, 20))
+        for run_id in left:
+            if run_id not in self._sweeps:
+                await self._sweep_logged(tenant, run_id)
+
+    async def stop(self) -> None:
+        """Cancel this process's sweeps (shutdown): the tenant's next run finishes them."""
+        tasks = list(self._sweeps.values())
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
 
 
 def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:
