@@ -81,6 +81,14 @@ class ConsolidationRepository:
         return [r for r in rows if r["held"]]
 
     @staticmethod
+    async def held(tx: Tx, tenant: str, scopes: list[str], now: datetime) -> list[Record]:
+        """(scope, run_id) of the leases other runs hold on ``scopes`` now."""
+        return await tx.run(
+            "consolidation.held",
+            {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes), "now": now},
+        )
+
+    @staticmethod
     async def release(tx: Tx, tenant: str, run_id: str) -> None:
         await tx.run("consolidation.release", {"tenant": require_tenant(tenant), "run_id": run_id})
 

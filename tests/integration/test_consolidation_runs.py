@@ -160,8 +160,8 @@ def test_a_scope_with_nothing_to_consolidate_applies_an_empty_run(
 def test_runs_on_one_scope_never_overlap_across_service_processes(
     settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
 ) -> None:
-    """Two services sharing one Neo4j: while one holds a scope's lease the other is refused;
-    a crashed run's lease runs out and the next run marks it abandoned (nothing applied)."""
+    """Two services sharing one Neo4j: while one holds a scope's lease the other is refused
+    (a dry run too); a crashed run's lease runs out and the next run marks it abandoned (nothing applied)."""
     build_store(settings, tenant, client, admin)
     who = Principal(tenant=tenant, role=Role.ADMIN, key_id="k", name="ops")
 
@@ -182,6 +182,10 @@ def test_runs_on_one_scope_never_overlap_across_service_processes(
             await db_a.write_tx(lambda tx: a._claim(tx, tenant, [CORE], crashed))
             with pytest.raises(Conflict) as err:
                 await b.run(who, SCOPES)
+            assert "run_crashed" in err.value.message
+            # A dry run too: between a run's batches it would read a half-applied store.
+            with pytest.raises(Conflict) as err:
+                await b.run(who, SCOPES, dry_run=True)
             assert "run_crashed" in err.value.message
             await asyncio.sleep(1.2)  # the lease runs out
             done = await b.run(who, SCOPES)

@@ -66,6 +66,12 @@ def _require_admin(principal: Principal) -> None:
         raise Forbidden(f"role {principal.role.value} may not run consolidation (admin)")
 
 
+def _held(held: list[Record]) -> Conflict:
+    return Conflict(
+        "consolidation of " + ", ".join(f"{h['scope']} is held by run {h['run_id']}" for h in held)
+    )
+
+
 def _steps(steps: Sequence[str] | None) -> list[str]:
     wanted = list(dict.fromkeys(s.strip().lower() for s in (steps or list(STEPS))))
     unknown = [s for s in wanted if s not in STEPS]
@@ -233,6 +239,10 @@ class ConsolidationService:
         await WriteLocks.tenant(tx, ctx.tenant)
         await WriteLocks.scopes(tx, ctx.tenant, ctx.scopes)
         started = utcnow()
+        # A run applying these scopes: between its batches the store is half applied.
+        held = await Repo.held(tx, ctx.tenant, ctx.scopes, started)
+        if held:
+            raise _held(held)
         ctx.shared = tx
         await self._steps(ctx, names, progress)
         raise _DryRun(self._from_ctx(ctx, run, "dry_run", started, utcnow()))
@@ -265,10 +275,7 @@ class ConsolidationService:
         until = now + timedelta(seconds=self.lease_seconds)
         held = await Repo.claim(tx, tenant, scopes, run, now, until)
         if held:
-            raise Conflict(
-                "consolidation of "
-                + ", ".join(f"{h['scope']} is held by run {h['run_id']}" for h in held)
-            )
+            raise _held(held)
         return now
 
     async def _finish(self, tx: Tx, ctx: RunContext, status: str, error: str | None) -> datetime:
