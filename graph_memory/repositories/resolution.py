@@ -27,6 +27,12 @@ class ResolutionRepository:
                 "resolution.set_embeddings", {"tenant": require_tenant(tenant), "rows": rows}
             )
 
+    async def scope_names(self, tenant: str, scope: str) -> list[Record]:
+        """(key, name, facts) of the entities facts of ``scope`` are about (committed)."""
+        return await self.db.read(
+            "resolution.scope_names", {"tenant": require_tenant(tenant), "scope": scope}
+        )
+
     async def proposals(self, tenant: str, scopes: list[str], limit: int) -> list[Record]:
         rows = await self.db.read(
             "resolution.proposals",

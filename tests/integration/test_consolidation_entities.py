@@ -230,3 +230,29 @@ def test_a_chain_carried_over_stays_a_chain_and_an_absorbed_entity_is_not_merged
     assert kept == {"status": "ACTIVE", "mergedFrom": None, "subjectMergedFrom": "zeta labs."}
     trail = analyst.audit_log(target=bob_copy, first=100)["edges"]
     assert trail and not any(bob in json.dumps(e["node"]) for e in trail)
+
+
+def test_names_spelled_alike_are_compared_whatever_their_vectors_say(
+    client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    # The local embedder puts "ibm" / "i.b.m." 0.34 apart, below kNN's cutoff: the spelling
+    # alone makes them candidates, one name spelled two ways merged; a lone word and that
+    # word with a legal form (a city, a company) proposed for review.
+    _facts(
+        client,
+        CORE,
+        [
+            ("IBM", "headquartered_in", "Armonk", "ONE"),
+            ("IBM", "ceo", "Arvind Krishna", "ONE"),
+            ("I.B.M.", "founded", "1911", "ONE"),
+            ("Paris", "population", "2 million", "ONE"),
+            ("Paris Inc", "industry", "perfume", "ONE"),
+        ],
+    )
+    done = _run(admin, [CORE])
+    counts = {c["name"]: c["value"] for c in done["steps"][0]["counts"]}
+    assert (counts["merged"], counts["facts_moved"], counts["proposed"]) == (1, 1, 1), done
+    founded = client.facts([CORE], subject="IBM", predicate="founded")["edges"]
+    assert [e["node"]["object"] for e in founded] == ["1911"]
+    (p,) = analyst.execute(Q_PROPOSALS, {"s": [CORE]})["entityMergeProposals"]
+    assert {p["nameA"], p["nameB"]} == {"Paris", "Paris Inc"} and 0.7 <= p["score"] < 0.9

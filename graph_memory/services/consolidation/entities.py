@@ -29,7 +29,7 @@ from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.similarity import SimilarEntities, SimilarityRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.consolidation.context import ACTOR, Count, RunContext
-from graph_memory.services.consolidation.name_match import name_score
+from graph_memory.services.consolidation.name_match import name_score, same_name_groups
 
 __all__ = ["AUTO_MERGE", "PROPOSE", "EntityResolver", "MergeProposal"]
 
@@ -109,6 +109,7 @@ class EntityResolver:
             pairs = await asyncio.to_thread(
                 self.similarity.similar, ctx.tenant, scope, CANDIDATE, TOP_K
             )
+            pairs += await self._spelled_alike(ctx.tenant, scope, pairs)
             scored = sorted(
                 ((name_score(p.a_key, p.b_key, p.score), p) for p in pairs),
                 key=lambda sp: (-sp[0], sp[1].a_key, sp[1].b_key),
@@ -147,6 +148,36 @@ class EntityResolver:
             # A batch of merges moves about ctx.batch_size facts (each entity has several).
             await ctx.each(merges, lambda chunk: self._merge(ctx, chunk), lambda m: m["facts"])
             await ctx.each(rows, lambda chunk: self._propose(ctx, chunk))
+
+    async def _spelled_alike(
+        self, tenant: str, scope: str, found: list[SimilarEntities]
+    ) -> list[SimilarEntities]:
+        """Pairs of the scope's entities whose names are alike by spelling alone
+        (name_match.same_name_groups) that kNN did not find: a vector can rate one name
+        spelled two ways far apart ("IBM" / "I.B.M." 0.34). name_score does not read their
+        cosine (none is given)."""
+        rows = {str(r["key"]): r for r in await self.repo.scope_names(tenant, scope)}
+        known = {(p.a_key, p.b_key) for p in found}
+        out: list[SimilarEntities] = []
+        for group in same_name_groups(list(rows)):
+            for i, a in enumerate(group):
+                for b in group[i + 1 :]:
+                    if (a, b) in known:
+                        continue
+                    ra, rb = rows[a], rows[b]
+                    out.append(
+                        SimilarEntities(
+                            scope,
+                            a,
+                            str(ra["name"]),
+                            int(ra["facts"]),
+                            b,
+                            str(rb["name"]),
+                            int(rb["facts"]),
+                            0.0,
+                        )
+                    )
+        return out
 
     async def _merge(self, ctx: RunContext, merges: list[dict[str, Any]]) -> list[Count]:
         found = await ResolutionRepository.facts_about(ctx.tx, ctx.tenant, merges)

@@ -15,7 +15,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["canonical_name", "name_score", "trigram_jaccard"]
+__all__ = ["canonical_name", "name_score", "same_name_groups", "trigram_jaccard"]
+
+# A spelling group larger than this is not one entity's variants (a generic base such as
+# "group" left by dropped legal forms): its pairs are left to the name vectors.
+_GROUP_MAX = 8
 
 _SUFFIXES = {
     "inc",
@@ -110,7 +114,8 @@ def _siblings(a: str, b: str) -> bool:
 
 def name_score(a: str, b: str, cosine: float) -> float:
     """1.0 for one name spelled two ways; 0.0 for numbered siblings; else the mean of meaning
-    and spelling likeness."""
+    (``cosine``, not read for names alike once articles, punctuation and legal forms are
+    dropped) and spelling likeness."""
     words_a, words_b = _words(a), _words(b)
     text_a, text_b = (" ".join(w for w, _ in ws) for ws in (words_a, words_b))
     if _siblings(text_a, text_b):
@@ -122,7 +127,20 @@ def name_score(a: str, b: str, cosine: float) -> float:
     if base_a == base_b:
         if len(base_a) > 1 or bool(forms_a) == bool(forms_b):
             return 1.0
-        # One word, and only one side names a legal form: spelled alike, said of two kinds
-        # of thing; likeness decides, on the names as written.
-        return (cosine + _jaccard(text_a, text_b)) / 2.0
+        # One word, and only one side names a legal form: spelled alike, but perhaps said of
+        # two kinds of thing (a city, a company), which no vector can tell: for a reviewer,
+        # as alike as the names as written are (the same word: at least half).
+        return (1.0 + _jaccard(text_a, text_b)) / 2.0
     return (cosine + _jaccard(" ".join(base_a), " ".join(base_b))) / 2.0
+
+
+def same_name_groups(names: list[str]) -> list[list[str]]:
+    """``names`` grouped by their words once articles, punctuation and legal forms are
+    dropped ("IBM" / "I.B.M.", "Acme Corp" / "ACME Corp."), groups of two or more (at most
+    ``_GROUP_MAX``): candidates a name vector may miss, each pair scored by ``name_score``."""
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        base = canonical_name(n)
+        if base:
+            groups.setdefault(base, []).append(n)
+    return [sorted(g) for g in groups.values() if 2 <= len(g) <= _GROUP_MAX]
