@@ -161,7 +161,8 @@ def test_runs_on_one_scope_never_overlap_across_service_processes(
     settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
 ) -> None:
     """Two services sharing one Neo4j: while one holds a scope's lease the other is refused
-    (a dry run too); a crashed run's lease runs out and the next run marks it abandoned (nothing applied)."""
+    (a dry run too); a crashed run's lease runs out and the next run marks it abandoned
+    (nothing applied)."""
     build_store(settings, tenant, client, admin)
     who = Principal(tenant=tenant, role=Role.ADMIN, key_id="k", name="ops")
 
