@@ -8,10 +8,10 @@
 // mattering from now on. Each flagged side is returned once per other side; pairs already
 // flagged or settled are skipped.
 // Which side is flagged: both when their tiers are equal (nothing says which is right);
-// only the lower tier's otherwise, the higher one being what the tenant decided; and never
-// an explicit statement (user tier or above) in a user's own scope against a shared scope's
-// (team, tenant): a person's preference beside the shared default is theirs to make (README,
-// Facts). Two users' own scopes that disagree are flagged as any equal pair.
+// only the lower tier's otherwise, the higher one being what the tenant decided; and neither
+// for an explicit statement (user tier or above) in a user's own scope against a shared
+// scope's (team, tenant): a person's preference beside the shared default is theirs to make
+// (README, Facts). Two users' own scopes that disagree are flagged as any equal pair.
 // Grouped by slot rather than joined pairwise: one index pass, and no self-join for the
 // planner to get wrong (the join form failed planning at 5k facts).
 MATCH (s:Segment {tenant: $tenant})
@@ -32,16 +32,23 @@ WHERE b.scope <> a.scope AND b.object_key <> a.object_key
   AND (x.from IS NULL OR y.to IS NULL OR x.from < y.to)
   AND (y.from IS NULL OR x.to IS NULL OR y.from < x.to)
   AND mine <= theirs
+  // A person's explicit statement in their own scope beside a shared one disagrees with
+  // nothing: neither side is flagged (the shared one, flagged, would also name the private
+  // fact to every reader of its scope).
   AND NOT (mine >= 1 AND a.scope STARTS WITH 'user:' AND NOT b.scope STARTS WITH 'user:')
+  AND NOT (theirs >= 1 AND b.scope STARTS WITH 'user:' AND NOT a.scope STARTS WITH 'user:')
 WITH DISTINCT a, b
 // The reason quotes a's own words and names the other side by id only: it is kept on a (and in
 // the audit trail), where the other side's words and scope (a user's id) would outlive a
 // forget of its contributor.
 WITH a, b, 'contradiction: ' + a.subject + ' ' + a.predicate + ' is "' + a.object + '" in '
      + a.scope + ' but fact ' + b.id + ' in another scope of the run says otherwise' AS reason
-// Flagged already, or settled: a reviewer (or fresh evidence) verified this very disagreement
-// (fact/_verify keeps the reason it cleared); another version on either side is a new one.
-WHERE NOT coalesce(a.verification_reason, '') = reason
+// Flagged already (for this or another disagreement of the run's scopes, not yet reviewed: a
+// second run must not flag it again with another reason), or settled: a reviewer (or fresh
+// evidence) verified this very disagreement (fact/_verify keeps the reason it cleared);
+// another version on either side is a new one.
+WHERE NOT (coalesce(a.needs_verification, false)
+           AND coalesce(a.verification_reason, '') STARTS WITH 'contradiction: ')
   AND NOT coalesce(a.verified_reason, '') = reason
 RETURN a.id AS id, b.id AS other, reason
 ORDER BY id, other

@@ -234,8 +234,9 @@ def test_contradictions_are_answers_that_disagree_not_words_that_differ(
     admin: GraphMemoryClient,
 ) -> None:
     """Periods that do not overlap disagree on nothing; a person's own preference beside the
-    tenant's system-tier default is theirs to make; against a higher tier only the lower
-    side is flagged, so the tenant's fact stays served to everyone."""
+    tenant's system-tier default or a team's is theirs to make; against a higher tier only the
+    lower side is flagged, so the tenant's fact stays served to everyone; a fact waiting for
+    review is not flagged again."""
     team = client.record_episode(**episode("ann", "s-team", scope=OPS))
     assert client.assert_facts(
         [
@@ -269,11 +270,25 @@ def test_contradictions_are_answers_that_disagree_not_words_that_differ(
         '["team:ops", "user:ben", "tenant", "user:cy", "team:core"], steps: [CONTRADICTIONS])'
         " { changes { targetId } } }"
     )["runConsolidation"]
-    # Only the team's answer against the system-tier default is a disagreement to review.
+    # Only the team's answer against the system-tier default is a disagreement to review:
+    # Cy's own answer beside the team's flags neither side.
     assert [c["targetId"] for c in done["changes"]] == [team_says]
     for fid in (default, pref):
         kept = client.fact(fid)
         assert kept and not kept["needsVerification"], kept
+    reason = client.fact(team_says)["verificationReason"]  # type: ignore[index]
+    # Another team disagrees later: its side is flagged; the team already waiting for review
+    # is not flagged again (nor its reason replaced) by the second run.
+    ops = client.record_episode(**episode("eve", "s-eve", scope=OPS))
+    ops_says = client.assert_facts([fact("refunds", "processing_days", "10", [ops], scope=OPS)])[
+        "results"
+    ][0]["factId"]
+    again = admin.execute(
+        'mutation { runConsolidation(scopes: ["team:ops", "tenant", "user:cy", "team:core"],'
+        " steps: [CONTRADICTIONS]) { changes { targetId } } }"
+    )["runConsolidation"]
+    assert [c["targetId"] for c in again["changes"]] == [ops_says]
+    assert client.fact(team_says)["verificationReason"] == reason  # type: ignore[index]
     served = client.recall("refund processing days", ["tenant", "user:zed"], kinds=["FACT"])
     assert default in [i["id"] for i in served["items"]]
 
