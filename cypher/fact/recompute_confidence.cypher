@@ -3,7 +3,8 @@
 // Confidence is derived from evidence: per session the strongest weight, noisy-OR across
 // sessions, capped by the fact's tier. Candidates reaching the corroboration threshold
 // (distinct sessions) are promoted to active here, in the same transaction as the evidence,
-// and end the version they were written to supersede (`closed`: fact/_close_linked).
+// unless a higher tier holds their slot, and end the version they were written to supersede
+// (`closed`: fact/_close_linked).
 UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.tenant = $tenant
@@ -16,7 +17,21 @@ WITH f, [x IN collect(CASE WHEN session IS NULL THEN null ELSE w END) WHERE x IS
 WITH f, ws, f.confidence AS before, f.status AS status_before,
      1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)) AS raw
 WITH f, ws, before, status_before, raw,
-     f.status = 'candidate' AND size(ws) >= $promote_sessions AS promoted
+     f.status = 'candidate' AND size(ws) >= $promote_sessions
+     // Corroboration never lifts a claim over a higher tier: while a served version of
+     // another value held at a higher tier overlaps it in a single-valued slot (a user said
+     // Rome after the agent first inferred Berlin), it waits for a reviewer, as the write of
+     // such a candidate is refused once that version is there (TierConflict).
+     AND NOT EXISTS {
+       MATCH (h:Fact {tenant: $tenant, scope: f.scope, subject: f.subject,
+                      predicate: f.predicate})
+       WHERE coalesce(f.cardinality, 'one') = 'one' AND h.object_key <> f.object_key
+         AND h.status = 'active' AND h.superseded_at IS NULL AND h.retracted_at IS NULL
+         AND h.rejected_at IS NULL AND (h.expires_at IS NULL OR h.expires_at > $now)
+         AND coalesce(h.tier_rank, 0) > coalesce(f.tier_rank, 0)
+         AND (h.valid_to IS NULL OR h.valid_to > f.valid_from)
+         AND (f.valid_to IS NULL OR f.valid_to > h.valid_from)
+     } AS promoted
 SET f.confidence = CASE WHEN raw > f.tier_cap THEN f.tier_cap ELSE raw END,
     f.status = CASE WHEN promoted THEN 'active' ELSE f.status END,
     f.activated_at = CASE WHEN promoted THEN $now ELSE f.activated_at END,

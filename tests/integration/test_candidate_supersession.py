@@ -257,3 +257,24 @@ def test_a_withdrawn_promotion_hands_its_ending_to_the_version_that_ended_it(
     _forgotten(settings, tenant, "dave", check)
     assert _status(client, rival)[0] == "SUPERSEDED"  # a candidate, ended by Gus
     assert _leads(client) == ["Gus"]
+
+
+def test_corroboration_never_lifts_a_candidate_over_a_higher_tier(
+    client: GraphMemoryClient, analyst: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # Dana (inferred, approved by three sessions); Erik inferred once, a candidate; then the
+    # user says Gus. Erik told twice more waits for a reviewer: three sessions of inference
+    # do not outrank what the user said.
+    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"))
+    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
+    assert _lead(client, "Erik", ("bob", "s5")) == rival
+    assert _lead(client, "Erik", ("carol", "s6")) == rival
+    assert _status(client, rival)[0] == "CANDIDATE"
+    assert _status(client, declared)[0] == "ACTIVE"
+    assert _leads(client) == ["Gus"]
+    assert rival in [q["fact"]["id"] for q in analyst.review_queue(TEAM)]
+    # Nor does consolidation's PROMOTION.
+    done = admin.execute(M_RUN, {"s": TEAM, "steps": ["PROMOTION"], "dry": False})
+    assert done["runConsolidation"]["changes"] == []
+    assert _leads(client) == ["Gus"] and _status(client, rival)[0] == "CANDIDATE"
