@@ -31,6 +31,8 @@ WITH scope, subject, predicate,
               // When it holds, as told: a stated start and an end are part of the claim.
               valid_from: CASE WHEN coalesce(f.valid_from_stated, false)
                                THEN toString(f.valid_from) END,
+              // When it holds from, given or defaulted (the survivor holds for all it absorbs).
+              starts: toString(f.valid_from),
               valid_to: toString(f.valid_to)}) AS versions
 RETURN scope, subject, predicate, versions
 ORDER BY scope, subject, predicate

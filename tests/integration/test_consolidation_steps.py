@@ -4,6 +4,8 @@ contradiction across scopes flagged with its reason; scopes outside the run are 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
@@ -383,3 +385,40 @@ def test_a_reviewer_cannot_reject_a_flagged_fact_above_their_tier(
     conflicts = analyst.audit_log(target=policy, action="tier_conflict")["edges"]
     assert conflicts and "cannot reject" in conflicts[0]["node"]["reason"]
     assert analyst.reject_fact(mine, "Erin is on call")["status"] == "REJECTED"
+
+
+def test_dedupe_leaves_no_moment_of_the_world_without_its_answer(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """Told without a start, each version holds from its own telling: the survivor is the one
+    that holds from the earliest, with the later ones' evidence, so what held on a day
+    before the later tellings still answers."""
+
+    def told(user: str, day: int) -> str:
+        at = datetime(2026, 11, day, 10, tzinfo=UTC)
+        return client.record_episode(
+            **episode(user, f"s-{user}-{day}", scope=CORE, startedAt=at,
+                      endedAt=at + timedelta(minutes=5))
+        )  # fmt: skip
+
+    early = told("ann", 1)
+    later = [told("bo", 20), told("cy", 21)]
+    first = client.assert_facts(
+        [fact("Ann", "likes_x", "jazz", [early], scope=CORE, cardinality="MANY")]
+    )["results"][0]["factId"]
+    second = client.assert_facts([fact("Ann", "likes_x", "Jazz.", later, scope=CORE)])
+    assert second["results"][0]["factId"] != first  # two versions of one claim
+
+    def liked(day: int) -> list[str]:
+        at = datetime(2026, 11, day, 12, tzinfo=UTC).isoformat()
+        page = client.facts([CORE], subject="Ann", predicate="likes_x", valid_at=at)
+        return [e["node"]["object"] for e in page["edges"]]
+
+    assert liked(10) == ["jazz"]
+    done = run(admin, steps=["DEDUPE"])
+    counts = {c["name"]: c["value"] for c in done["steps"][0]["counts"]}
+    assert counts["merged"] == 1, done
+    assert liked(10) == ["jazz"] and liked(25) == ["jazz"]
+    kept = client.fact(first)
+    assert kept and kept["status"] == "ACTIVE"
+    assert {p["episodeId"] for p in kept["provenance"]} == {early, *later}

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record
-from graph_memory.domain import entity_key
+from graph_memory.domain import as_datetime, entity_key
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
@@ -117,15 +118,24 @@ def _claimed(version: Record) -> str:
     return _EDGES.sub("", key) or key
 
 
+def _start(version: Record) -> datetime:
+    start = as_datetime(version["starts"])
+    assert start is not None  # every version holds from a moment (given or defaulted)
+    return start
+
+
 def _best(versions: list[Record]) -> Record:
     # The highest tier first: merging must not lower the trust a fact is held at (a user-tier
-    # survivor of a system-tier fact could then be overridden by any agent). Then the best
+    # survivor of a system-tier fact could then be overridden by any agent). Then the one that
+    # holds from the earliest (told without a start, each holds from its own telling): the
+    # others, merged into it, leave no moment of the world without its answer. Then the best
     # supported: most independent sessions, then confidence, active before candidate, then
     # the oldest telling (it has been believed longest); the id breaks ties.
     return sorted(
         versions,
         key=lambda v: (
             -int(v.get("tier_rank") or 0),
+            _start(v),
             -int(v["sessions"]),
             -float(v["confidence"]),
             v["status"] != "active",
@@ -133,6 +143,13 @@ def _best(versions: list[Record]) -> Record:
             v["id"],
         ),
     )[0]
+
+
+def _covered(keep: Record, versions: list[Record]) -> list[str]:
+    """The versions merged into ``keep``: those it holds for all along (same claim, same end:
+    from their start or earlier). One of a lower tier that holds from earlier stays: its
+    period would otherwise lose its answer, and ``keep`` may not be moved to it."""
+    return [v["id"] for v in versions if v is not keep and _start(v) >= _start(keep)]
 
 
 async def dedupe(ctx: RunContext) -> None:
@@ -151,7 +168,7 @@ async def dedupe(ctx: RunContext) -> None:
             same.setdefault(told, []).append(v)
         for versions in same.values():
             keep = _best(versions)
-            dups = [v["id"] for v in versions if v is not keep]
+            dups = _covered(keep, versions)
             if dups:
                 groups.append((keep["id"], dups))
 
