@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
 import sys
 from typing import Any
@@ -33,6 +32,7 @@ def _consolidate(args: argparse.Namespace) -> int:
     from graph_memory.repositories.trust import TrustRepository
     from graph_memory.services.consolidation.compaction import Compactor
     from graph_memory.services.consolidation.entities import EntityResolver
+    from graph_memory.services.consolidation.report import report_dict
     from graph_memory.services.consolidation.service import ConsolidationService
     from graph_memory.services.trust.policy import PolicyStore
 
@@ -72,7 +72,7 @@ def _consolidate(args: argparse.Namespace) -> int:
                 report = await service.run(who, args.scope, args.step, args.dry_run, progress)
             bar.close()
             if args.json:
-                print(json.dumps(dataclasses.asdict(report), default=str, indent=2))
+                print(json.dumps(report_dict(report), default=str, indent=2))
                 return 0
             print(f"run {report.id} {report.status} on {', '.join(report.scopes)}")
             for s in report.steps:

@@ -13,6 +13,7 @@ from strawberry.types import Info
 
 from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.selection import asks_for
+from graph_memory.services.consolidation.report import change_value
 from graph_memory.services.consolidation.service import ConsolidationService, RunReport
 
 __all__ = ["ConsolidationMutation", "ConsolidationQuery"]
@@ -106,12 +107,6 @@ class EntityMergeProposal:
     created_at: datetime | None
 
 
-def _json(text: str | None) -> Any:
-    import json
-
-    return None if text is None else json.loads(text)
-
-
 def run_view(r: RunReport) -> ConsolidationRunGQL:
     return ConsolidationRunGQL(
         id=strawberry.ID(r.id),
@@ -144,8 +139,8 @@ def run_view(r: RunReport) -> ConsolidationRunGQL:
                 action=c.action,
                 target_id=strawberry.ID(c.target_id),
                 reason=c.reason,
-                before=_json(c.before),
-                after=_json(c.after),
+                before=change_value(c.before),
+                after=change_value(c.after),
             )
             for c in r.changes or ()
         ],

@@ -235,6 +235,9 @@ def test_cli_consolidates_with_json_output(
     assert report["status"] == "applied"
     assert "consolidate" in done.stderr  # the progress bar
     assert {c["target_id"] for c in report["changes"] if c["action"] == "expire"} == {s.expiring}
+    # Each change's before/after as GraphQL shows them: the changed properties, not JSON text.
+    (expire,) = [c for c in report["changes"] if c["action"] == "expire"]
+    assert isinstance(expire["before"], dict) and isinstance(expire["after"], dict), expire
     expired = client.fact(s.expiring)
     assert expired is not None and expired["status"] == "EXPIRED"
 

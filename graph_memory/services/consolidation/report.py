@@ -3,14 +3,17 @@ run's own metrics (batches committed, changes, wall time), from the run node or 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from graph_memory.db import Record
 from graph_memory.domain import as_datetime
 from graph_memory.services.consolidation.context import ACTOR, Change, Count
 
-__all__ = ["RunReport", "StepReport", "report_of"]
+__all__ = ["RunReport", "StepReport", "change_value", "report_dict", "report_of"]
 
 
 @dataclass(frozen=True)
@@ -101,3 +104,18 @@ def _ms(start: object, end: object) -> float | None:
 
 def _opt_float(value: object) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def change_value(text: str | None) -> Any:
+    """A change's before or after as shown (GraphQL, the CLI's --json): the memory's changed
+    properties, stored as JSON text on the diff entry."""
+    return None if text is None else json.loads(text)
+
+
+def report_dict(report: RunReport) -> dict[str, Any]:
+    """The run as plain data (the CLI's --json), its changes' before/after decoded as GraphQL
+    shows them."""
+    out = dataclasses.asdict(report)
+    for c in out.get("changes") or []:
+        c["before"], c["after"] = change_value(c["before"]), change_value(c["after"])
+    return out
