@@ -32,7 +32,7 @@ WITH scope, subject, predicate,
               valid_from: CASE WHEN coalesce(f.valid_from_stated, false)
                                THEN toString(f.valid_from) END,
               // When it holds from, given or defaulted (the survivor holds for all it absorbs).
-              starts: toString(f.valid_from),
+              starts: toString(coalesce(f.valid_from, f.recorded_at)),
               valid_to: toString(f.valid_to)}) AS versions
 RETURN scope, subject, predicate, versions
 ORDER BY scope, subject, predicate

@@ -1,4 +1,4 @@
-// params: tenant, ids, promote_sessions, now
+// params: tenant, ids, promote_sessions, promote, now
 // returns: id, before, after, status_before, status, sessions, closed
 // Confidence is derived from evidence: per session the strongest weight, noisy-OR across
 // sessions, capped by the fact's tier. Candidates reaching the corroboration threshold
@@ -17,21 +17,11 @@ WITH f, [x IN collect(CASE WHEN session IS NULL THEN null ELSE w END) WHERE x IS
 WITH f, ws, f.confidence AS before, f.status AS status_before,
      1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)) AS raw
 WITH f, ws, before, status_before, raw,
-     f.status = 'candidate' AND size(ws) >= $promote_sessions
-     // Corroboration never lifts a claim over a higher tier: while a served version of
-     // another value held at a higher tier overlaps it in a single-valued slot (a user said
-     // Rome after the agent first inferred Berlin), it waits for a reviewer, as the write of
-     // such a candidate is refused once that version is there (TierConflict).
-     AND NOT EXISTS {
-       MATCH (h:Fact {tenant: $tenant, scope: f.scope, subject: f.subject,
-                      predicate: f.predicate})
-       WHERE coalesce(f.cardinality, 'one') = 'one' AND h.object_key <> f.object_key
-         AND h.status = 'active' AND h.superseded_at IS NULL AND h.retracted_at IS NULL
-         AND h.rejected_at IS NULL AND (h.expires_at IS NULL OR h.expires_at > $now)
-         AND coalesce(h.tier_rank, 0) > coalesce(f.tier_rank, 0)
-         AND (h.valid_to IS NULL OR h.valid_to > f.valid_from)
-         AND (f.valid_to IS NULL OR f.valid_to > h.valid_from)
-     } AS promoted
+     $promote AND f.status = 'candidate' AND size(ws) >= $promote_sessions
+     // Never over a higher tier's served version of another value (it waits for review).
+     AND NOT
+#include fact/_outranked(f)
+     AS promoted
 SET f.confidence = CASE WHEN raw > f.tier_cap THEN f.tier_cap ELSE raw END,
     f.status = CASE WHEN promoted THEN 'active' ELSE f.status END,
     f.activated_at = CASE WHEN promoted THEN $now ELSE f.activated_at END,

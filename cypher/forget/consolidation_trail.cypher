@@ -7,7 +7,8 @@
 //   its step, action, target and seq, not the before/after/reason quoting it (audit.redact's
 //   rule); the run's counts stay;
 // * a snapshot of a memory that is gone is dropped (a rollback drops those anyway: it
-//   restores only memories that exist);
+//   restores only memories that exist), and every snapshot of a rolled-back run (spent,
+//   waiting for its sweep);
 // * a journal entry of a segment that is gone (moved) or of a fact that is gone (deleted)
 //   loses its scope and subject (a rollback matches the segment or fact first: it skips it).
 MATCH (r:ConsolidationRun {tenant: $tenant})
@@ -39,8 +40,11 @@ CALL (r) {
 CALL (r) {
   MATCH (s:ConsolidationSnapshot {snapshot_run: r.id})
   WHERE s.snapshot_of IS NOT NULL AND s.tenant = $tenant  // seeks (snapshot_run, snapshot_of)
-    AND NOT EXISTS { MATCH (f:Fact {id: s.snapshot_of}) WHERE f.tenant = $tenant }
-    AND NOT EXISTS { MATCH (e:Episode {id: s.snapshot_of}) WHERE e.tenant = $tenant }
+    // Every snapshot of a rolled-back run: spent, left to a sweep that may not have run (its
+    // copies of what a fact said must not outlive the forget either).
+    AND (r.status = 'rolled_back'
+         OR (NOT EXISTS { MATCH (f:Fact {id: s.snapshot_of}) WHERE f.tenant = $tenant }
+             AND NOT EXISTS { MATCH (e:Episode {id: s.snapshot_of}) WHERE e.tenant = $tenant }))
   DETACH DELETE s
   RETURN count(*) AS snapshots
 }

@@ -318,7 +318,7 @@ class ConsolidationRepository:
 
     @staticmethod
     async def resettle(tx: Tx, tenant: str, run_id: str, limit: int) -> list[Record]:
-        """A page of restored memories whose slots the rollback recomputes last (spent)."""
+        """A page of spent snapshots deleted; each row says whether its slots are recomputed."""
         return await tx.run(
             "consolidation.resettle",
             {"tenant": require_tenant(tenant), "run_id": run_id, "limit": limit},

@@ -148,7 +148,11 @@ class FactRepository:
         ids: list[str],
         promote_sessions: int,
         now: datetime | None = None,
+        *,
+        promote: bool = True,
     ) -> list[Record]:
+        """Confidence from evidence, and candidates at ``promote_sessions`` promoted unless
+        ``promote`` is off."""
         if not ids:
             return []
         return await tx.run(
@@ -157,6 +161,7 @@ class FactRepository:
                 "tenant": require_tenant(tenant),
                 "ids": ids,
                 "promote_sessions": promote_sessions,
+                "promote": promote,
                 "now": now or utcnow(),
             },
         )

@@ -21,12 +21,13 @@ TEAM = ["team:core"]
 def _lead(client: GraphMemoryClient, obj: str, *sessions: tuple[str, str], **kw: Any) -> str:
     """A single-valued fact about the team, one episode per session; inferred unless told."""
     kw.setdefault("source", "conversation")
+    subject = kw.pop("subject", "Core team")
     eps = [
         client.record_episode(**episode(user, session, scope="team:core", source=kw["source"]))
         for user, session in sessions
     ]
     out = client.assert_facts(
-        [fact("Core team", "led_by", obj, eps, cardinality="ONE", scope="team:core", **kw)]
+        [fact(subject, "led_by", obj, eps, cardinality="ONE", scope="team:core", **kw)]
     )
     assert out["accepted"] == 1, out
     return str(out["results"][0]["factId"])
@@ -274,7 +275,11 @@ def test_corroboration_never_lifts_a_candidate_over_a_higher_tier(
     assert _status(client, declared)[0] == "ACTIVE"
     assert _leads(client) == ["Gus"]
     assert rival in [q["fact"]["id"] for q in analyst.review_queue(TEAM)]
-    # Nor does consolidation's PROMOTION.
+    # Nor does consolidation's PROMOTION, which does not even plan it: the run changes
+    # nothing, and rolls back after someone writes the scope again.
     done = admin.execute(M_RUN, {"s": TEAM, "steps": ["PROMOTION"], "dry": False})
     assert done["runConsolidation"]["changes"] == []
     assert _leads(client) == ["Gus"] and _status(client, rival)[0] == "CANDIDATE"
+    _lead(client, "Hal", ("erin", "s9"), source="user", subject="Ops team")
+    back = admin.execute(M_ROLLBACK, {"id": done["runConsolidation"]["id"]})
+    assert back["rollbackConsolidation"]["status"] == "ROLLED_BACK"

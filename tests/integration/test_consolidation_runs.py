@@ -191,6 +191,14 @@ def test_runs_on_one_scope_never_overlap_across_service_processes(
             await asyncio.sleep(1.2)  # the lease runs out
             done = await b.run(who, SCOPES)
             runs = await b.runs(who)
+            # A rollback under way holds the scopes too (no lease: between its pages).
+            await db_a.run_raw(
+                "MATCH (r:ConsolidationRun {tenant: $t, id: $id}) SET r.status = 'rolling_back'",
+                {"t": tenant, "id": done.id},
+            )
+            with pytest.raises(Conflict) as err:
+                await b.run(who, SCOPES, dry_run=True)
+            assert done.id in err.value.message
             return done.status, {r.id: r.status for r in runs}["run_crashed"]
         finally:
             await db_a.close()

@@ -33,3 +33,11 @@ def test_a_lower_tier_that_holds_from_earlier_stays() -> None:
     assert _covered(keep, [inferred, user]) == []  # Nov 2 keeps its answer
     same_day = _v("c", 0, 3)
     assert _covered(keep, [inferred, user, same_day]) == ["c"]
+
+
+def test_a_served_version_is_never_folded_into_a_candidate() -> None:
+    candidate = {**_v("a", 0, 1, sessions=2), "status": "candidate"}
+    approved = _v("b", 0, 20)
+    keep = _best([candidate, approved])
+    assert keep is approved  # the reviewer's approval stays
+    assert _covered(keep, [candidate, approved]) == ["a"]  # the candidate answered no day

@@ -90,6 +90,11 @@ def test_names_alike_by_spelling_alone_are_grouped() -> None:
         ["i.b.m.", "ibm"],
         ["paris", "paris inc"],
     ]
+    # A sign makes another name: not grouped, and not alike however close the vectors.
+    assert same_name_groups(["c", "c#", "c++", "c.", "at&t", "att"]) == [["c", "c."]]
+    assert name_score("C", "C++", cosine=0.9) < 0.7 and name_score("C#", "C", 0.9) < 0.7
+    # A long word and that word with a legal form: still only proposed.
+    assert 0.7 <= name_score("Massachusetts", "Massachusetts Co", cosine=0.99) < 0.9
     # A base many names share is no one entity's spellings: left to the name vectors.
     assert same_name_groups([f"group {s}" for s in ["inc", "ltd", "llc", "co", "ag", "sa", "plc",
                                                     "gmbh", "corp"]] + ["group"]) == []  # fmt: skip

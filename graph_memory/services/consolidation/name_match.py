@@ -20,6 +20,12 @@ __all__ = ["canonical_name", "name_score", "same_name_groups", "trigram_jaccard"
 # A spelling group larger than this is not one entity's variants (a generic base such as
 # "group" left by dropped legal forms): its pairs are left to the name vectors.
 _GROUP_MAX = 8
+# Symbols that make a name another name, though punctuation is dropped: "C" / "C++" / "C#",
+# "AT&T" / "ATT".
+_SIGNS = frozenset("+#&@")
+# A lone word and that word with a legal form: for a reviewer, never merged outright
+# (entities.AUTO_MERGE 0.9, PROPOSE 0.7).
+_WORD_AND_FORM = 0.8
 
 _SUFFIXES = {
     "inc",
@@ -112,6 +118,10 @@ def _siblings(a: str, b: str) -> bool:
     )
 
 
+def _signs(name: str) -> frozenset[str]:
+    return _SIGNS.intersection(name)
+
+
 def name_score(a: str, b: str, cosine: float) -> float:
     """1.0 for one name spelled two ways; 0.0 for numbered siblings; else the mean of meaning
     (``cosine``, not read for names alike once articles, punctuation and legal forms are
@@ -120,6 +130,9 @@ def name_score(a: str, b: str, cosine: float) -> float:
     text_a, text_b = (" ".join(w for w, _ in ws) for ws in (words_a, words_b))
     if _siblings(text_a, text_b):
         return 0.0
+    if _signs(a) != _signs(b):
+        # "C" / "C++": the sign is the name; likeness of the names as written.
+        return (cosine + _jaccard(a.casefold(), b.casefold())) / 2.0
     (base_a, forms_a), (base_b, forms_b) = _base(words_a), _base(words_b)
     if not base_a or not base_b:
         # Nothing to spell (punctuation only): meaning alone, at half weight.
@@ -128,19 +141,19 @@ def name_score(a: str, b: str, cosine: float) -> float:
         if len(base_a) > 1 or bool(forms_a) == bool(forms_b):
             return 1.0
         # One word, and only one side names a legal form: spelled alike, but perhaps said of
-        # two kinds of thing (a city, a company), which no vector can tell: for a reviewer,
-        # as alike as the names as written are (the same word: at least half).
-        return (1.0 + _jaccard(text_a, text_b)) / 2.0
+        # two kinds of thing (a city, a company), which no vector can tell: for a reviewer.
+        return _WORD_AND_FORM
     return (cosine + _jaccard(" ".join(base_a), " ".join(base_b))) / 2.0
 
 
 def same_name_groups(names: list[str]) -> list[list[str]]:
     """``names`` grouped by their words once articles, punctuation and legal forms are
-    dropped ("IBM" / "I.B.M.", "Acme Corp" / "ACME Corp."), groups of two or more (at most
+    dropped ("IBM" / "I.B.M.", "Acme Corp" / "ACME Corp."; "C" and "C++" apart: a sign
+    stays), groups of two or more (at most
     ``_GROUP_MAX``): candidates a name vector may miss, each pair scored by ``name_score``."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[tuple[str, frozenset[str]], list[str]] = {}
     for n in names:
         base = canonical_name(n)
         if base:
-            groups.setdefault(base, []).append(n)
+            groups.setdefault((base, _signs(n)), []).append(n)
     return [sorted(g) for g in groups.values() if 2 <= len(g) <= _GROUP_MAX]

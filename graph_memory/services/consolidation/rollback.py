@@ -219,7 +219,7 @@ async def _resettle(tx: Tx, tenant: str, run_id: str) -> int:
     """One page of the last pass: slots the rule settled, recomputed from restored versions."""
     await _locked(tx, tenant, run_id)
     rows = await Repo.resettle(tx, tenant, run_id, _PAGE)
-    await reslot(tx, tenant, _slots(rows))
+    await reslot(tx, tenant, _slots([r for r in rows if r["resettle"]]))
     return len(rows)
 
 

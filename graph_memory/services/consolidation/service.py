@@ -379,7 +379,9 @@ class ConsolidationService:
         if task is None or task.done():
             task = asyncio.create_task(self._sweep_logged(tenant, run_id), name=f"sweep-{run_id}")
             self._sweeps[run_id] = task
-            task.add_done_callback(lambda t: self._sweeps.pop(run_id, None))
+            task.add_done_callback(
+                lambda t: self._sweeps.pop(run_id) if self._sweeps.get(run_id) is t else None
+            )
         return task
 
     async def _sweep_logged(self, tenant: str, run_id: str) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from graph_memory.db import Record
@@ -119,26 +119,27 @@ def _claimed(version: Record) -> str:
 
 
 def _start(version: Record) -> datetime:
-    start = as_datetime(version["starts"])
-    assert start is not None  # every version holds from a moment (given or defaulted)
-    return start
+    """When it holds from (given or defaulted; consolidation.duplicates falls back to when it
+    was recorded)."""
+    return as_datetime(version["starts"]) or datetime.min.replace(tzinfo=UTC)
 
 
 def _best(versions: list[Record]) -> Record:
     # The highest tier first: merging must not lower the trust a fact is held at (a user-tier
-    # survivor of a system-tier fact could then be overridden by any agent). Then the one that
-    # holds from the earliest (told without a start, each holds from its own telling): the
-    # others, merged into it, leave no moment of the world without its answer. Then the best
-    # supported: most independent sessions, then confidence, active before candidate, then
-    # the oldest telling (it has been believed longest); the id breaks ties.
+    # survivor of a system-tier fact could then be overridden by any agent). Then a served
+    # version before a candidate (a reviewer's approval is never folded into a candidate).
+    # Then the one that holds from the earliest (told without a start, each holds from its
+    # own telling): the others, merged into it, leave no moment of the world without its
+    # answer. Then the best supported: most independent sessions, then confidence, then the
+    # oldest telling (it has been believed longest); the id breaks ties.
     return sorted(
         versions,
         key=lambda v: (
             -int(v.get("tier_rank") or 0),
+            v["status"] != "active",
             _start(v),
             -int(v["sessions"]),
             -float(v["confidence"]),
-            v["status"] != "active",
             v["recorded_at"],
             v["id"],
         ),
@@ -147,9 +148,15 @@ def _best(versions: list[Record]) -> Record:
 
 def _covered(keep: Record, versions: list[Record]) -> list[str]:
     """The versions merged into ``keep``: those it holds for all along (same claim, same end:
-    from their start or earlier). One of a lower tier that holds from earlier stays: its
+    from their start or earlier), and candidates beside a served ``keep`` (a candidate
+    answers no moment). A served one of a lower tier that holds from earlier stays: its
     period would otherwise lose its answer, and ``keep`` may not be moved to it."""
-    return [v["id"] for v in versions if v is not keep and _start(v) >= _start(keep)]
+    served = keep["status"] == "active"
+    return [
+        v["id"]
+        for v in versions
+        if v is not keep and (_start(v) >= _start(keep) or (served and v["status"] != "active"))
+    ]
 
 
 async def dedupe(ctx: RunContext) -> None:

@@ -283,8 +283,16 @@ async def _survivors(
     inferences that no longer reach the threshold go back to review. Returns the audit
     events and the versions whose promotion was withdrawn (their timeline changes)."""
     tenant, now, principal = b.principal.tenant, b.now, b.principal
+    # A forget withdraws, never promotes: a candidate a higher tier held back, that tier's
+    # version excised in an earlier batch, waits for the next corroboration or PROMOTION run
+    # (as the in-flight view shows it: still a candidate).
     recomputed = await FactRepository.recompute_confidence(
-        tx, tenant, sorted(set(shared) | set(reopened)), b.policy.promote_sessions, now
+        tx,
+        tenant,
+        sorted(set(shared) | set(reopened)),
+        b.policy.promote_sessions,
+        now,
+        promote=False,
     )
     counts.facts_recomputed += len(shared)
     reinstate = "its successors were excised (contributor forgotten)"
