@@ -491,6 +491,12 @@ class ForgetRepository:
         return int(rows[0]["deleted"]) if rows else 0
 
     @staticmethod
+    async def drop_orphan_proposals(tx: Tx, tenant: str) -> list[str]:
+        """Merge proposals naming an entity gone (forget.orphan_proposals); their ids."""
+        rows = await tx.run("forget.orphan_proposals", {"tenant": require_tenant(tenant)})
+        return [str(i) for i in rows[0]["ids"]] if rows else []
+
+    @staticmethod
     async def scrub_consolidations(
         tx: Tx, tenant: str, scope: str, stand_in: str, now: datetime
     ) -> int:

@@ -168,6 +168,12 @@ def test_entities_a_consolidation_merged_go_with_the_users_facts(
     assert bolt(settings, "MATCH (f:Fact {tenant: $t}) RETURN f.id", {"t": tenant}) == []
     for name in ("Quokkazed Corp", "Quokkazed Corp.", "quokkazed corp."):
         assert analyst.execute(Q_ENTITY, {"n": name})["entity"] is None, name
+    # Nor a merge proposal naming them (the user's id and the company, one word apart).
+    proposals = admin.execute(
+        "query($s: [String!]!) { entityMergeProposals(scopes: $s) { nameA nameB } }",
+        {"s": [scope]},
+    )["entityMergeProposals"]
+    assert CANARY not in json.dumps(proposals).lower(), proposals
     release(settings, job)
     _forget(admin)
 

@@ -392,6 +392,9 @@ class ForgetService:
                 counts.procedures_deleted += procedures
                 counts.audit_events_redacted += redacted
             counts.entities_deleted += await Repo.delete_merged_entities(tx, tenant)
+            # Proposals naming the entities gone, and the audit events that quote them.
+            proposals = await Repo.drop_orphan_proposals(tx, tenant)
+            counts.audit_events_redacted += await Repo.redact_audit(tx, tenant, proposals, now)
             if c.user_id:
                 # Last: what the history may keep depends on what the steps above deleted.
                 counts.audit_events_redacted += await Repo.scrub_consolidations(
