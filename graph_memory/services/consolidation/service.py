@@ -19,7 +19,6 @@ changed has changed again since.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
@@ -35,6 +34,7 @@ from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.consolidation import ConsolidationRepository as Repo
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.locks import WriteLocks
+from graph_memory.services.background import cancel_all
 from graph_memory.services.consolidation.compaction import Compactor
 from graph_memory.services.consolidation.context import BATCH, RunContext
 from graph_memory.services.consolidation.entities import EntityResolver, MergeProposal
@@ -401,12 +401,7 @@ class ConsolidationService:
 
     async def stop(self) -> None:
         """Cancel this process's sweeps (shutdown): the tenant's next run finishes them."""
-        tasks = list(self._sweeps.values())
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        await cancel_all(self._sweeps.values())
 
 
 def _load(ctx: RunContext, run: Record, touched: list[str]) -> None:

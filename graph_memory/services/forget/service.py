@@ -60,6 +60,7 @@ from graph_memory.repositories.forget import ForgetRepository as Repo
 from graph_memory.repositories.forget_jobs import ForgetJobRepository as Jobs
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.audit import events as audit
+from graph_memory.services.background import cancel_all
 from graph_memory.services.forget.acted_for import scrub_acted_for
 from graph_memory.services.forget.purge import Batch, ForgetCounts, purge_batch
 from graph_memory.session_share import working_for
@@ -229,12 +230,7 @@ class ForgetService:
 
     async def stop(self) -> None:
         """Cancel this process's purges (shutdown): each resumes from its last batch."""
-        tasks = list(self._running.values())
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        await cancel_all(self._running.values())
 
     # -- phase 2 --------------------------------------------------------------------------
     def start(self, tenant: str, job_id: str) -> asyncio.Task[ForgetJob | None]:
