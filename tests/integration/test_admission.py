@@ -201,7 +201,10 @@ def test_a_queued_read_goes_before_a_write_that_queued_first_while_the_write_has
             target=send, args=('{ episodes(scopes: ["user:alice"]) { id } }', "read")
         )
         reader.start()
-        time.sleep(0.3)  # and the read behind it
+        # And the read behind it: time for it to reach the queue on a busy machine (the
+        # order stays the objectives' while the read is sent under a second after the write:
+        # its deadline, sent + 0.5 s, comes before the write's, sent + 1.5 s).
+        time.sleep(0.8)
         lock.rollback()
     for t in (busy, writer, reader):
         t.join(timeout=120)
