@@ -17,11 +17,13 @@ WITH f, [x IN collect(CASE WHEN session IS NULL THEN null ELSE w END) WHERE x IS
 WITH f, ws, f.confidence AS before, f.status AS status_before,
      1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)) AS raw
 WITH f, ws, before, status_before, raw,
-     $promote AND f.status = 'candidate' AND size(ws) >= $promote_sessions
      // Never over a higher tier's served version of another value (it waits for review).
-     AND NOT
+     // The slot is looked at only for a candidate at the threshold (CASE evaluates lazily,
+     // AND need not): every corroborating write comes through here.
+     CASE WHEN $promote AND f.status = 'candidate' AND size(ws) >= $promote_sessions
+          THEN NOT
 #include fact/_outranked(f)
-     AS promoted
+          ELSE false END AS promoted
 SET f.confidence = CASE WHEN raw > f.tier_cap THEN f.tier_cap ELSE raw END,
     f.status = CASE WHEN promoted THEN 'active' ELSE f.status END,
     f.activated_at = CASE WHEN promoted THEN $now ELSE f.activated_at END,
