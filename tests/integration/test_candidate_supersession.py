@@ -7,6 +7,7 @@ the version between them gives it back."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from graph_memory.client import GraphMemoryClient
@@ -283,3 +284,70 @@ def test_corroboration_never_lifts_a_candidate_over_a_higher_tier(
     _lead(client, "Hal", ("erin", "s9"), source="user", subject="Ops team")
     back = admin.execute(M_ROLLBACK, {"id": done["runConsolidation"]["id"]})
     assert back["rollbackConsolidation"]["status"] == "ROLLED_BACK"
+
+
+def test_a_candidate_a_higher_tier_held_back_is_promoted_when_that_fact_is_retracted(
+    client: GraphMemoryClient, analyst: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # Erik, inferred in three sessions, waits while the user's Gus holds the slot. The user's
+    # Gus retracted: nothing holds Erik back, so he is served from the retraction on (as his
+    # next corroboration or a PROMOTION run would have made him), audited as a promotion.
+    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"))
+    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
+    _lead(client, "Erik", ("bob", "s5"))
+    _lead(client, "Erik", ("carol", "s6"))
+    assert _status(client, rival)[0] == "CANDIDATE"
+    gone = admin.retract_fact(declared, reason="said by mistake")
+    assert gone["status"] == "RETRACTED"
+    at = gone["retractedAt"]
+    assert _status(client, rival)[0] == "ACTIVE"
+    assert _leads(client) == ["Erik"]
+    assert rival not in [q["fact"]["id"] for q in analyst.review_queue(TEAM)]
+    # Before the retraction the slot answered as it did then.
+    before = (datetime.fromisoformat(at) - timedelta(milliseconds=1)).isoformat()
+    assert _leads(client, as_of=before) == ["Gus"]
+    assert _leads(client, as_of=at) == ["Erik"]
+    promoted = [e["node"] for e in analyst.audit_log(target=rival, action="promote")["edges"]]
+    assert len(promoted) == 1 and declared in promoted[0]["reason"]
+    assert promoted[0]["at"] == at
+
+
+def test_a_retraction_releases_only_candidates_of_another_value_at_the_threshold(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # Erik told in two sessions is below the threshold: the retraction leaves him waiting, and
+    # the slot answers what it answered before Gus (Dana) until a third session promotes him.
+    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"))
+    _lead(client, "Erik", ("bob", "s5"))
+    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
+    admin.retract_fact(declared)
+    assert _status(client, rival)[0] == "CANDIDATE"
+    assert _leads(client) == ["Dana"]
+    # The third session promotes him, as any corroboration would.
+    _lead(client, "Erik", ("carol", "s6"))
+    assert _status(client, rival)[0] == "ACTIVE"
+    assert _leads(client) == ["Erik"]
+
+
+def test_a_rejected_higher_tier_fact_releases_what_it_held_back(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # The user's Gus rests on a premise later retracted: flagged, then rejected in review.
+    # Erik, inferred in three sessions and held back by Gus, is served from the rejection on.
+    ep = client.record_episode(**episode("dave", "s8", scope="team:core", source="user"))
+    premise = client.assert_facts(
+        [fact("Gus", "works_in", "Core team", [ep], cardinality="ONE", scope="team:core")]
+    )["results"][0]["factId"]
+    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"))
+    declared = _lead(client, "Gus", ("dave", "s7"), source="user", dependsOn=[premise])
+    _lead(client, "Erik", ("bob", "s5"))
+    _lead(client, "Erik", ("carol", "s6"))
+    admin.retract_fact(premise)
+    assert _status(client, declared) == ("ACTIVE", None, True)
+    assert _status(client, rival)[0] == "CANDIDATE"
+    assert admin.reject_fact(declared, reason="premise gone")["status"] == "REJECTED"
+    assert _status(client, rival)[0] == "ACTIVE"
+    assert _leads(client) == ["Erik"]

@@ -289,7 +289,8 @@ def write_events(
     now: datetime,
 ) -> list[dict[str, Any]]:
     """One event per accepted item with the confidence change that item caused (``steps``),
-    and one ``promote`` by the item that brought a candidate to the threshold."""
+    and one ``promote`` by the item that brought a candidate to the threshold, if it was
+    promoted."""
     rows = {c["id"]: c["props"] for c in creates}
     out = []
     for r in results.values():
@@ -310,7 +311,9 @@ def write_events(
                 confidence_delta=step.delta if step else 0.0,
             )
         )
-        if step and step.promoted:
+        # Reaching the threshold promotes only what no higher tier holds back
+        # (fact/_outranked): the recount's status says whether it did.
+        if step and step.promoted and recomputed[r.fact_id]["status"] == "active":
             out.append(
                 audit.event(
                     principal,

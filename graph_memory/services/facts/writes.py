@@ -39,6 +39,7 @@ from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.decide import decide_items
 from graph_memory.services.facts.gate import CheckedFact
 from graph_memory.services.facts.prepare import PreparedBatch, checked_items, lock_plan
+from graph_memory.services.facts.release import release_held
 from graph_memory.services.facts.results import ItemResult
 from graph_memory.services.facts.tier_guard import refuse_override
 from graph_memory.services.trust.policy import enforce_capacity
@@ -404,8 +405,11 @@ class FactService:
                 )
             ]
             events += audit.flagged(principal, flagged, now, "retracted")
+            # What it held back from promotion may be promoted now (services/facts/release).
+            released = await release_held(tx, principal, policy, fact_id, now)
+            events += released.events
             await AuditRepository.record_in_tx(tx, tenant, events)
-            await TimelineRepository.settle_facts(tx, tenant, [fact_id], now)
+            await TimelineRepository.settle_facts(tx, tenant, [fact_id, *released.changed], now)
             return after
 
         result: Record | TierConflict = await self.db.write_tx(work)

@@ -24,6 +24,7 @@ from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import TimelineRepository
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.audit import events as audit
+from graph_memory.services.facts.release import release_held
 from graph_memory.services.facts.rows import premise_superseded
 from graph_memory.services.facts.tier_guard import refuse_override
 from graph_memory.versions import FactVersion
@@ -173,8 +174,14 @@ class ReviewService:
                     now,
                 )
                 events += audit.flagged(principal, flagged, now, "rejected")
+            changed = [fact_id]
+            if action == "reject" and before["status"] == "active":
+                # A served fact ended: what it held back from promotion may be promoted now.
+                released = await release_held(tx, principal, policy, fact_id, now)
+                events += released.events
+                changed += released.changed
             await AuditRepository.record_in_tx(tx, tenant, events)
-            await TimelineRepository.settle_facts(tx, tenant, [fact_id], now)
+            await TimelineRepository.settle_facts(tx, tenant, changed, now)
             return after
 
         result: Record | TierConflict = await self.repo.db.write_tx(work)

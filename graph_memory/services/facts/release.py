@@ -1,0 +1,78 @@
+"""A candidate a higher tier held back is judged again when that tier's version stops being
+served.
+
+Corroboration never promotes a candidate over a higher tier's served version of another value
+(fact/_outranked): a user said Rome, the agent inferred Berlin in three sessions, Berlin
+waits. When a decision ends the Rome version (a retraction, a reviewer's rejection), nothing
+holds Berlin back any more: its evidence already spans the threshold, so it is promoted in the
+same transaction, from that moment, as its next corroboration or consolidation's `PROMOTION`
+would have done later (until then the slot answered nothing). A candidate of the ended value
+stays waiting: promoting it would bring back the claim just withdrawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graph_memory.db import Tx
+from graph_memory.domain import Principal
+from graph_memory.policy import TenantPolicy
+from graph_memory.repositories.facts import FactRepository
+from graph_memory.services.audit import events as audit
+from graph_memory.services.facts.rows import premise_superseded
+
+__all__ = ["Released", "release_held"]
+
+
+@dataclass(frozen=True)
+class Released:
+    """The audit events of what the release changed, and the versions whose slot timeline
+    changed with it (the promoted candidates and what their promotion ended)."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+
+
+async def release_held(
+    tx: Tx, principal: Principal, policy: TenantPolicy, ended: str, now: datetime
+) -> Released:
+    """The candidates the version ``ended`` (no longer served as of ``now``) held back,
+    promoted when their evidence spans the tenant's threshold; call it under the slot's lock,
+    after the version was ended."""
+    tenant = principal.tenant
+    waiting = await FactRepository.held_back(tx, tenant, ended, now)
+    if not waiting:
+        return Released()
+    # The one promotion rule (fact/recompute_confidence): the threshold, and no other higher
+    # tier still holding the slot.
+    rows = await FactRepository.recompute_confidence(
+        tx, tenant, waiting, policy.promote_sessions, now
+    )
+    promoted = [r for r in rows if r["status_before"] == "candidate" and r["status"] == "active"]
+    events = [
+        audit.event(
+            principal,
+            "promote",
+            "fact",
+            str(r["id"]),
+            now,
+            before={"status": "candidate"},
+            after={"status": "active"},
+            reason=f"corroborated by {r['sessions']} sessions (threshold "
+            f"{policy.promote_sessions}); fact {ended} of a higher tier, which held it back, "
+            "is no longer served",
+        )
+        for r in promoted
+    ]
+    # A promoted candidate ends the version it was written to supersede, if still open.
+    closed = [
+        premise_superseded(str(r["closed"]), str(r["id"]), now) for r in promoted if r["closed"]
+    ]
+    flagged = await FactRepository.flag_dependents(tx, tenant, closed, now)
+    events += audit.flagged(principal, flagged, now, "superseded")
+    return Released(
+        events,
+        [*(str(r["id"]) for r in promoted), *(str(r["closed"]) for r in promoted if r["closed"])],
+    )
