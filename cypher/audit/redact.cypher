@@ -4,5 +4,5 @@
 // snapshots and free-text reasons of events about deleted facts/episodes/users are blanked.
 UNWIND $ids AS id
 MATCH (a:AuditEvent {tenant: $tenant, target_id: id})
-SET a.before = null, a.after = null, a.reason = null, a.redacted_at = $now
+#include audit/_blank(a)
 RETURN count(a) AS redacted

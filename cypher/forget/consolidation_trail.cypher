@@ -34,7 +34,7 @@ CALL (r) {
     ELSE NOT EXISTS { MATCH (en:Entity {id: t}) WHERE en.tenant = $tenant }
          AND NOT EXISTS { MATCH (en:Entity {tenant: $tenant, key: t}) }
   END
-  SET x.before = null, x.after = null, x.reason = null, x.redacted_at = $now
+#include audit/_blank(x)
   RETURN count(x) AS changes
 }
 CALL (r) {

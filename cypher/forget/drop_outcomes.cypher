@@ -11,7 +11,7 @@ WHERE e.tenant = $tenant
 CALL (e, m) {
   MATCH (a:AuditEvent {tenant: $tenant, target_id: m.id})
   WHERE a.action = 'report_outcome' AND a.redacted_at IS NULL AND a.reason CONTAINS e.id
-  SET a.before = null, a.after = null, a.reason = null, a.redacted_at = $now
+#include audit/_blank(a)
   RETURN count(a) AS events
 }
 WITH collect(DISTINCT m) AS judged, collect(v) AS reports, sum(events) AS redacted

@@ -11,12 +11,13 @@ WHERE f.tenant = $tenant
 CALL (f) {
   MATCH (f)-[d:DERIVED_FROM]->(e:Episode)
   RETURN collect({at: toString(d.at), started: toString(e.started_at),
+                  user_id: e.user_id, session_id: e.session_id,
 #include forget/_link_claim(d)
   }) AS links
 }
 RETURN {
 #include timeline/_life(f)
-  , links: links, tier: f.tier, source: f.source,
+  , links: links, tier: f.tier, source: f.source, approved: f.approved_at IS NOT NULL,
   ends: [t IN [f.superseded_at, f.retracted_at, f.rejected_at, f.expired_at]
          WHERE t IS NOT NULL | toString(t)]
 } AS version

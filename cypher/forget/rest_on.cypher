@@ -3,15 +3,14 @@
 // Stores what the evidence left says of surviving versions (repositories/forget.py,
 // rest_on_evidence_left; the rule: graph_memory/temporal/withdrawal.rest_on). A row's `first`
 // (when set): the version is believed from then, as if the forgotten contributors had never
-// said it: its change log's earlier entries (activation) move to that moment, and the
-// version it superseded is superseded from then on (fact.create's rule: from its successor's
-// recording time). In order of that moment, so that an older version re-dated here is moved
-// before its successor's supersession lands on it. Its validity: as the first telling left
+// said it: its change log's earlier entries move to that moment. In order of that moment,
+// so that an older version re-dated here is moved before its successor's supersession lands
+// on it. Its validity: as the first telling left
 // claimed it (or, when a link kept no claim, a start nobody stated moved to the earliest
 // start of the episodes left). `tier` (when set): the strongest tier the tellings left spoke
 // with, below the version's; `source` (when set): the source of the telling that tier is
 // from. The told log is the one the links left write (fact.create,
-// fact.add_evidence).
+// fact.add_evidence). `activated_at` (when set): when it is served as truth from now on.
 UNWIND $rows AS row
 MATCH (f:Fact {id: row.id})
 WHERE f.tenant = $tenant
@@ -26,17 +25,25 @@ SET f.valid_from = datetime(row.valid_from), f.valid_to = datetime(row.valid_to)
     f.told_at = datetime(row.told_at)
 WITH f, row, first
 CALL (f, row, first) {
-  WITH f, row, first WHERE first IS NOT NULL
+  WITH f, first WHERE first IS NOT NULL
   SET f.recorded_at = first,
-      f.activated_at = datetime(row.activated_at),
       f.changes_at = [t IN coalesce(f.changes_at, []) | CASE WHEN t < first THEN first ELSE t END]
-  WITH f, first
-  // Only a supersession f made, and from when f was first served as truth (its recording,
-  // or its promotion for a version written a candidate: fact/_close_linked); a candidate's
-  // link ended nothing.
+}
+// Its promotion moved (with its first telling, or to when the sessions left reach the
+// threshold: temporal/withdrawal.repromote): its change log's activation with it, and the
+// version it superseded superseded from then on. Only a supersession f made, and from when f
+// was first served as truth (its recording, or its promotion for a version written a
+// candidate: fact/_close_linked); a candidate's link ended nothing.
+CALL (f, row) {
+  WITH f, datetime(row.activated_at) AS at WHERE at IS NOT NULL
+  SET f.activated_at = at,
+      f.changes_at = [i IN range(0, size(coalesce(f.changes, [])) - 1) |
+                      CASE WHEN f.changes[i] = 'activated' AND f.changes_at[i] < at THEN at
+                           ELSE f.changes_at[i] END]
+  WITH f, at
   OPTIONAL MATCH (f)-[:SUPERSEDES]->(o:Fact)
-  WITH f, o, f.activated_at AS at
-  WHERE o IS NOT NULL AND o.superseded_by = f.id AND at IS NOT NULL
+  WITH o, at
+  WHERE o IS NOT NULL AND o.superseded_by = f.id
   SET o.superseded_at = at,
       o.changes_at = [i IN range(0, size(coalesce(o.changes, [])) - 1) |
                       CASE WHEN o.changes[i] = 'superseded' THEN at ELSE o.changes_at[i] END]

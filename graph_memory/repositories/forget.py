@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -10,7 +10,7 @@ from graph_memory.db import Record, Tx
 from graph_memory.domain import TIER_CAP, TIER_RANK, Tier, as_datetime
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import life_of, link_of
-from graph_memory.temporal import kept_telling, rest_on
+from graph_memory.temporal import kept_telling, repromote, rest_on
 
 __all__ = ["ForgetRepository", "FreeEpisodes", "Relinks", "RestedOn"]
 
@@ -32,6 +32,9 @@ class RestedOn:
 
     changed: list[str]
     inferred: list[str]
+    # Versions the forgotten contributors said before anyone else: {id, first}, ``first``
+    # when the others first said it (forget.redact_told_alone).
+    told_alone: list[dict[str, str]] = field(default_factory=list)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -215,23 +218,30 @@ class ForgetRepository:
         )
 
     @staticmethod
-    async def rest_on_evidence_left(tx: Tx, tenant: str, fact_ids: list[str]) -> RestedOn:
+    async def rest_on_evidence_left(
+        tx: Tx, tenant: str, fact_ids: list[str], promote_sessions: int
+    ) -> RestedOn:
         """Surviving versions whose forgotten evidence was unlinked, as the evidence left
         says (graph_memory/temporal/withdrawal.rest_on and kept_telling, the rules the reads
         resolve a slot by while the purge is on its way): believed from when the others
         first said them, valid as the first of their tellings claimed, of the strongest
-        tier they spoke with, said when they said it. Returns the ids that changed (their
-        slots' timelines are rebuilt) and those now inferences (their promotion is
-        judged again)."""
+        tier they spoke with, said when they said it; an inference promoted by corroboration
+        promoted from when the sessions left reach ``promote_sessions`` (withdrawal.repromote).
+        Returns the ids that changed (their slots' timelines are rebuilt) and those now
+        inferences (their promotion is judged again)."""
         if not fact_ids:
             return RestedOn([], [])
         tenant = require_tenant(tenant)
         rows = await tx.run("forget.evidence_left", {"tenant": tenant, "fact_ids": fact_ids})
         out: list[dict[str, Any]] = []
+        alone: list[dict[str, str]] = []
         for r in rows:
             v = r["version"]
             life = life_of(v)
             kept = [link_of(x, False) for x in v["links"]]
+            first = min((link.at or life.recorded_at for link in kept), default=None)
+            if first is not None and first > life.recorded_at:
+                alone.append({"id": life.id, "first": first.isoformat()})
             new = rest_on(life, kept, [_time(t) for t in v["ends"]])
             told = kept_telling(kept)
             tier = told.tier if told is not None else None
@@ -239,10 +249,14 @@ class ForgetRepository:
             # The source the version keeps: that of the telling its tier now comes from.
             source = told.source if told is not None else None
             resourced = source is not None and source != v["source"]
+            if (tier or Tier(v["tier"])) is Tier.INFERRED and not v["approved"]:
+                new = repromote(new, kept, promote_sessions)
             moved = new.recorded_at != life.recorded_at
+            activated = new.activated_at != life.activated_at
             valid = (new.valid_from, new.valid_to, new.stated)
             if (
                 not moved
+                and not activated
                 and not lowered
                 and not resourced
                 and valid == (life.valid_from, life.valid_to, life.stated)
@@ -253,7 +267,7 @@ class ForgetRepository:
                 {
                     "id": new.id,
                     "first": _iso(new.recorded_at) if moved else None,
-                    "activated_at": _iso(new.activated_at),
+                    "activated_at": _iso(new.activated_at) if moved or activated else None,
                     "valid_from": _iso(new.valid_from),
                     "valid_to": _iso(new.valid_to),
                     "stated": new.stated,
@@ -267,10 +281,23 @@ class ForgetRepository:
                 }
             )
         if not out:
-            return RestedOn([], [])
+            return RestedOn([], [], alone)
         done = await tx.run("forget.rest_on", {"tenant": tenant, "rows": out})
         inferred = [str(r["id"]) for r in out if r["tier"] == Tier.INFERRED.value]
-        return RestedOn([str(r["id"]) for r in done], inferred)
+        return RestedOn([str(r["id"]) for r in done], inferred, alone)
+
+    @staticmethod
+    async def redact_told_alone(
+        tx: Tx, tenant: str, rows: list[dict[str, str]], now: datetime
+    ) -> int:
+        """Blank the audit events recording the forgotten contributors' own telling of
+        versions others said only later (rows from ``RestedOn.told_alone``)."""
+        if not rows:
+            return 0
+        done = await tx.run(
+            "forget.redact_told_alone", {"tenant": require_tenant(tenant), "rows": rows, "now": now}
+        )
+        return int(done[0]["redacted"]) if done else 0
 
     @staticmethod
     async def unlink_contributors(

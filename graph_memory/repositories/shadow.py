@@ -24,7 +24,14 @@ from graph_memory.db import Database, Record
 from graph_memory.domain import TIER_CAP, Status, Tier, as_datetime, noisy_or, session_key
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import SlotKey, life_of, link_of
-from graph_memory.temporal import VersionLife, View, answers_at, kept_telling, withdraw
+from graph_memory.temporal import (
+    VersionLife,
+    View,
+    answers_at,
+    kept_telling,
+    repromote,
+    withdraw,
+)
 from graph_memory.temporal.lifecycle import Change
 from graph_memory.versions import FactVersion
 
@@ -71,8 +78,15 @@ class Withdrawn:
         out: dict[str, Any] = {}
         changes = v.changes
         if life.recorded_at != v.recorded_at:
-            out |= {"recorded_at": life.recorded_at, "activated_at": life.activated_at}
+            out["recorded_at"] = life.recorded_at
             changes = tuple((max(t, life.recorded_at), c) for t, c in changes)
+        if life.activated_at != v.activated_at:
+            # Moved with its first telling, or to when the sessions left promote it
+            # (temporal/withdrawal.repromote); a withdrawn promotion is handled below.
+            out["activated_at"] = life.activated_at
+            if life.activated_at is not None:
+                at = life.activated_at
+                changes = tuple((max(t, at) if c is Change.ACTIVATED else t, c) for t, c in changes)
         if life.valid_from != v.valid_from:
             out["valid_from"] = life.valid_from
         if life.valid_to != v.valid_to:
@@ -184,6 +198,9 @@ def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | N
     )
     if demoted:
         life = dataclasses.replace(life, activated_at=None)
+    elif tier is Tier.INFERRED and not v["approved"] and promote_sessions is not None:
+        # forget/rest_on's: promoted from when the sessions left reach the threshold.
+        life = repromote(life, [link for link in links if not link.withdrawn], promote_sessions)
     return _Left(life, confidence, demoted, tier if tier.value != v["tier"] else None, source)
 
 
@@ -240,7 +257,13 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
             rewired = (nxt is None or nxt in lives) and (
                 nxt != direct
                 or unserved
-                or (successor is not None and successor.recorded_at != recorded[nxt])
+                or (
+                    successor is not None
+                    and (
+                        successor.recorded_at != recorded[nxt]
+                        or successor.activated_at != served.get(nxt)
+                    )
+                )
             )
             # And back past excised predecessors to the surviving one it now supersedes.
             first = preceded_by.get(vid)
@@ -255,7 +278,8 @@ def _resolve(rows: list[Record], as_of: datetime, valid_at: datetime, view: View
                 left[vid].demoted,
                 left[vid].tier,
                 left[vid].source,
-                None if nxt is None or unserved else served.get(nxt),
+                # When the successor is served once the purge has been there.
+                None if nxt is None or unserved or successor is None else successor.activated_at,
             )
     return out
 

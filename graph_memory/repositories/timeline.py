@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_memory.db import Record, Tx
-from graph_memory.domain import Tier, as_datetime
+from graph_memory.domain import Tier, as_datetime, session_key
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.temporal import (
     Link,
@@ -104,7 +104,10 @@ def link_of(r: Record, withdrawn: bool) -> Link:
         if claim_from is not None and tier in _TIERS
         else None
     )
-    return Link(as_datetime(r["at"]), started, withdrawn, claim)
+    # The session, where the query read it (forget/evidence_left, forget/shadow_slots).
+    user = r.get("user_id")
+    session = None if user is None else session_key(user, r.get("session_id"))
+    return Link(as_datetime(r["at"]), started, withdrawn, claim, session)
 
 
 _TIERS = frozenset(t.value for t in Tier)

@@ -19,7 +19,14 @@ from graph_memory.temporal.timeline import (
     normalise,
     settle_open,
 )
-from graph_memory.temporal.withdrawal import Link, Said, kept_telling, rest_on, withdraw
+from graph_memory.temporal.withdrawal import (
+    Link,
+    Said,
+    kept_telling,
+    repromote,
+    rest_on,
+    withdraw,
+)
 
 __all__ = [
     "Claim",
@@ -37,6 +44,7 @@ __all__ = [
     "effective",
     "kept_telling",
     "normalise",
+    "repromote",
     "rest_on",
     "settle_open",
     "winners_at",

@@ -20,7 +20,7 @@ from datetime import datetime
 from graph_memory.domain import TIER_RANK, Tier
 from graph_memory.temporal.model import Telling, VersionLife
 
-__all__ = ["Link", "Said", "kept_telling", "rest_on", "withdraw"]
+__all__ = ["Link", "Said", "kept_telling", "repromote", "rest_on", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,8 @@ class Link:
     started: datetime
     withdrawn: bool
     claim: Said | None = None
+    # The session it came from (domain.session_key): independent evidence counts sessions.
+    session: str | None = None
 
 
 def withdraw(
@@ -95,6 +97,23 @@ def rest_on(life: VersionLife, kept: Sequence[Link], ends: Sequence[datetime]) -
     ):
         out = replace(out, valid_from=began)
     return replace(out, tellings=_tellings(kept, out.recorded_at))
+
+
+def repromote(life: VersionLife, kept: Sequence[Link], threshold: int) -> VersionLife:
+    """An inference promoted by corroboration (not by a reviewer; the caller knows which), as
+    the evidence ``kept`` promotes it: from when the ``threshold``-th distinct session among
+    it was linked, if that is later than its promotion (until then the withdrawn sessions made
+    up the count). With fewer sessions left it is unchanged here: the promotion is withdrawn
+    altogether (forget/recandidate)."""
+    if life.activated_at is None:
+        return life
+    seen: set[str | None] = set()
+    for link in sorted(kept, key=lambda x: x.at or life.recorded_at):
+        seen.add(link.session)
+        if len(seen) >= threshold:
+            at = link.at or life.recorded_at
+            return replace(life, activated_at=at) if at > life.activated_at else life
+    return life
 
 
 def _lead(life: VersionLife, kept: Sequence[Link]) -> Said | None:

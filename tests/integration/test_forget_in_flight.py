@@ -18,7 +18,19 @@ from tests.integration.forget_helpers import held, release, run_purge
 
 SCOPES = ["team:core"]
 DAY = timedelta(days=1)
-PREDICATES = ("hq_in", "ceo", "cfo", "uses_db", "cto", "mood", "pet", "motto", "founded", "cio")
+PREDICATES = (
+    "hq_in",
+    "ceo",
+    "cfo",
+    "uses_db",
+    "cto",
+    "mood",
+    "pet",
+    "motto",
+    "founded",
+    "cio",
+    "coach",
+)
 QUESTIONS = ("Where is acme headquartered?", "Who is the ceo of acme?", "private wording QZXV")
 VERSION = """id text status recordedAt validFrom supersededAt supersededBy supersedes { id }"""
 RECALL = (
@@ -57,6 +69,7 @@ def _world(client: GraphMemoryClient) -> list[datetime]:
         )
 
     carol, bob, ann = ep("carol", T0), ep("bob", T0 + DAY), ep("ann", T0 + 5 * DAY)
+    dave = ep("dave", T0 + 6 * DAY)
     marks: list[datetime] = []
 
     def say(predicate: str, obj: str, episode_id: str, **kw: Any) -> None:
@@ -88,6 +101,12 @@ def _world(client: GraphMemoryClient) -> list[datetime]:
     # An inference three sessions promoted, one of them bob's: a candidate again without it.
     for who in (carol, bob, ann):
         say("mood", "keen", who, source="conversation")
+    # An inference promoted by ann's session (the third, with bob's), told again by dave's:
+    # without bob, promoted only by dave's telling (Max, told before it, answers until then).
+    for who in (carol, ann, dave):
+        say("coach", "Max", who, source="conversation")
+    for who in (carol, bob, ann, dave):
+        say("coach", "Lee", who, source="conversation")
     return marks
 
 
@@ -204,6 +223,13 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     assert oslo["validFrom"] == (T0 + 5 * DAY).isoformat()
     (kai,) = after[f"history cio {now}"]
     assert (kai["tier"], kai["status"]) == ("INFERRED", "CANDIDATE")
+    # Promoted when the sessions left reach the threshold (dave's), not when bob's made it.
+    promoted_then, told_again = len(marks) - 2, len(marks) - 1
+    assert [n["object"] for n in after[f"coach {promoted_then} 3"]] == ["Max"]
+    assert [n["object"] for n in after[f"coach {told_again} 3"]] == ["Lee"]
+    assert [n["object"] for n in after[f"coach {now} 3"]] == ["Lee"]
+    then = {n["object"]: n["status"] for n in after[f"history coach {promoted_then}"]}
+    assert then == {"Max": "ACTIVE", "Lee": "CANDIDATE"}
 
 
 def _listing(client: GraphMemoryClient) -> list[str]:

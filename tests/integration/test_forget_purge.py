@@ -813,3 +813,48 @@ def test_a_shared_version_is_what_the_others_told_once_its_first_teller_is_forgo
     assert [n[5:] for n in shown(client, None) if n[0] == "carol"] == [
         ("INFERRED", "CANDIDATE", "conversation")
     ]
+
+
+def test_the_audit_of_a_fact_they_said_before_others_keeps_only_the_others_telling(
+    client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
+) -> None:
+    """Bob said it first, with a date and words of his own; ann said it later. Its audit
+    events from before ann's telling recorded Bob's (his date, his words): from the forget's
+    commit on they keep who, when and which action only, as after the purge; ann's stay."""
+    bob = client.record_episode(**episode("bob", "s-b", scope="team:core"))
+    ann = client.record_episode(**episode("ann", "s-a", scope="team:core"))
+    said = {"cardinality": "ONE", "scope": "team:core"}
+    words = f"Bob recalled {SECRET} founded it in 1987"
+    first = client.assert_facts(
+        [
+            _fact(
+                "initrode",
+                "founded",
+                "Springfield",
+                [bob],
+                text=words,
+                validFrom="1987-04-03T00:00:00Z",
+                **said,
+            )
+        ]
+    )
+    fid = str(first["results"][0]["factId"])
+    client.assert_facts([_fact("initrode", "founded", "Springfield", [ann], **said)])
+
+    def trail() -> list[dict[str, Any]]:
+        return [e["node"] for e in admin.audit_log(target=fid)["edges"]]
+
+    before = trail()
+    assert "1987" in str(before)
+    job = held(settings, tenant, "bob")
+
+    def check() -> None:
+        events = trail()
+        assert {e["id"] for e in before} <= {e["id"] for e in events}
+        assert "1987" not in str(events) and SECRET not in str(events)
+        assert any(e["action"] == "corroborated" for e in events)
+
+    check()
+    _release(settings, job)
+    _run(settings, tenant, job, batch=100)
+    check()

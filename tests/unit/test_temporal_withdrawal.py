@@ -7,7 +7,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from graph_memory.domain import Tier
-from graph_memory.temporal import Link, Said, Telling, VersionLife, kept_telling, withdraw
+from graph_memory.temporal import (
+    Link,
+    Said,
+    Telling,
+    VersionLife,
+    kept_telling,
+    repromote,
+    withdraw,
+)
 
 T = datetime(2026, 3, 1, tzinfo=UTC)
 H = timedelta(hours=1)
@@ -83,3 +91,29 @@ def test_the_telling_kept_is_the_strongest_tier_left_and_the_first_told_of_those
     # A link written before links kept their claim: no telling to rebuild from.
     assert kept_telling([*kept, Link(None, T, False)]) is None
     assert kept_telling([]) is None
+
+
+def _said(at: datetime | None, session: str) -> Link:
+    return Link(at, T - 48 * H, False, None, session)
+
+
+def test_an_inference_is_promoted_when_the_sessions_left_reach_the_threshold() -> None:
+    # Promoted at T + 3h by the third session; the one at T + 1h is withdrawn: the sessions
+    # left reach three only with the one at T + 5h.
+    promoted = life(activated_at=T + 3 * H)
+    kept = [_said(None, "a"), _said(T + 3 * H, "c"), _said(T + 5 * H, "d")]
+    assert repromote(promoted, kept, 3).activated_at == T + 5 * H
+    # A session told twice counts once; the order is when each link was made.
+    twice = [_said(T + 5 * H, "d"), _said(None, "a"), _said(T + 4 * H, "a"), _said(T + 3 * H, "c")]
+    assert repromote(promoted, twice, 3).activated_at == T + 5 * H
+
+
+def test_a_promotion_the_sessions_left_still_earned_then_or_cannot_earn_is_unchanged() -> None:
+    promoted = life(activated_at=T + 3 * H)
+    earned = [_said(None, "a"), _said(T + 2 * H, "b"), _said(T + 3 * H, "c")]
+    assert repromote(promoted, earned, 3) is promoted
+    # Fewer than the threshold: withdrawing the promotion is forget/recandidate's.
+    assert repromote(promoted, earned[:2], 3) is promoted
+    # Never promoted: nothing to move.
+    candidate = life(activated_at=None)
+    assert repromote(candidate, [*earned, _said(T + 9 * H, "d")], 3) is candidate

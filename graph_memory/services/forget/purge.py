@@ -211,8 +211,11 @@ async def _excise_facts(
     # A shared version they said first is believed from when the others first said it (its
     # chain rewritten first: a successor of theirs that goes no longer ends it); then
     # re-tellings of theirs no longer move when it was said.
-    rested = await Repo.rest_on_evidence_left(tx, tenant, shared)
+    rested = await Repo.rest_on_evidence_left(tx, tenant, shared, b.policy.promote_sessions)
     redated = rested.changed
+    # What the audit recorded of their telling before the others said it goes too (its date,
+    # wording, tier), as the in-flight reads already hide it (forget/_hidden_audit).
+    counts.audit_events_redacted += await Repo.redact_told_alone(tx, tenant, rested.told_alone, now)
     copies = await Repo.merge_copies(tx, tenant, list(facts["merged"]), doomed)
     # A version only an inference's tellings now speak for is judged as one: promoted only
     # by enough sessions (or a reviewer).
