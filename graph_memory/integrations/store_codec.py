@@ -162,26 +162,33 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
 
 
 def matches_filter(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
-    """LangGraph's search filter: exact matches, or {"$gt": 3}-style comparisons per key."""
-    for key, want in (flt or {}).items():
-        have = _at_path(value, key)
-        got = have[0] if have else None
-        unknown = (
-            [k for k in want if isinstance(k, str) and k.startswith("$") and k not in _OPS]
-            if isinstance(want, Mapping)
-            else []
-        )
-        if unknown:  # as LangGraph's InMemoryStore does: matching nothing would look like "none"
-            raise ValueError(f"Unsupported operator {unknown[0]!r}; supported: {sorted(_OPS)}")
-        if isinstance(want, Mapping) and want and all(k in _OPS for k in want):
+    """LangGraph's search filter, as its InMemoryStore and PostgresStore read it: each key is a
+    top-level key of the value ("a.b" is the key "a.b", not a path), and its filter value
+    matches by containment (`_compare_values`)."""
+    return all(_matches(value.get(key), want) for key, want in (flt or {}).items())
+
+
+def _matches(got: Any, want: Any) -> bool:
+    """A dict matches a dict holding at least its keys, recursively (JSON containment, so
+    {"meta": {"lang": "en"}} finds an item whose meta has more keys); a dict with a "$" key is
+    operators; a list matches a list of the same length, element by element; else equality."""
+    if isinstance(want, Mapping):
+        if any(isinstance(k, str) and k.startswith("$") for k in want):
+            unknown = [k for k in want if k not in _OPS]
+            if unknown:  # as InMemoryStore does: matching nothing would look like "none"
+                raise ValueError(f"Unsupported operator {unknown[0]!r}; supported: {sorted(_OPS)}")
             try:
-                if not all(_OPS[op](got, arg) for op, arg in want.items()):
-                    return False
-            except TypeError:
+                return all(_OPS[op](got, arg) for op, arg in want.items())
+            except TypeError:  # incomparable: no match, as a missing key
                 return False
-        elif got != want:
-            return False
-    return True
+        return isinstance(got, Mapping) and all(_matches(got.get(k), v) for k, v in want.items())
+    if isinstance(want, list | tuple):
+        return (
+            isinstance(got, list | tuple)
+            and len(got) == len(want)
+            and all(_matches(g, w) for g, w in zip(got, want, strict=True))
+        )
+    return bool(got == want)
 
 
 def namespace_matches(namespace: tuple[str, ...], conditions: Sequence[Any] | None) -> bool:

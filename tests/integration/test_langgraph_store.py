@@ -14,6 +14,7 @@ import pytest
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
+from langgraph.store.memory import InMemoryStore
 from typing_extensions import TypedDict
 
 from graph_memory.client import GraphMemoryClient
@@ -102,6 +103,28 @@ def test_search_by_query_filter_and_listing(store: GraphMemoryStore) -> None:
     assert store.list_namespaces(prefix=("user", "alice"), suffix=("trips",)) == [
         ("user", "alice", "trips")
     ]
+
+
+def test_search_filters_match_as_langgraphs_in_memory_store(store: GraphMemoryStore) -> None:
+    docs = ("user", "alice", "docs")
+    values: dict[str, dict[str, Any]] = {
+        "d1": {"meta": {"lang": "en", "author": "bob"}, "text": "hello there"},
+        "d2": {"a.b": 1, "text": "a dotted key"},
+        "d3": {"meta": {"lang": "fr"}, "a": {"b": 1}, "text": "bonjour"},
+    }
+    memory = InMemoryStore()
+    for k, v in values.items():
+        store.put(docs, k, v)
+        memory.put(docs, k, v)
+    for flt in (
+        {"meta": {"lang": "en"}},  # a subset of the item's meta
+        {"meta": {"lang": "en", "year": 1}},
+        {"a.b": 1},  # the top-level key "a.b", not a path
+        {"meta": {"lang": {"$ne": "en"}}},
+    ):
+        want = sorted(i.key for i in memory.search(docs, filter=flt))
+        assert sorted(i.key for i in store.search(docs, filter=flt)) == want, flt
+    assert [i.key for i in store.search(docs, filter={"meta": {"lang": "en"}})] == ["d1"]
 
 
 def test_recall_floors_apply_when_asked(server: str, key: str) -> None:

@@ -72,9 +72,28 @@ def test_filters_match_exactly_or_by_operator() -> None:
     assert not matches_filter(v, {"kind": "taste"})
     assert matches_filter(v, {"score": {"$gte": 4, "$lt": 5}})
     assert not matches_filter(v, {"score": {"$gt": 4}})
-    assert matches_filter(v, {"meta.lang": "en", "kind": {"$ne": "x"}})
+    assert matches_filter(v, {"meta": {"lang": "en"}, "kind": {"$ne": "x"}})
     assert not matches_filter(v, {"missing": {"$gt": 1}})
     assert not matches_filter(v, {"kind": {"$gt": 1}})  # incomparable: no match, no crash
+
+
+def test_a_dict_filter_matches_an_item_holding_at_least_its_keys() -> None:
+    # As LangGraph's InMemoryStore (_compare_values) and PostgresStore (JSON containment).
+    v = {"meta": {"lang": "en", "author": {"name": "bob", "age": 40}}, "tags": [{"k": 1, "j": 2}]}
+    assert matches_filter(v, {"meta": {"lang": "en"}})
+    assert matches_filter(v, {"meta": {"author": {"name": "bob"}}})
+    assert matches_filter(v, {"meta": {"author": {"age": {"$gte": 40}}}})
+    assert matches_filter(v, {"meta": {}})
+    assert matches_filter(v, {"tags": [{"k": 1}]})  # a list: same length, each element contains
+    assert not matches_filter(v, {"meta": {"lang": "fr"}})
+    assert not matches_filter(v, {"meta": {"lang": "en", "year": 2020}})
+    assert not matches_filter(v, {"tags": [{"k": 1}, {"k": 1}]})
+    assert not matches_filter({"meta": "en"}, {"meta": {"lang": "en"}})
+
+
+def test_a_filter_key_with_a_dot_is_a_top_level_key_not_a_path() -> None:
+    assert matches_filter({"a.b": 1, "text": "dotted"}, {"a.b": 1})
+    assert not matches_filter({"a": {"b": 1}}, {"a.b": 1})  # as InMemoryStore: no traversal
 
 
 def test_namespace_conditions_with_wildcards() -> None:
@@ -93,3 +112,5 @@ def test_an_object_that_is_no_json_object_is_no_item(obj: str) -> None:
 def test_an_unsupported_filter_operator_is_refused() -> None:
     with pytest.raises(ValueError, match=r"Unsupported operator '\$in'"):
         matches_filter({"kind": "diet"}, {"kind": {"$in": ["diet"]}})
+    with pytest.raises(ValueError, match=r"Unsupported operator 'x'"):
+        matches_filter({"kind": "diet"}, {"kind": {"$eq": "diet", "x": 1}})
