@@ -43,7 +43,7 @@ from langgraph.store.base import (
 
 from graph_memory._client_ops import RecallCalls
 from graph_memory.client import AsyncGraphMemoryClient, GraphMemoryClientError
-from graph_memory.domain import MAX_FACT_FIELD, check_fact_sizes
+from graph_memory.domain import MAX_FACT_FIELD, Tier, check_fact_sizes
 from graph_memory.errors import ValidationError
 from graph_memory.integrations.store_codec import (
     PREDICATE,
@@ -57,6 +57,7 @@ from graph_memory.integrations.store_codec import (
     namespace_matches,
     scope_of,
 )
+from graph_memory.policy import DEFAULT_POLICY
 
 __all__ = ["GraphMemoryStore", "StoreWriteError"]
 
@@ -109,6 +110,17 @@ class GraphMemoryStore(BaseStore):
         timeout: float = 30.0,
         max_batch: int = DEFAULT_MAX_BATCH,
     ) -> None:
+        # A write from an inferred-tier source is a CANDIDATE until other sessions corroborate
+        # it, and a candidate answers no read: every put would land and `get` would return
+        # None. Refused here rather than written where the store cannot read it back. (The
+        # default trust policy's tiers: a tenant's own policy is the service's to apply.)
+        if DEFAULT_POLICY.source_tiers.get(source) == Tier.INFERRED:
+            trusted = sorted(s for s, t in DEFAULT_POLICY.source_tiers.items() if t == Tier.USER)
+            raise ValueError(
+                f"source {source!r} is in the inferred tier: its puts would be candidates that "
+                f"get() and search() do not return (a store's put must be readable by its "
+                f"get); use a user-tier source ({', '.join(trusted)})"
+            )
         self.url = url
         self._key = api_key
         self.source = source
