@@ -8,10 +8,11 @@ credential" it would run as the key the server is bound to, which may be another
 
 The SDK answers a body that is not UTF-8, or JSON nested past Python's recursion limit, with
 HTTP 500 and a logged traceback, and passes a lone surrogate (``\\ud800``) on to a tool, where
-it surfaces as a codec message. The GraphQL app's own body rules (graph_memory/http_guard.py:
-size, UTF-8, JSON, nesting, surrogates) are applied here too, and a refused body gets HTTP 400
-(413/431 for size) with a JSON-RPC error whose ``data.code`` is the service's code
-(``VALIDATION``, ``PAYLOAD_TOO_LARGE``). Other methods' bodies (GET's event stream, DELETE)
+it surfaces as a codec message. The body rules both transports share
+(graph_memory/integrations/mcp_refusals.py: size, UTF-8, JSON, nesting, surrogates) are
+applied here, and a refused body gets HTTP 400 (413/431 for size) with a JSON-RPC error whose
+``data.code`` is the service's code (``VALIDATION``, ``PAYLOAD_TOO_LARGE``) and whose ``id`` is
+the request's when it can be recovered. Other methods' bodies (GET's event stream, DELETE)
 are not read.
 """
 
@@ -22,13 +23,16 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph_memory.credentials import CredentialRefused, credential_of
-from graph_memory.http_guard import Refusal, check_headers, check_value, decode_json, read_body
+from graph_memory.http_guard import Refusal, check_headers, read_body
+from graph_memory.integrations.mcp_refusals import (
+    INVALID_REQUEST,
+    check_message,
+    refusal_message,
+    request_id,
+)
 from graph_memory.limits import Limits
 
 __all__ = ["McpBodyGuard"]
-
-_PARSE_ERROR = -32700  # JSON-RPC: the body is not a JSON text the server can parse
-_INVALID_REQUEST = -32600
 
 
 class McpBodyGuard:
@@ -43,7 +47,7 @@ class McpBodyGuard:
         try:
             credential_of(scope["headers"])
         except CredentialRefused as e:
-            error = {"code": _INVALID_REQUEST, "message": str(e), "data": {"code": e.code}}
+            error = {"code": INVALID_REQUEST, "message": str(e), "data": {"code": e.code}}
             response = JSONResponse(
                 {"jsonrpc": "2.0", "id": None, "error": error},
                 status_code=401,
@@ -55,18 +59,15 @@ class McpBodyGuard:
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
+        body = b""
         try:
             check_headers(request, self.limits)
             await read_body(request, self.limits)
             body = await request.body()
-            check_value(decode_json(body, self.limits), self.limits)
+            check_message(body, self.limits)
         except Refusal as r:
-            code = _PARSE_ERROR if r.code == "VALIDATION" else _INVALID_REQUEST
-            error = {"code": code, "message": r.message, "data": {"code": r.code}}
-            response = JSONResponse(
-                {"jsonrpc": "2.0", "id": None, "error": error}, status_code=r.status
-            )
-            await response(scope, receive, send)
+            answer = refusal_message(r, request_id(body))
+            await JSONResponse(answer, status_code=r.status)(scope, receive, send)
             return
         replayed = False
 

@@ -387,17 +387,21 @@ def build_server(config: McpConfig) -> FastMCP:
 
 
 def run(config: McpConfig, transport: Literal["stdio", "http"]) -> None:
+    import anyio
+
+    from graph_memory.limits import Limits
+
     server = build_server(config)
     if transport == "stdio":
-        server.run("stdio")
+        from graph_memory.integrations.mcp_stdio import serve_stdio
+
+        anyio.run(serve_stdio, server, Limits.from_env())
         return
     # FastMCP's own uvicorn would install uvicorn's log format beside the process's JSON one
     # (graph_memory.logs): the same app, served with the logging left as configured.
-    import anyio
     import uvicorn
 
     from graph_memory.integrations.mcp_http_guard import McpBodyGuard
-    from graph_memory.limits import Limits
 
     http = uvicorn.Server(
         uvicorn.Config(

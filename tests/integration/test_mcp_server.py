@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -317,9 +318,72 @@ async def test_http_a_malformed_body_is_a_json_rpc_400_and_the_server_serves_on(
             out = r.json()
             assert out["jsonrpc"] == "2.0" and out["error"]["code"] == -32700, (what, out)
             assert out["error"]["data"]["code"] == "VALIDATION", (what, out)
+            assert out["id"] == (None if what == "a 5,000-digit id" else 7), (what, out)
     async with http_session(mcp_http) as s:
         out = data(await s.call_tool("remember", MOVE))
         assert out["accepted"] == 2
+
+
+def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on() -> None:
+    # The SDK's stdio transport only logs such a line: the client waited for good.
+    proc = subprocess.Popen(
+        _cli("--url", f"http://127.0.0.1:{_free_port()}/graphql", "--api-key", "gm_unused"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def ask(line: bytes) -> dict[str, Any]:
+        stdin.write(line + b"\n")
+        stdin.flush()
+        ready, _, _ = select.select([stdout], [], [], 30)
+        assert ready, f"no answer to {line[:80]!r}"
+        answer: dict[str, Any] = json.loads(stdout.readline())
+        return answer
+
+    def call(id_: int, arguments: bytes) -> bytes:
+        return (
+            b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", '
+            b'"params": {"name": "recall", "arguments": %s}}' % (id_, arguments)
+        )
+
+    try:
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        }
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        assert "result" in ask(json.dumps(init).encode())
+        stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        lines = {
+            "a lone surrogate": (call(2, b'{"query": "x \\ud800 y"}'), 2, -32700),
+            "3,000 deep": (
+                call(3, b'{"query": "q", "scopes": ' + b"[" * 3000 + b"]" * 3000 + b"}"),
+                3,
+                -32700,
+            ),
+            "a 5,000-digit integer": (
+                call(4, b'{"query": "q", "k": ' + b"9" * 5000 + b"}"),
+                4,
+                -32700,
+            ),
+            "not UTF-8": (call(5, b'{"query": "\xff\xfe"}'), 5, -32700),
+            "not JSON": (b"this is not json", None, -32700),
+            "no JSON-RPC message": (b'{"id": 6, "hello": "there"}', 6, -32600),
+        }
+        for what, (line, id_, code) in lines.items():
+            out = ask(line)
+            assert out["jsonrpc"] == "2.0" and out["id"] == id_, (what, out)
+            assert out["error"]["code"] == code, (what, out)
+            assert out["error"]["data"]["code"] == "VALIDATION", (what, out)
+        listed = ask(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/list"}')
+        assert listed["id"] == 7 and {t["name"] for t in listed["result"]["tools"]} == TOOLS
+    finally:
+        stdin.close()
+        assert proc.wait(timeout=30) == 0
 
 
 async def test_http_a_request_key_replaces_the_bound_one(

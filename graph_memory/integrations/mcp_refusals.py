@@ -1,0 +1,117 @@
+"""What both MCP transports refuse before the SDK reads a message, and how the refusal reads.
+
+One message (an HTTP POST's body, a stdio line) is held to the GraphQL endpoint's body rules
+(graph_memory/http_guard.py): at most ``max_body_bytes``, UTF-8, JSON without ``NaN``, an
+integer Python converts, no lone surrogate (``\\ud800``), nesting within ``max_nesting``. The
+SDK cannot answer a message that breaks one (it fails to parse it, or passes the surrogate on
+to a tool), so the transport answers a JSON-RPC error itself: code -32700 (parse error) for
+``VALIDATION``, -32600 otherwise, ``data.code`` the service's code, and the request's ``id``
+when a scan of the message's top level finds one, so the client can match it to its call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from graph_memory.http_guard import Refusal, check_value, decode_json
+from graph_memory.limits import Limits
+
+__all__ = ["INVALID_REQUEST", "PARSE_ERROR", "check_message", "refusal_message", "request_id"]
+
+PARSE_ERROR = -32700  # JSON-RPC: the message is not a JSON text the server can parse
+INVALID_REQUEST = -32600
+_WS = re.compile(rb"[ \t\r\n]*")
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_ID_TEXT_MAX = 200  # an id worth echoing is short; a longer one is answered as null
+
+
+def check_message(body: bytes, limits: Limits) -> Any:
+    """The decoded message, or a `Refusal` saying which body rule it breaks."""
+    if len(body) > limits.max_body_bytes:
+        raise Refusal(
+            413, "PAYLOAD_TOO_LARGE", f"the message exceeds {limits.max_body_bytes} bytes"
+        )
+    value = decode_json(body, limits)
+    check_value(value, limits)
+    return value
+
+
+def refusal_message(
+    r: Refusal, id_: str | int | None, rpc_code: int | None = None
+) -> dict[str, Any]:
+    """The JSON-RPC error answering a refused message: a parse error for a ``VALIDATION``
+    refusal of its bytes unless ``rpc_code`` says otherwise."""
+    code = rpc_code or (PARSE_ERROR if r.code == "VALIDATION" else INVALID_REQUEST)
+    error = {"code": code, "message": r.message, "data": {"code": r.code}}
+    return {"jsonrpc": "2.0", "id": id_, "error": error}
+
+
+def request_id(body: bytes) -> str | int | None:
+    """The top-level ``"id"`` of a message that may not decode (too deep, a huge number, a
+    surrogate elsewhere): its members are skipped by brackets and strings, never recursed
+    into, so an ``id`` key inside the arguments is not mistaken for it. None if there is none
+    or it is no valid JSON-RPC id (a string or an integer)."""
+    i = _WS.match(body, 0).end()  # type: ignore[union-attr]  # matches the empty string
+    if body[i : i + 1] != b"{":
+        return None
+    i += 1
+    while True:
+        i = _WS.match(body, i).end()  # type: ignore[union-attr]
+        key = _STRING.match(body, i)
+        if key is None:
+            return None
+        i = _WS.match(body, key.end()).end()  # type: ignore[union-attr]
+        if body[i : i + 1] != b":":
+            return None
+        start = i + 1
+        end = _value_end(body, start)
+        if end < 0:
+            return None
+        if key.group() == b'"id"':
+            return _as_id(body[start:end])
+        if body[end : end + 1] != b",":
+            return None
+        i = end + 1
+
+
+def _value_end(body: bytes, i: int) -> int:
+    """Where the JSON value starting at ``i`` ends (at the ``,`` or ``}`` after it), or -1."""
+    depth = 0
+    while i < len(body):
+        c = body[i : i + 1]
+        if c == b'"':
+            m = _STRING.match(body, i)
+            if m is None:
+                return -1
+            i = m.end()
+            continue
+        if c in (b"[", b"{"):
+            depth += 1
+        elif c in (b"]", b"}"):
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c == b"," and depth == 0:
+            return i
+        i += 1
+    return -1
+
+
+def _as_id(raw: bytes) -> str | int | None:
+    text = raw.strip()
+    if len(text) > _ID_TEXT_MAX:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:  # not JSON (or not UTF-8)
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: no answer could carry it
+            return None
+    return value

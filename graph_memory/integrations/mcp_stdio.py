@@ -1,0 +1,103 @@
+"""The MCP stdio transport, with every line held to the body rules before the SDK reads it.
+
+The SDK's own transport (``mcp.server.stdio.stdio_server``) hands a line it cannot parse (a
+lone surrogate escape, arrays 3,000 deep, a 5,000-digit integer, or no JSON at all) to the
+session as an exception, which only logs "Internal Server Error": the request is never
+answered and the client waits for good. Here such a line is answered with a JSON-RPC error
+(graph_memory/integrations/mcp_refusals.py, the HTTP transport's rules and wording) carrying
+the request's id when it can be recovered, and the server reads on. A line that is JSON but no
+JSON-RPC message the SDK knows is answered likewise (-32600, ``VALIDATION``).
+
+This is the SDK's transport otherwise: the same message types, one line a message, UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp.types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server.fastmcp import FastMCP
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from graph_memory.http_guard import Refusal
+from graph_memory.integrations.mcp_refusals import (
+    INVALID_REQUEST,
+    check_message,
+    refusal_message,
+    request_id,
+)
+from graph_memory.limits import Limits
+
+__all__ = ["guarded_stdio", "serve_stdio"]
+
+Streams = tuple[
+    MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
+]
+
+
+@asynccontextmanager
+async def guarded_stdio(
+    limits: Limits,
+    stdin: anyio.AsyncFile[bytes] | None = None,
+    stdout: anyio.AsyncFile[bytes] | None = None,
+) -> AsyncIterator[Streams]:
+    """The session's read and write streams over stdin and stdout (binary: a line that is not
+    UTF-8 is refused, as an HTTP body is, rather than read with replacement characters)."""
+    source = stdin or anyio.wrap_file(sys.stdin.buffer)
+    sink = stdout or anyio.wrap_file(sys.stdout.buffer)
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    lock = anyio.Lock()  # the session's answers and the refusals share one stdout
+
+    async def emit(line: str) -> None:
+        async with lock:
+            await sink.write(line.encode("utf-8") + b"\n")
+            await sink.flush()
+
+    async def refuse(line: bytes, r: Refusal, rpc_code: int | None = None) -> None:
+        answer = refusal_message(r, request_id(line), rpc_code)
+        await emit(json.dumps(answer, ensure_ascii=False))
+
+    async def reader() -> None:
+        async with read_writer:
+            async for line in source:
+                if not line.strip():
+                    continue
+                try:
+                    check_message(line, limits)
+                except Refusal as r:
+                    await refuse(line, r)
+                    continue
+                try:
+                    message = types.JSONRPCMessage.model_validate_json(line)
+                except ValidationError:
+                    why = "the message is no JSON-RPC request, notification or response"
+                    await refuse(line, Refusal(400, "VALIDATION", why), INVALID_REQUEST)
+                    continue
+                await read_writer.send(SessionMessage(message))
+
+    async def writer() -> None:
+        async with write_reader:
+            async for session_message in write_reader:
+                await emit(
+                    session_message.message.model_dump_json(by_alias=True, exclude_none=True)
+                )
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        yield read_stream, write_stream
+
+
+async def serve_stdio(server: FastMCP, limits: Limits) -> None:
+    """``server.run("stdio")``, over `guarded_stdio`."""
+    lowlevel: Any = server._mcp_server  # the SDK's own run_stdio_async does the same
+    async with guarded_stdio(limits) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
