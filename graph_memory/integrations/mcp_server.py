@@ -108,10 +108,6 @@ def _credential_of(ctx: Context[Any, Any, Any] | None) -> str | None:
         raise ToolError(f"{e.code}: {e}") from None
 
 
-def _tool_error(e: GraphMemoryClientError, what: str) -> ToolError:
-    return ToolError(f"{what} failed: {e}")
-
-
 def _default_scopes(user_id: str | None, scopes: list[str] | None) -> list[str]:
     if scopes:
         return scopes
@@ -174,7 +170,7 @@ def build_server(config: McpConfig) -> FastMCP:
         key = _credential_of(ctx) or config.api_key
         if key is None:
             raise ToolError(
-                "no credential: start `graph-memory mcp` with --api-key (or "
+                "UNAUTHENTICATED: no credential: start `graph-memory mcp` with --api-key (or "
                 "GRAPH_MEMORY_API_KEY), or send 'Authorization: Bearer <key>' or "
                 "'X-Api-Key: <key>'"
             )
@@ -220,13 +216,10 @@ def build_server(config: McpConfig) -> FastMCP:
                 episode[key] = value
         payload = [_fact_payload(f, source) for f in facts or []]
         async with client_for(ctx) as c:
-            try:
-                out = await c.remember(episode, payload, idempotency_key)
-            except GraphMemoryClientError as e:
-                raise _tool_error(e, "remember") from e
+            out = await c.remember(episode, payload, idempotency_key)
         refused = out["episodeError"]
         if refused is not None:
-            raise ToolError(f"remember failed: {refused['code']}: {refused['message']}")
+            raise ToolError(f"{refused['code']}: {refused['message']}")
         return {
             "episodeId": out["episodeId"],
             "accepted": out["facts"]["accepted"],
@@ -249,12 +242,9 @@ def build_server(config: McpConfig) -> FastMCP:
         tenant. as_of: what the memory believed then; valid_at: what was true then. An empty
         list means nothing relevant is known."""
         async with client_for(ctx) as c:
-            try:
-                result = await c.recall(
-                    query, _default_scopes(user_id, scopes), k=k, as_of=as_of, valid_at=valid_at
-                )
-            except GraphMemoryClientError as e:
-                raise _tool_error(e, "recall") from e
+            result = await c.recall(
+                query, _default_scopes(user_id, scopes), k=k, as_of=as_of, valid_at=valid_at
+            )
         return {"items": _recall_items(result), "considered": result["considered"]}
 
     @mcp.tool()
@@ -269,10 +259,7 @@ def build_server(config: McpConfig) -> FastMCP:
         procedures relevant to the query, at most token_budget tokens; what did not fit is
         listed in `dropped`. Scopes default to user:<user_id> and tenant."""
         async with client_for(ctx) as c:
-            try:
-                result = await c.context(query, token_budget, _default_scopes(user_id, scopes))
-            except GraphMemoryClientError as e:
-                raise _tool_error(e, "context") from e
+            result = await c.context(query, token_budget, _default_scopes(user_id, scopes))
         return {
             "text": result["text"],
             "tokens": result["tokens"],
@@ -291,12 +278,9 @@ def build_server(config: McpConfig) -> FastMCP:
         """Every version of (subject, predicate), oldest first: its object, status, when the
         memory held it (recordedAt..supersededAt) and when it was true (validFrom..validTo)."""
         async with client_for(ctx) as c:
-            try:
-                result = await c.history(
-                    subject, predicate, _default_scopes(user_id, scopes), as_of=as_of
-                )
-            except GraphMemoryClientError as e:
-                raise _tool_error(e, "history") from e
+            result = await c.history(
+                subject, predicate, _default_scopes(user_id, scopes), as_of=as_of
+            )
         keep: tuple[str, ...] = ("id", "object", "version", "status", "confidence")
         keep += ("recordedAt", "supersededAt", "retractedAt", "validFrom", "validTo")
         return {
@@ -317,12 +301,10 @@ def build_server(config: McpConfig) -> FastMCP:
             try:
                 receipt = await c.forget_contributor(user_id)
             except GraphMemoryClientError as e:
-                if e.code == "FORBIDDEN":
-                    raise ToolError(
-                        "forget is refused: it needs an admin key, and this server's key is "
-                        f"not one ({e})"
-                    ) from e
-                raise _tool_error(e, "forget") from e
+                if e.code == "FORBIDDEN":  # say which key forget needs
+                    why = str(e).removeprefix("FORBIDDEN: ")
+                    raise ToolError(f"FORBIDDEN: {why} (forget needs an admin key)") from e
+                raise
         return {k: v for k, v in receipt.items() if k != "factsDeletedByTier"} | {
             "factsDeletedByTier": {r["tier"]: r["count"] for r in receipt["factsDeletedByTier"]}
         }
@@ -357,12 +339,7 @@ def build_server(config: McpConfig) -> FastMCP:
                 session[key] = value.isoformat()
         options = {k: v for k, v in (("scope", scope), ("agentRole", agent_role)) if v}
         async with client_for(ctx) as c:
-            try:
-                out = (await c.execute(_INGEST, {"s": session, "o": options or None}))[
-                    "ingestSession"
-                ]
-            except GraphMemoryClientError as e:
-                raise _tool_error(e, "ingest") from e
+            out = (await c.execute(_INGEST, {"s": session, "o": options or None}))["ingestSession"]
         return {
             "created": out["created"],
             "jobId": out["job"]["id"],
@@ -377,10 +354,7 @@ def build_server(config: McpConfig) -> FastMCP:
         """An ingest job: QUEUED, RUNNING, DONE, NOTHING (nothing worth keeping) or FAILED,
         with what it wrote or refused, item by item."""
         async with client_for(ctx) as c:
-            try:
-                job: dict[str, Any] = (await c.execute(_INGEST_JOB, {"id": job_id}))["ingestJob"]
-            except GraphMemoryClientError as e:
-                raise _tool_error(e, "ingest_status") from e
+            job: dict[str, Any] = (await c.execute(_INGEST_JOB, {"id": job_id}))["ingestJob"]
         return job
 
     return mcp

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import select
 import socket
 import subprocess
@@ -258,11 +259,33 @@ async def test_stdio_forget_is_refused_for_an_agent_key(
     async with stdio_session(server, make_key(tenant, "agent")) as s:
         data(await s.call_tool("remember", MOVE))
         refused = error_text(await s.call_tool("forget", {"user_id": "alice"}))
-        assert "admin" in refused and "FORBIDDEN" in refused
+        assert refused.startswith("forget failed: FORBIDDEN: ") and "admin" in refused, refused
         still = data(
             await s.call_tool("recall", {"query": "where does alice live?", "user_id": "alice"})
         )
         assert still["items"]
+
+
+async def test_stdio_every_failed_call_reads_tool_failed_code_why(
+    server: str, make_key: KeyFactory, tenant: str
+) -> None:
+    # The service's refusals too, which the SDK prefixed with "Error executing tool <name>: ".
+    async with stdio_session(server, make_key(tenant, "agent")) as s:
+        for tool, args, starts in (
+            ("recall", {"query": "q", "scopes": ["galaxy:far"]}, "VALIDATION: bad scope"),
+            ("recall", {"query": "", "user_id": "alice"}, "VALIDATION: query is empty"),
+            (
+                "remember",
+                {"user_id": "alice", "summary": "a naive start", "started_at": "2026-03-01T10:00"},
+                "VALIDATION: startedAt must carry a timezone",
+            ),
+            ("ingest_status", {"job_id": "job_none"}, "NOT_FOUND: no ingest job"),
+            ("forget", {"user_id": "alice"}, "FORBIDDEN: "),
+            ("no_such_tool", {}, "NOT_FOUND: no tool 'no_such_tool'"),
+        ):
+            refused = error_text(await s.call_tool(tool, args))
+            assert refused.startswith(f"{tool} failed: {starts}"), refused
+            assert re.fullmatch(rf"{tool} failed: [A-Z_]+: \S.*", refused, re.DOTALL), refused
 
 
 async def test_stdio_a_wrong_key_is_a_clear_tool_error(server: str) -> None:
