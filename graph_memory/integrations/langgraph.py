@@ -17,7 +17,9 @@ the tenant and the role's rights are the service's to enforce.
 
 Timestamps: ``updated_at`` is when the current value was recorded; ``created_at`` is when the
 item was first written (since its last delete) for `get`, and equals ``updated_at`` in search
-results (one call instead of one per hit). TTLs are not supported (``supports_ttl`` False).
+results (one call instead of one per hit). A put of the value an item holds corroborates its
+version rather than writing a new one, so it leaves ``updated_at`` as it was (LangGraph's
+InMemoryStore stamps every put). TTLs are not supported (``supports_ttl`` False).
 """
 
 from __future__ import annotations

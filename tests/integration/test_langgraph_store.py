@@ -62,6 +62,22 @@ def test_put_get_update_delete(store: GraphMemoryStore) -> None:
     store.delete(PREFS, "food")  # deleting what is not there is fine
 
 
+def test_an_identical_put_corroborates_and_keeps_updated_at(
+    store: GraphMemoryStore, client: GraphMemoryClient
+) -> None:
+    # Unlike InMemoryStore, which stamps every put: the same value again is more evidence for
+    # the version there is, not a new version, so the item's times stay (README, LangGraph).
+    store.put(PREFS, "tea", {"text": "Alice drinks green tea"})
+    first = store.get(PREFS, "tea")
+    store.put(PREFS, "tea", {"text": "Alice drinks green tea"})
+    again = store.get(PREFS, "tea")
+    assert first is not None and again is not None
+    assert (again.created_at, again.updated_at) == (first.created_at, first.updated_at)
+    versions = client.history("store:prefs/tea", PREDICATE, ["user:alice"])["versions"]
+    assert [v["status"] for v in versions] == ["ACTIVE"]
+    assert len(versions[0]["provenance"]) == 2  # each put's episode cites it
+
+
 def test_values_are_versioned_facts_in_the_users_scope(
     store: GraphMemoryStore, client: GraphMemoryClient
 ) -> None:
