@@ -6,13 +6,15 @@
        WHEN @node.target_type = 'fact' THEN EXISTS {
          MATCH (fg_x:Fact {id: @node.target_id}) WHERE fg_x.tenant = $tenant AND (
 #include forget/_hidden_fact(fg_x)
-           OR (EXISTS { MATCH (fg_x)-[:DERIVED_FROM]->(fg_h:Episode)
-                        WHERE fg_h.contributor IN hidden }
-               AND @node.at < COLLECT {
-                 MATCH (fg_x)-[fg_d:DERIVED_FROM]->(fg_k:Episode)
-                 WHERE NOT coalesce(fg_k.contributor IN hidden, false)
-                 RETURN coalesce(fg_d.at, fg_x.recorded_at) AS fg_t ORDER BY fg_t LIMIT 1
-               }[0]))
+           // CASE: the others' first telling is looked up only for a fact they took part in.
+           OR CASE WHEN EXISTS { MATCH (fg_x)-[:DERIVED_FROM]->(fg_h:Episode)
+                                 WHERE fg_h.contributor IN hidden }
+                   THEN @node.at < COLLECT {
+                     MATCH (fg_x)-[fg_d:DERIVED_FROM]->(fg_k:Episode)
+                     WHERE NOT coalesce(fg_k.contributor IN hidden, false)
+                     RETURN min(coalesce(fg_d.at, fg_x.recorded_at)) AS fg_t
+                   }[0]
+                   ELSE false END)
        }
        WHEN @node.target_type = 'episode' THEN EXISTS {
          MATCH (fg_x:Episode {id: @node.target_id}) WHERE fg_x.tenant = $tenant AND

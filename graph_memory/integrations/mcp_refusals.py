@@ -18,7 +18,14 @@ from typing import Any
 from graph_memory.http_guard import Refusal, check_value, decode_json
 from graph_memory.limits import Limits
 
-__all__ = ["INVALID_REQUEST", "PARSE_ERROR", "check_message", "refusal_message", "request_id"]
+__all__ = [
+    "INVALID_REQUEST",
+    "PARSE_ERROR",
+    "check_message",
+    "expects_answer",
+    "refusal_message",
+    "request_id",
+]
 
 PARSE_ERROR = -32700  # JSON-RPC: the message is not a JSON text the server can parse
 INVALID_REQUEST = -32600
@@ -50,29 +57,47 @@ def refusal_message(
 
 def request_id(body: bytes) -> str | int | None:
     """The top-level ``"id"`` of a message that may not decode (too deep, a huge number, a
-    surrogate elsewhere): its members are skipped by brackets and strings, never recursed
-    into, so an ``id`` key inside the arguments is not mistaken for it. None if there is none
-    or it is no valid JSON-RPC id (a string or an integer)."""
+    surrogate elsewhere), or None if there is none or it is no valid JSON-RPC id (a string or
+    an integer)."""
+    raw = _top_level(body).get(b'"id"')
+    return None if raw is None else _as_id(raw)
+
+
+def expects_answer(body: bytes) -> bool:
+    """Whether a refused message gets an error back: a notification (a method, no id) gets
+    none, as JSON-RPC says, nor does a response of the peer's (a result or an error, no
+    method), whose id numbers the peer's own requests; anything whose kind cannot be told
+    (no JSON, a broken member before those keys) does, with the id found or null."""
+    keys = _top_level(body)
+    if b'"method"' in keys:
+        return b'"id"' in keys
+    return b'"result"' not in keys and b'"error"' not in keys
+
+
+def _top_level(body: bytes) -> dict[bytes, bytes]:
+    """The top-level members of a JSON object, as raw key and value bytes, up to the first one
+    that does not scan: values are skipped by brackets and strings, never recursed into, so a
+    key inside the arguments is not mistaken for a top-level one."""
+    out: dict[bytes, bytes] = {}
     i = _WS.match(body, 0).end()  # type: ignore[union-attr]  # matches the empty string
     if body[i : i + 1] != b"{":
-        return None
+        return out
     i += 1
     while True:
         i = _WS.match(body, i).end()  # type: ignore[union-attr]
         key = _STRING.match(body, i)
         if key is None:
-            return None
+            return out
         i = _WS.match(body, key.end()).end()  # type: ignore[union-attr]
         if body[i : i + 1] != b":":
-            return None
+            return out
         start = i + 1
         end = _value_end(body, start)
         if end < 0:
-            return None
-        if key.group() == b'"id"':
-            return _as_id(body[start:end])
+            return out
+        out.setdefault(key.group(), body[start:end])
         if body[end : end + 1] != b",":
-            return None
+            return out
         i = end + 1
 
 

@@ -14,6 +14,7 @@ This is the SDK's transport otherwise: the same message types, one line a messag
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,12 +31,15 @@ from graph_memory.http_guard import Refusal
 from graph_memory.integrations.mcp_refusals import (
     INVALID_REQUEST,
     check_message,
+    expects_answer,
     refusal_message,
     request_id,
 )
 from graph_memory.limits import Limits
 
 __all__ = ["guarded_stdio", "serve_stdio"]
+
+log = logging.getLogger(__name__)
 
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
@@ -62,6 +66,9 @@ async def guarded_stdio(
             await sink.flush()
 
     async def refuse(line: bytes, r: Refusal, rpc_code: int | None = None) -> None:
+        if not expects_answer(line):  # a notification, or a response of the client's
+            log.warning("mcp stdio: a message refused unanswered: %s: %s", r.code, r.message)
+            return
         answer = refusal_message(r, request_id(line), rpc_code)
         await emit(json.dumps(answer, ensure_ascii=False))
 

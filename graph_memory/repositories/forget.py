@@ -242,7 +242,8 @@ class ForgetRepository:
             first = min((link.at or life.recorded_at for link in kept), default=None)
             if first is not None and first > life.recorded_at:
                 alone.append({"id": life.id, "first": first.isoformat()})
-            new = rest_on(life, kept, [_time(t) for t in v["ends"]])
+            ends = [_time(t) for t in v["ends"]]
+            new = rest_on(life, kept, ends)
             told = kept_telling(kept)
             tier = told.tier if told is not None else None
             lowered = tier is not None and tier.value != v["tier"]
@@ -250,7 +251,7 @@ class ForgetRepository:
             source = told.source if told is not None else None
             resourced = source is not None and source != v["source"]
             if (tier or Tier(v["tier"])) is Tier.INFERRED and not v["approved"]:
-                new = repromote(new, kept, promote_sessions)
+                new = repromote(new, kept, ends, promote_sessions)
             moved = new.recorded_at != life.recorded_at
             activated = new.activated_at != life.activated_at
             valid = (new.valid_from, new.valid_to, new.stated)

@@ -200,7 +200,8 @@ def _withdrawn(v: Record, promote_sessions: int | None, superseded: datetime | N
         life = dataclasses.replace(life, activated_at=None)
     elif tier is Tier.INFERRED and not v["approved"] and promote_sessions is not None:
         # forget/rest_on's: promoted from when the sessions left reach the threshold.
-        life = repromote(life, [link for link in links if not link.withdrawn], promote_sessions)
+        kept = [link for link in links if not link.withdrawn]
+        life = repromote(life, kept, ends, promote_sessions)
     return _Left(life, confidence, demoted, tier if tier.value != v["tier"] else None, source)
 
 

@@ -104,9 +104,9 @@ def link_of(r: Record, withdrawn: bool) -> Link:
         if claim_from is not None and tier in _TIERS
         else None
     )
-    # The session, where the query read it (forget/evidence_left, forget/shadow_slots).
-    user = r.get("user_id")
-    session = None if user is None else session_key(user, r.get("session_id"))
+    # The session, where the query read it (forget/evidence_left, forget/shadow_slots), keyed
+    # as fact.recompute_confidence counts sessions (a missing user is a key part too).
+    session = session_key(r["user_id"], r["session_id"]) if "session_id" in r else None
     return Link(as_datetime(r["at"]), started, withdrawn, claim, session)
 
 

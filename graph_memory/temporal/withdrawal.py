@@ -99,12 +99,16 @@ def rest_on(life: VersionLife, kept: Sequence[Link], ends: Sequence[datetime]) -
     return replace(out, tellings=_tellings(kept, out.recorded_at))
 
 
-def repromote(life: VersionLife, kept: Sequence[Link], threshold: int) -> VersionLife:
+def repromote(
+    life: VersionLife, kept: Sequence[Link], ends: Sequence[datetime], threshold: int
+) -> VersionLife:
     """An inference promoted by corroboration (not by a reviewer; the caller knows which), as
     the evidence ``kept`` promotes it: from when the ``threshold``-th distinct session among
     it was linked, if that is later than its promotion (until then the withdrawn sessions made
     up the count). With fewer sessions left it is unchanged here: the promotion is withdrawn
-    altogether (forget/recandidate)."""
+    altogether (forget/recandidate). Reached only once belief in it had ended (``ends``, as
+    ``rest_on`` takes them): unchanged too, as ``rest_on`` keeps such a version's times (moving
+    its promotion past its end would invert its change log)."""
     if life.activated_at is None:
         return life
     seen: set[str | None] = set()
@@ -112,7 +116,8 @@ def repromote(life: VersionLife, kept: Sequence[Link], threshold: int) -> Versio
         seen.add(link.session)
         if len(seen) >= threshold:
             at = link.at or life.recorded_at
-            return replace(life, activated_at=at) if at > life.activated_at else life
+            moved = at > life.activated_at and all(at < t for t in ends)
+            return replace(life, activated_at=at) if moved else life
     return life
 
 

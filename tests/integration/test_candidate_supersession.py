@@ -351,3 +351,23 @@ def test_a_rejected_higher_tier_fact_releases_what_it_held_back(
     assert admin.reject_fact(declared, reason="premise gone")["status"] == "REJECTED"
     assert _status(client, rival)[0] == "ACTIVE"
     assert _leads(client) == ["Erik"]
+
+
+def test_a_retraction_releases_nothing_another_higher_tier_still_holds(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # The user's Gus, then the admin's Ivy over it: Erik (three sessions) waits. Retracting
+    # Gus, no longer served, releases nothing: Ivy still holds the slot. Retracting Ivy does.
+    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"))
+    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
+    _lead(client, "Erik", ("bob", "s5"))
+    _lead(client, "Erik", ("carol", "s6"))
+    ruled = _lead(admin, "Ivy", ("erin", "s8"), source="admin")
+    assert _leads(client) == ["Ivy"]
+    admin.retract_fact(declared)
+    assert _status(client, rival)[0] == "CANDIDATE"
+    assert _leads(client) == ["Ivy"]
+    admin.retract_fact(ruled)
+    assert _status(client, rival)[0] == "ACTIVE"
+    assert _leads(client) == ["Erik"]

@@ -402,6 +402,10 @@ def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on()
             assert out["jsonrpc"] == "2.0" and out["id"] == id_, (what, out)
             assert out["error"]["code"] == code, (what, out)
             assert out["error"]["data"]["code"] == "VALIDATION", (what, out)
+        # A refused notification, or a refused response of the client's (its id numbers the
+        # client's own requests), gets no answer: the next line out answers tools/list.
+        stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/x", "params": "\\ud800"}\n')
+        stdin.write(b'{"jsonrpc": "2.0", "id": 7, "result": {"q": "\\ud800"}}\n')
         listed = ask(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/list"}')
         assert listed["id"] == 7 and {t["name"] for t in listed["result"]["tools"]} == TOOLS
     finally:

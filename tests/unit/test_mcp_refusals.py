@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graph_memory.http_guard import Refusal
-from graph_memory.integrations.mcp_refusals import check_message, request_id
+from graph_memory.integrations.mcp_refusals import check_message, expects_answer, request_id
 from graph_memory.limits import Limits
 
 DEEP = b"[" * 3000 + b"]" * 3000
@@ -47,3 +47,19 @@ def test_a_message_the_sdk_cannot_parse_is_a_validation_refusal(message: bytes) 
     with pytest.raises(Refusal) as refused:
         check_message(message, Limits())
     assert refused.value.code == "VALIDATION"
+
+
+@pytest.mark.parametrize(
+    ("message", "answered"),
+    [
+        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": "\\ud800"}', True),
+        (b'{"jsonrpc": "2.0", "method": "notifications/x", "params": "\\ud800"}', False),
+        (b'{"jsonrpc": "2.0", "id": 0, "result": {"q": "\\ud800"}}', False),
+        (b'{"jsonrpc": "2.0", "id": 0, "error": {"code": 1, "message": "\\ud800"}}', False),
+        (b'{"params": {"method": "x"}, "id": 3, "result": 1}', False),  # not the nested one
+        (b"this is not json", True),
+        (b'{"jsonrpc": "2.0", "id": 9, "params": ' + DEEP + b"}", True),  # kind unknown
+    ],
+)
+def test_a_refused_notification_or_response_is_not_answered(message: bytes, answered: bool) -> None:
+    assert expects_answer(message) is answered

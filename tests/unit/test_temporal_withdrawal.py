@@ -102,18 +102,27 @@ def test_an_inference_is_promoted_when_the_sessions_left_reach_the_threshold() -
     # left reach three only with the one at T + 5h.
     promoted = life(activated_at=T + 3 * H)
     kept = [_said(None, "a"), _said(T + 3 * H, "c"), _said(T + 5 * H, "d")]
-    assert repromote(promoted, kept, 3).activated_at == T + 5 * H
+    assert repromote(promoted, kept, [], 3).activated_at == T + 5 * H
     # A session told twice counts once; the order is when each link was made.
     twice = [_said(T + 5 * H, "d"), _said(None, "a"), _said(T + 4 * H, "a"), _said(T + 3 * H, "c")]
-    assert repromote(promoted, twice, 3).activated_at == T + 5 * H
+    assert repromote(promoted, twice, [], 3).activated_at == T + 5 * H
 
 
 def test_a_promotion_the_sessions_left_still_earned_then_or_cannot_earn_is_unchanged() -> None:
     promoted = life(activated_at=T + 3 * H)
     earned = [_said(None, "a"), _said(T + 2 * H, "b"), _said(T + 3 * H, "c")]
-    assert repromote(promoted, earned, 3) is promoted
+    assert repromote(promoted, earned, [], 3) is promoted
     # Fewer than the threshold: withdrawing the promotion is forget/recandidate's.
-    assert repromote(promoted, earned[:2], 3) is promoted
+    assert repromote(promoted, earned[:2], [], 3) is promoted
     # Never promoted: nothing to move.
     candidate = life(activated_at=None)
-    assert repromote(candidate, [*earned, _said(T + 9 * H, "d")], 3) is candidate
+    assert repromote(candidate, [*earned, _said(T + 9 * H, "d")], [], 3) is candidate
+
+
+def test_a_promotion_the_sessions_left_reach_only_after_it_ended_is_unchanged() -> None:
+    # Superseded at T + 4h; the third session left was linked at T + 5h (a merge's copy can
+    # link evidence after an end): its times stay, as rest_on keeps them.
+    promoted = life(activated_at=T + 3 * H)
+    kept = [_said(None, "a"), _said(T + 3 * H, "c"), _said(T + 5 * H, "d")]
+    assert repromote(promoted, kept, [T + 4 * H], 3) is promoted
+    assert repromote(promoted, kept, [T + 6 * H], 3).activated_at == T + 5 * H

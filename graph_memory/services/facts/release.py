@@ -6,8 +6,8 @@ Corroboration never promotes a candidate over a higher tier's served version of 
 waits. When a decision ends the Rome version (a retraction, a reviewer's rejection), nothing
 holds Berlin back any more: its evidence already spans the threshold, so it is promoted in the
 same transaction, from that moment, as its next corroboration or consolidation's `PROMOTION`
-would have done later (until then the slot answered nothing). A candidate of the ended value
-stays waiting: promoting it would bring back the claim just withdrawn.
+would have done later. A candidate another version still holds, or of the ended value
+(never held back by it), stays waiting.
 """
 
 from __future__ import annotations
@@ -36,13 +36,17 @@ class Released:
 
 
 async def release_held(
-    tx: Tx, principal: Principal, policy: TenantPolicy, ended: str, now: datetime
+    tx: Tx,
+    principal: Principal,
+    policy: TenantPolicy,
+    ended: str,
+    waiting: list[str],
+    now: datetime,
 ) -> Released:
-    """The candidates the version ``ended`` (no longer served as of ``now``) held back,
-    promoted when their evidence spans the tenant's threshold; call it under the slot's lock,
-    after the version was ended."""
+    """The candidates ``waiting`` that the version ``ended`` held back (FactRepository.held_back,
+    asked before it ended), promoted when their evidence spans the tenant's threshold and no
+    other version still holds them; call it under the slot's lock, once the version ended."""
     tenant = principal.tenant
-    waiting = await FactRepository.held_back(tx, tenant, ended, now)
     if not waiting:
         return Released()
     # The one promotion rule (fact/recompute_confidence): the threshold, and no other higher

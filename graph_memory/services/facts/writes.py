@@ -375,6 +375,8 @@ class FactService:
             refused = await refuse_override(tx, principal, policy, before, now, "retract")
             if refused is not None:
                 return refused  # its audit event commits with the transaction
+            # What it holds back from promotion while served, asked before it ends.
+            held = await FactRepository.held_back(tx, tenant, fact_id, now)
             after = await FactRepository.retract(
                 tx, tenant, fact_id, now, principal.actor, principal.user_id, reason
             )
@@ -406,7 +408,7 @@ class FactService:
             ]
             events += audit.flagged(principal, flagged, now, "retracted")
             # What it held back from promotion may be promoted now (services/facts/release).
-            released = await release_held(tx, principal, policy, fact_id, now)
+            released = await release_held(tx, principal, policy, fact_id, held, now)
             events += released.events
             await AuditRepository.record_in_tx(tx, tenant, events)
             await TimelineRepository.settle_facts(tx, tenant, [fact_id, *released.changed], now)

@@ -117,6 +117,12 @@ class ReviewService:
                 refused = await refuse_override(tx, principal, policy, before, now, "reject")
                 if refused is not None:
                     return refused  # its audit event commits with the transaction
+            # What a served fact holds back from promotion, asked before a rejection ends it.
+            held = (
+                await FactRepository.held_back(tx, tenant, fact_id, now)
+                if action == "reject" and before["status"] == "active"
+                else []
+            )
             if action == "approve":
                 after = await TrustRepository.approve(tx, tenant, fact_id, now, principal.actor)
             else:
@@ -174,12 +180,10 @@ class ReviewService:
                     now,
                 )
                 events += audit.flagged(principal, flagged, now, "rejected")
-            changed = [fact_id]
-            if action == "reject" and before["status"] == "active":
-                # A served fact ended: what it held back from promotion may be promoted now.
-                released = await release_held(tx, principal, policy, fact_id, now)
-                events += released.events
-                changed += released.changed
+            # A served fact ended: what it held back from promotion may be promoted now.
+            released = await release_held(tx, principal, policy, fact_id, held, now)
+            events += released.events
+            changed = [fact_id, *released.changed]
             await AuditRepository.record_in_tx(tx, tenant, events)
             await TimelineRepository.settle_facts(tx, tenant, changed, now)
             return after
