@@ -36,6 +36,28 @@ SET f.retracted_at = $now, f.retracted_by = 'consolidation',
     f.changes_at = coalesce(f.changes_at, []) + $now,
     f.changes = coalesce(f.changes, []) + 'retracted'
 WITH f, c
+// A served copy lands beside the survivor's versions without the write rule's tier guard: where
+// a served version of a higher tier holds it (fact/_holds: another value, overlapping in a
+// single-valued slot; an agent's inference about "ACME Corp." against the tenant's system
+// fact about "Acme Corp"), it would answer over that fact by the time rule alone. So it is
+// carried as a candidate held back, flagged for a reviewer, never served unless approved.
+CALL (c) {
+  WITH c
+  WHERE c.status = 'active' AND EXISTS {
+    MATCH (ot_h:Fact {tenant: $tenant, scope: c.scope, subject: c.subject,
+                      predicate: c.predicate})
+    WHERE ot_h <> c AND
+#include fact/_holds(c)
+  }
+  WITH c, [i IN range(0, size(coalesce(c.changes, [])) - 1)
+           WHERE c.changes[i] <> 'activated'] AS kept
+  SET c.status = 'candidate', c.activated_at = null, c.needs_verification = true,
+      c.flagged_at = $now,
+      c.verification_reason = 'carried by an entity merge into a slot a higher tier holds '
+        + 'with another value: approve it to serve it',
+      c.changes = [i IN kept | c.changes[i]] + 'flagged',
+      c.changes_at = [i IN kept | c.changes_at[i]] + $now
+}
 // Stored through the procedure, as fact.create does: a float32 array the index expects.
 CALL (f, c) {
   WITH f, c WHERE f.embedding IS NOT NULL
@@ -70,5 +92,8 @@ RETURN f.id AS id, c.id AS copy,
        f {.status, .retracted_by, .retract_reason, .merged_into, .merged_at, .changes,
           retracted_at: toString(f.retracted_at),
           changes_at: [t IN f.changes_at | toString(t)]} AS retracted,
-       c {.id, .subject, .subject_name, .subject_merged_from, .merged_from,
-          entered_at: toString(c.entered_at)} AS carried
+       c {.id, .subject, .subject_name, .subject_merged_from, .merged_from, .status,
+          .needs_verification, .verification_reason, .changes,
+          activated_at: toString(c.activated_at), entered_at: toString(c.entered_at),
+          flagged_at: toString(c.flagged_at),
+          changes_at: [t IN c.changes_at | toString(t)]} AS carried

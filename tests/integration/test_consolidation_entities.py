@@ -256,3 +256,55 @@ def test_names_spelled_alike_are_compared_whatever_their_vectors_say(
     assert [e["node"]["object"] for e in founded] == ["1911"]
     (p,) = analyst.execute(Q_PROPOSALS, {"s": [CORE]})["entityMergeProposals"]
     assert {p["nameA"], p["nameB"]} == {"Paris", "Paris Inc"} and 0.7 <= p["score"] < 0.9
+
+
+def test_a_merge_never_serves_a_carried_inference_over_a_higher_tier(
+    client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    # The tenant's system-tier "gold" for Acme Corp; the agent's inference "bronze", told in
+    # three sessions about "ACME Corp." (no conflict at write time: another name). The merge
+    # carries it into Acme Corp's slot as a candidate held back and flagged for a reviewer:
+    # "gold" stays the answer, as the write rule would have kept it.
+    ep = admin.record_episode(**episode("ops", "s0", scope=CORE, source="system"))
+    ruled = admin.assert_facts(
+        [
+            fact(
+                "Acme Corp",
+                "support_tier",
+                "gold",
+                [ep],
+                scope=CORE,
+                source="system",
+                cardinality="ONE",
+            )
+        ]
+    )
+    assert ruled["accepted"] == 1, ruled
+    for user, session in (("u1", "s1"), ("u2", "s2"), ("u3", "s3")):
+        e = client.record_episode(**episode(user, session, scope=CORE))
+        out = client.assert_facts(
+            [
+                fact(
+                    "ACME Corp.",
+                    "support_tier",
+                    "bronze",
+                    [e],
+                    scope=CORE,
+                    source="conversation",
+                    cardinality="ONE",
+                )
+            ]
+        )
+        assert out["accepted"] == 1, out
+    done = _run(admin, [CORE])
+    assert done["status"] == "APPLIED", done
+    served = client.facts([CORE], subject="Acme Corp", predicate="support_tier")["edges"]
+    assert [e["node"]["object"] for e in served] == ["gold"]
+    queue = analyst.review_queue([CORE])
+    (held,) = [q["fact"] for q in queue if q["fact"]["object"] == "bronze"]
+    assert held["status"] == "CANDIDATE" and held["needsVerification"]
+    # A reviewer's approval serves it; the rollback gives everything back.
+    back = admin.execute(M_ROLLBACK, {"id": done["id"]})
+    assert back["rollbackConsolidation"]["status"] == "ROLLED_BACK"
+    dotted = client.facts([CORE], subject="ACME Corp.", predicate="support_tier")["edges"]
+    assert [(e["node"]["object"], e["node"]["status"]) for e in dotted] == [("bronze", "ACTIVE")]
