@@ -724,6 +724,21 @@ def test_replaying_a_batch_that_tripped_a_tier_conflict_raises_no_second_alert(
     assert alerts(analyst)["total"] == 2
 
 
+def test_a_replay_never_tells_a_caller_more_than_its_role_may_write(client: C, admin: C) -> None:
+    # An admin's admin-tier batch under a key; the agent sending the same batch under the
+    # same key is refused the admin-tier item as on a first call, and is told the rest.
+    (ops,) = eps(admin, "hr", source="admin")
+    batch = [
+        item("acme", "motto", "ship it", [ops], source="admin", cardinality="ONE"),
+        item("acme", "likes", "tea", [ops], cardinality="MANY"),
+    ]
+    first = put(admin, *batch, key="k-admin")
+    assert [r["ok"] for r in first] == [True, True], first
+    again = put(client, *batch, key="k-admin")
+    assert [r["error"] and r["error"]["code"] for r in again] == ["FORBIDDEN", None]
+    assert again[1] == first[1]
+
+
 def test_concurrent_replays_of_one_key_audit_the_write_once(client: C, analyst: C) -> None:
     (e,) = eps(client, "s1")
     batch = [item("alice", "lives_in", "Paris", [e]), item("alice", "likes", "tea", [e])]

@@ -37,7 +37,7 @@ from graph_memory.services.facts import effects as fact_effects
 from graph_memory.services.facts import inline_timeline, predicates
 from graph_memory.services.facts import rules as fact_rules
 from graph_memory.services.facts.decide import decide_items
-from graph_memory.services.facts.gate import CheckedFact
+from graph_memory.services.facts.gate import CheckedFact, tier_for
 from graph_memory.services.facts.prepare import PreparedBatch, checked_items, lock_plan
 from graph_memory.services.facts.release import release_held
 from graph_memory.services.facts.results import ItemResult
@@ -101,7 +101,7 @@ class FactService:
             if prior is not None:
                 if prior["request_hash"] != request_hash:
                     raise Conflict("idempotency key reused with a different batch")
-                return [ItemResult(**r) for r in json.loads(prior["result"])]
+                return await self._replay(principal, items, prior["result"])
         batch = await self.prepare(principal, items, record_key, request_hash)
 
         async def work(tx: Tx) -> list[ItemResult]:
@@ -109,6 +109,22 @@ class FactService:
 
         # The whole batch's valid items commit together; the tier-conflict audit rides along.
         return await self.db.write_tx(work)
+
+    async def _replay(
+        self, principal: Principal, items: list[FactInput], stored: str
+    ) -> list[ItemResult]:
+        """A replay answers what the first call did, but never more than this caller may
+        claim: an item of a source its role may not write is refused as on a first call (an
+        agent replaying an admin's system-tier batch under its key is told FORBIDDEN, not
+        that its write landed)."""
+        policy = await self.policy(principal.tenant)
+        out = [ItemResult(**r) for r in json.loads(stored)]
+        for i, item in enumerate(items):
+            try:
+                tier_for(principal, item.source, policy)
+            except GraphMemoryError as e:
+                out[i] = ItemResult.failed(i, e)
+        return out
 
     async def prepare(
         self,
@@ -181,7 +197,9 @@ class FactService:
             if stored is not None:
                 if stored["request_hash"] != batch.request_hash:
                     raise Conflict("idempotency key reused with a different batch")
-                return [ItemResult(**r) for r in json.loads(stored["result"])]
+                # This caller's own refusals (its role's sources) stand over the first answer.
+                first = [ItemResult(**r) for r in json.loads(stored["result"])]
+                return [batch.refused.get(i, r) for i, r in enumerate(first)]
         # A retried transaction starts from the gate's verdicts, not a half-decided batch.
         attempt = dict(batch.refused)
         touched = await self._decide_and_write(
