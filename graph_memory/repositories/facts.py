@@ -133,13 +133,13 @@ class FactRepository:
         return await tx.run("fact.reverify", {"tenant": tenant, "ids": ids, "now": now})
 
     @staticmethod
-    async def held_back(tx: Tx, tenant: str, fact_id: str, now: datetime) -> list[str]:
-        """Candidates the version ``fact_id`` may have held back from promotion
-        (fact.held_back)."""
+    async def held_back(tx: Tx, tenant: str, fact_id: str, now: datetime) -> dict[str, str]:
+        """The candidates the version ``fact_id`` holds back from promotion, by id, with
+        their scopes (fact.held_back)."""
         rows = await tx.run(
             "fact.held_back", {"tenant": require_tenant(tenant), "id": fact_id, "now": now}
         )
-        return [str(r["id"]) for r in rows]
+        return {str(r["id"]): str(r["scope"]) for r in rows}
 
     @staticmethod
     async def promotion_ends(tx: Tx, tenant: str, ids: list[str]) -> list[str]:

@@ -371,3 +371,49 @@ def test_a_retraction_releases_nothing_another_higher_tier_still_holds(
     admin.retract_fact(ruled)
     assert _status(client, rival)[0] == "ACTIVE"
     assert _leads(client) == ["Erik"]
+
+
+def test_the_tenants_shared_truth_holds_back_an_inference_of_a_users_scope(
+    client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # Max's own UTC-5 holds back the agent's UTC+2 (three sessions) in his scope; the tenant's
+    # system-tier UTC is written after it. Retracting Max's UTC-5 leaves UTC+2 waiting: the
+    # shared truth holds it too, as it refuses such an inference at write time.
+    scope = "user:max"
+
+    def said(obj: str, session: str, **kw: Any) -> str:
+        e = client.record_episode(
+            **episode("max", session, scope=scope, source=kw.get("source", "user"))
+        )
+        out = client.assert_facts(
+            [fact("helpdesk", "timezone", obj, [e], cardinality="ONE", scope=scope, **kw)]
+        )
+        assert out["accepted"] == 1, out
+        return str(out["results"][0]["factId"])
+
+    for session in ("a1", "a2", "a3"):  # an inference served first
+        said("UTC+1", session, source="conversation")
+    rival = said("UTC+2", "s1", source="conversation")
+    said("UTC+2", "s2", source="conversation")
+    own = said("UTC-5", "s0", source="user")
+    said("UTC+2", "s3", source="conversation")
+    assert _status(client, rival)[0] == "CANDIDATE"
+    ops = admin.record_episode(**episode("ops", "o1", scope="tenant", source="system"))
+    shared = admin.assert_facts(
+        [
+            fact(
+                "helpdesk",
+                "timezone",
+                "UTC",
+                [ops],
+                cardinality="ONE",
+                scope="tenant",
+                source="system",
+            )
+        ]
+    )
+    assert shared["accepted"] == 1, shared
+    admin.retract_fact(own)
+    assert _status(client, rival)[0] == "CANDIDATE"
+    both = client.facts([scope, "tenant"], subject="helpdesk", predicate="timezone")["edges"]
+    assert "UTC+2" not in [e["node"]["object"] for e in both]

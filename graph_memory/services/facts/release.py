@@ -20,6 +20,7 @@ from graph_memory.db import Tx
 from graph_memory.domain import Principal
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.facts import FactRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts.rows import premise_superseded
 
@@ -40,7 +41,7 @@ async def release_held(
     principal: Principal,
     policy: TenantPolicy,
     ended: str,
-    waiting: list[str],
+    waiting: dict[str, str],
     now: datetime,
 ) -> Released:
     """The candidates ``waiting`` that the version ``ended`` held back (FactRepository.held_back,
@@ -49,10 +50,13 @@ async def release_held(
     tenant = principal.tenant
     if not waiting:
         return Released()
+    # A tenant-scope fact holds inferences of narrower scopes too: their writers are held off
+    # while they are judged (the caller holds the ended version's scope).
+    await WriteLocks.scopes(tx, tenant, set(waiting.values()))
     # The one promotion rule (fact/recompute_confidence): the threshold, and no other higher
     # tier still holding the slot.
     rows = await FactRepository.recompute_confidence(
-        tx, tenant, waiting, policy.promote_sessions, now
+        tx, tenant, sorted(waiting), policy.promote_sessions, now
     )
     promoted = [r for r in rows if r["status_before"] == "candidate" and r["status"] == "active"]
     events = [

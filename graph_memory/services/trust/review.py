@@ -121,7 +121,7 @@ class ReviewService:
             held = (
                 await FactRepository.held_back(tx, tenant, fact_id, now)
                 if action == "reject" and before["status"] == "active"
-                else []
+                else {}
             )
             if action == "approve":
                 after = await TrustRepository.approve(tx, tenant, fact_id, now, principal.actor)
