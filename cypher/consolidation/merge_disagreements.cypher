@@ -16,10 +16,18 @@ WHERE c.status = 'active' AND c.retracted_at IS NULL AND c.superseded_at IS NULL
   AND coalesce(c.cardinality, 'one') = 'one'
   AND (c.expires_at IS NULL OR c.expires_at > $now)
   AND (c.valid_to IS NULL OR c.valid_to > $now)
+  // It answers nothing now: a claim with a start given answers nothing at all (one that
+  // still answers its own years was succeeded, "CEO since 2015" before "since 2020"); one told
+  // without a start, nothing valid now (it yields to the one said later for every moment
+  // after that was said, whatever it answered before).
   AND NOT EXISTS {
     MATCH (own:Segment {tenant: $tenant, scope: c.scope, subject: c.subject,
                         predicate: c.predicate})
     WHERE own.fact_id = c.id AND own.sys_to IS NULL
+      AND (coalesce(c.valid_from_stated, false)
+           OR (own.view IN ['both', 'active']
+               AND (own.valid_from IS NULL OR own.valid_from <= $now)
+               AND (own.valid_to IS NULL OR $now < own.valid_to)))
   }
 MATCH (s:Segment {tenant: $tenant, scope: c.scope, subject: c.subject, predicate: c.predicate})
 WHERE s.sys_to IS NULL AND s.view IN ['both', 'active']

@@ -200,6 +200,46 @@ def test_a_disagreement_an_entity_merge_settled_waits_for_a_reviewer(
     assert len(lost) == 1 and lost[0]["object"] != answer["node"]["object"], queued
 
 
+def test_a_merge_disagreement_of_claims_told_without_a_start_in_turn_is_flagged(
+    client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    """Alice told as Acme Corp's CEO, Bob as ACME Corp.'s a session later, neither with a
+    start: after the merge Bob answers and Alice, who answers only before Bob was said, is in
+    the review queue (a claim with a start given that still answers its years was succeeded,
+    not contradicted: test_contradictions_are_answers_that_disagree_not_words_that_differ)."""
+    e0 = client.record_episode(
+        **episode(
+            "uma",
+            "s-0",
+            scope=CORE,
+            startedAt="2026-01-01T00:00:00+00:00",
+            endedAt="2026-01-01T01:00:00+00:00",
+        )
+    )
+    e1 = client.record_episode(
+        **episode(
+            "uma",
+            "s-1",
+            scope=CORE,
+            startedAt="2026-02-01T00:00:00+00:00",
+            endedAt="2026-02-01T01:00:00+00:00",
+        )
+    )
+    one = client.assert_facts(
+        [fact("Acme Corp", "ceo", "Alice Smith", [e0], scope=CORE, cardinality="ONE")]
+    )
+    two = client.assert_facts([fact("ACME Corp.", "ceo", "Bob Jones", [e1], scope=CORE)])
+    assert one["accepted"] == two["accepted"] == 1
+    admin.execute(
+        'mutation { runConsolidation(scopes: ["team:core"], steps: [ENTITIES, CONTRADICTIONS])'
+        " { id } }"
+    )
+    (answer,) = client.facts([CORE], predicate="ceo")["edges"]
+    assert answer["node"]["object"] == "Bob Jones" and not answer["node"]["needsVerification"]
+    lost = [i["fact"] for i in analyst.review_queue([CORE]) if i["fact"]["predicate"] == "ceo"]
+    assert [f["object"] for f in lost] == ["Alice Smith"], lost
+
+
 def test_contradictions_across_scopes_are_flagged_with_the_reason(
     settings: Settings,
     tenant: str,
