@@ -51,6 +51,19 @@ def _supersedes(client: GraphMemoryClient, fid: str) -> str | None:
     return None if linked is None else str(linked["id"])
 
 
+def _held_back(client: GraphMemoryClient, **declared: Any) -> tuple[str, str]:
+    """Dana (inferred, three sessions), Erik inferred once, the user's Gus over Dana, then
+    Erik told in two more sessions: Erik reaches the threshold while Gus holds the slot.
+    Returns (Erik, Gus)."""
+    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
+    rival = _lead(client, "Erik", ("alice", "s4"))
+    gus = _lead(client, "Gus", ("dave", "s7"), source="user", **declared)
+    assert _lead(client, "Erik", ("bob", "s5")) == rival
+    assert _lead(client, "Erik", ("carol", "s6")) == rival
+    assert _status(client, rival)[0] == "CANDIDATE"
+    return rival, gus
+
+
 def _forgotten(settings: Settings, tenant: str, user: str, check: Callable[[], None]) -> None:
     """Forget ``user``: ``check`` while the purge is in flight (reads show the slots as it will
     leave them) and again once it is done."""
@@ -267,12 +280,7 @@ def test_corroboration_never_lifts_a_candidate_over_a_higher_tier(
     # Dana (inferred, approved by three sessions); Erik inferred once, a candidate; then the
     # user says Gus. Erik told twice more waits for a reviewer: three sessions of inference
     # do not outrank what the user said.
-    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
-    rival = _lead(client, "Erik", ("alice", "s4"))
-    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
-    assert _lead(client, "Erik", ("bob", "s5")) == rival
-    assert _lead(client, "Erik", ("carol", "s6")) == rival
-    assert _status(client, rival)[0] == "CANDIDATE"
+    rival, declared = _held_back(client)
     assert _status(client, declared)[0] == "ACTIVE"
     assert _leads(client) == ["Gus"]
     assert rival in [q["fact"]["id"] for q in analyst.review_queue(TEAM)]
@@ -292,12 +300,7 @@ def test_a_candidate_a_higher_tier_held_back_is_promoted_when_that_fact_is_retra
     # Erik, inferred in three sessions, waits while the user's Gus holds the slot. The user's
     # Gus retracted: nothing holds Erik back, so he is served from the retraction on (as his
     # next corroboration or a PROMOTION run would have made him), audited as a promotion.
-    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
-    rival = _lead(client, "Erik", ("alice", "s4"))
-    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
-    _lead(client, "Erik", ("bob", "s5"))
-    _lead(client, "Erik", ("carol", "s6"))
-    assert _status(client, rival)[0] == "CANDIDATE"
+    rival, declared = _held_back(client)
     gone = admin.retract_fact(declared, reason="said by mistake")
     assert gone["status"] == "RETRACTED"
     at = gone["retractedAt"]
@@ -340,11 +343,7 @@ def test_a_rejected_higher_tier_fact_releases_what_it_held_back(
     premise = client.assert_facts(
         [fact("Gus", "works_in", "Core team", [ep], cardinality="ONE", scope="team:core")]
     )["results"][0]["factId"]
-    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
-    rival = _lead(client, "Erik", ("alice", "s4"))
-    declared = _lead(client, "Gus", ("dave", "s7"), source="user", dependsOn=[premise])
-    _lead(client, "Erik", ("bob", "s5"))
-    _lead(client, "Erik", ("carol", "s6"))
+    rival, declared = _held_back(client, dependsOn=[premise])
     admin.retract_fact(premise)
     assert _status(client, declared) == ("ACTIVE", None, True)
     assert _status(client, rival)[0] == "CANDIDATE"
@@ -358,11 +357,7 @@ def test_a_retraction_releases_nothing_another_higher_tier_still_holds(
 ) -> None:
     # The user's Gus, then the admin's Ivy over it: Erik (three sessions) waits. Retracting
     # Gus, no longer served, releases nothing: Ivy still holds the slot. Retracting Ivy does.
-    _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("carol", "s3"))
-    rival = _lead(client, "Erik", ("alice", "s4"))
-    declared = _lead(client, "Gus", ("dave", "s7"), source="user")
-    _lead(client, "Erik", ("bob", "s5"))
-    _lead(client, "Erik", ("carol", "s6"))
+    rival, declared = _held_back(client)
     ruled = _lead(admin, "Ivy", ("erin", "s8"), source="admin")
     assert _leads(client) == ["Ivy"]
     admin.retract_fact(declared)
