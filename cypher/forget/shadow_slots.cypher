@@ -7,11 +7,7 @@
 // (graph_memory/temporal/withdrawal.py), with the evidence weights and sessions its
 // confidence and promotion rest on. Times as ISO text.
 #include forget/_hidden
-CALL () {
-  OPTIONAL MATCH (fg:Forgotten {tenant: $tenant})
-  WHERE fg.contributor IS NOT NULL  // seeks the (tenant, contributor) index
-  RETURN min(fg.promote_sessions) AS promote_sessions
-}
+#include forget/_threshold
 UNWIND $slots AS slot
 WITH DISTINCT hidden, promote_sessions, slot
 CALL (slot, hidden) {

@@ -218,6 +218,13 @@ class ForgetRepository:
         )
 
     @staticmethod
+    async def threshold(tx: Tx, tenant: str) -> int | None:
+        """The promotion threshold the forgets in flight judge by (forget.threshold)."""
+        rows = await tx.run("forget.threshold", {"tenant": require_tenant(tenant)})
+        value = rows[0]["promote_sessions"] if rows else None
+        return None if value is None else int(value)
+
+    @staticmethod
     async def rest_on_evidence_left(
         tx: Tx, tenant: str, fact_ids: list[str], promote_sessions: int
     ) -> RestedOn:

@@ -412,3 +412,25 @@ def test_the_tenants_shared_truth_holds_back_an_inference_of_a_users_scope(
     assert _status(client, rival)[0] == "CANDIDATE"
     both = client.facts([scope, "tenant"], subject="helpdesk", predicate="timezone")["edges"]
     assert "UTC+2" not in [e["node"]["object"] for e in both]
+
+
+def test_a_purge_judges_promotions_by_the_threshold_its_forget_began_with(
+    client: GraphMemoryClient, admin: GraphMemoryClient, settings: Settings, tenant: str
+) -> None:
+    # Promoted by three sessions, one of them dave's. Dave is forgotten, then the tenant lowers
+    # its threshold to two: the purge leaves what the forget showed from its commit on (a
+    # candidate: two sessions under the threshold it began with), not a promotion the new
+    # policy would allow.
+    promoted = _lead(client, "Dana", ("alice", "s1"), ("bob", "s2"), ("dave", "s3"))
+    assert _status(client, promoted)[0] == "ACTIVE"
+
+    def check() -> None:
+        assert _status(client, promoted)[0] == "CANDIDATE"
+
+    job = held(settings, tenant, "dave")
+    check()
+    admin.execute("mutation { configureTenant(policy: {promoteSessions: 2}) { version } }")
+    check()
+    release(settings, job)
+    run_purge(settings, tenant, job, batch=100)
+    check()

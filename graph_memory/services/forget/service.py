@@ -339,6 +339,11 @@ class ForgetService:
             await Repo.ends_purged(tx, tenant, c.contributors)
         now = utcnow()
         counts = ForgetCounts.from_dict(c.counts.as_dict())
+        # Promotions are judged by the threshold the in-flight view uses (the forgets'
+        # markers), not the policy as it may have changed since.
+        threshold = await Repo.threshold(tx, tenant)
+        if threshold is not None:
+            policy = dataclasses.replace(policy, promote_sessions=threshold)
         batch = Batch(c.principal, policy, c.contributors, now, self.embedder, ends)
         done = await purge_batch(tx, batch, counts, self.batch_size)
         if done is None:
