@@ -14,7 +14,7 @@ from graph_memory.client import GraphMemoryClient
 from graph_memory.settings import Settings
 from tests.integration.conftest import episode, fact
 from tests.integration.consolidation_helpers import M_ROLLBACK, M_RUN
-from tests.integration.forget_helpers import held, release, run_purge
+from tests.integration.forget_helpers import finish, held
 
 TEAM = ["team:core"]
 
@@ -69,8 +69,7 @@ def _forgotten(settings: Settings, tenant: str, user: str, check: Callable[[], N
     leave them) and again once it is done."""
     job = held(settings, tenant, user)
     check()
-    release(settings, job)
-    run_purge(settings, tenant, job, batch=100)
+    finish(settings, tenant, job, batch=100)
     check()
 
 
@@ -431,6 +430,5 @@ def test_a_purge_judges_promotions_by_the_threshold_its_forget_began_with(
     check()
     admin.execute("mutation { configureTenant(policy: {promoteSessions: 2}) { version } }")
     check()
-    release(settings, job)
-    run_purge(settings, tenant, job, batch=100)
+    finish(settings, tenant, job, batch=100)
     check()

@@ -14,7 +14,7 @@ from graph_memory.client import GraphMemoryClient
 from graph_memory.settings import Settings
 from tests.integration.conftest import T0, episode
 from tests.integration.conftest import fact as _fact
-from tests.integration.forget_helpers import held, release, run_purge
+from tests.integration.forget_helpers import finish, held
 
 SCOPES = ["team:core"]
 DAY = timedelta(days=1)
@@ -192,9 +192,7 @@ def test_a_forget_in_flight_answers_as_its_purge_will_leave_the_slots(
     assert not [x for x in found if "ship it" in x["text"]]
     during = _answers(client, marks)
 
-    release(settings, job)
-    done = run_purge(settings, tenant, job, batch=2)
-    assert done is not None and done.done
+    finish(settings, tenant, job, batch=2)
     after = _answers(client, marks)
     # The one answer that may differ: recall finds a fact bob worded through his words'
     # index entries until the purge rewords it (it is scored on the neutral wording, so
@@ -263,7 +261,5 @@ def test_a_listing_pages_through_a_purge_in_flight_without_gaps(
     job = held(settings, tenant, "bob")
     during = _listing(client)
     assert len(during) == len(set(during)) == 16
-    release(settings, job)
-    done = run_purge(settings, tenant, job, batch=10)
-    assert done is not None and done.done
+    finish(settings, tenant, job, batch=10)
     assert sorted(_listing(client)) == sorted(during)

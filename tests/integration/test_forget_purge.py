@@ -26,7 +26,7 @@ from graph_memory.services.forget.service import ForgetJob
 from graph_memory.settings import Settings
 from tests.integration.conftest import _create_key, _free_port, episode
 from tests.integration.conftest import fact as _fact
-from tests.integration.forget_helpers import STALLED, admin_of, held, with_services
+from tests.integration.forget_helpers import STALLED, admin_of, finish, held, with_services
 from tests.integration.forget_helpers import release as _release
 from tests.integration.forget_helpers import run_purge as _run
 
@@ -855,6 +855,5 @@ def test_the_audit_of_a_fact_they_said_before_others_keeps_only_the_others_telli
         assert any(e["action"] == "corroborated" for e in events)
 
     check()
-    _release(settings, job)
-    _run(settings, tenant, job, batch=100)
+    finish(settings, tenant, job, batch=100)
     check()
