@@ -10,7 +10,7 @@ from graph_memory.db import Record, Tx
 from graph_memory.domain import TIER_CAP, TIER_RANK, Tier, as_datetime
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.repositories.timeline import life_of, link_of
-from graph_memory.temporal import kept_telling, repromote, rest_on
+from graph_memory.temporal.withdrawal import kept_telling, others_first, repromote, rest_on
 
 __all__ = ["ForgetRepository", "FreeEpisodes", "Relinks", "RestedOn"]
 
@@ -246,8 +246,8 @@ class ForgetRepository:
             v = r["version"]
             life = life_of(v)
             kept = [link_of(x, False) for x in v["links"]]
-            first = min((link.at or life.recorded_at for link in kept), default=None)
-            if first is not None and first > life.recorded_at:
+            first = others_first(life, kept)
+            if first is not None:
                 alone.append({"id": life.id, "first": first.isoformat()})
             ends = [_time(t) for t in v["ends"]]
             new = rest_on(life, kept, ends)

@@ -20,7 +20,7 @@ from datetime import datetime
 from graph_memory.domain import TIER_RANK, Tier
 from graph_memory.temporal.model import Telling, VersionLife
 
-__all__ = ["Link", "Said", "kept_telling", "repromote", "rest_on", "withdraw"]
+__all__ = ["Link", "Said", "kept_telling", "others_first", "repromote", "rest_on", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,20 @@ def withdraw(
     return rest_on(life, kept, ends)
 
 
+def others_first(life: VersionLife, kept: Sequence[Link]) -> datetime | None:
+    """When the evidence ``kept`` first said the version, if after it was recorded (the
+    withdrawn tellings said it alone until then); None otherwise. forget/_hidden_audit asks
+    the same of the graph while a purge is on its way."""
+    first = min((link.at or life.recorded_at for link in kept), default=None)
+    return first if first is not None and first > life.recorded_at else None
+
+
 def rest_on(life: VersionLife, kept: Sequence[Link], ends: Sequence[datetime]) -> VersionLife:
     """``life`` as the evidence ``kept`` alone supports it (what the purge stores for a
     version others also support, and ``withdraw`` answers with before it does)."""
     if not kept:
         return life
-    first = min(link.at or life.recorded_at for link in kept)
+    first = others_first(life, kept) or life.recorded_at
     began = min(link.started for link in kept)
     out = life
     if first > life.recorded_at and all(first < t for t in ends):
