@@ -1,5 +1,5 @@
 // params: tenant, scopes, now
-// returns: id, other, reason
+// returns: id, other, reason, rival
 // Facts that disagree as the store answers them: one subject and single-valued predicate,
 // different objects in two of the run's scopes, each its slot's answer now (a current
 // segment of the stored timeline, graph_memory/temporal: a version its slot's rule outranked,
@@ -50,5 +50,6 @@ WITH a, b, 'contradiction: ' + a.subject + ' ' + a.predicate + ' is "' + a.objec
 WHERE NOT (coalesce(a.needs_verification, false)
            AND coalesce(a.verification_reason, '') STARTS WITH 'contradiction: ')
   AND NOT coalesce(a.verified_reason, '') = reason
-RETURN a.id AS id, b.id AS other, reason
+// Across scopes each side may be right in its own: approving one does not end the other.
+RETURN a.id AS id, b.id AS other, reason, null AS rival
 ORDER BY id, other

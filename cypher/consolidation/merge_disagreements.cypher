@@ -1,11 +1,12 @@
 // params: tenant, scopes, now
-// returns: id, other, reason
+// returns: id, other, reason, rival
 // An entity merge carries each claim about the absorbed name into the survivor's slot, where
 // the time rule lets one answer (graph_memory/temporal): where the two names were told
 // different values of a single-valued predicate, the claim that lost (the carried copy or the
 // survivor's own) answers nothing now, silently, though nothing superseded it. Each such
 // claim is returned (not the answer that won, which stays served) so that a reviewer sees the
-// disagreement the merge settled (approve it to make it the answer). Pairs already flagged
+// disagreement the merge settled (approve it to make it the answer: `rival`, kept on the flag,
+// is the served version the approval ends, review/approve). Pairs already flagged
 // or settled are skipped, as for contradictions across scopes.
 // Only the slots a merge carried a claim into: one scan of the scopes' facts, then seeks.
 MATCH (x:Fact {tenant: $tenant})
@@ -47,5 +48,5 @@ WHERE w.object_key <> c.object_key
   AND (c.merged_from IS NOT NULL OR w.merged_from IS NOT NULL)
   AND NOT coalesce(c.verification_reason, '') = reason
   AND NOT coalesce(c.verified_reason, '') = reason
-RETURN c.id AS id, w.id AS other, reason
+RETURN c.id AS id, w.id AS other, reason, w.id AS rival
 ORDER BY id, other

@@ -5,6 +5,7 @@
 // raised again (consolidation/contradictions).
 SET @node.verified_reason = @node.verification_reason
 SET @node.needs_verification = false, @node.verification_reason = null,
+    @node.verification_rival = null,
     @node.verified_at = $now,
     @node.changes_at = coalesce(@node.changes_at, []) + $now,
     @node.changes = coalesce(@node.changes, []) + 'verified'

@@ -1,5 +1,5 @@
-// params: tenant, id, now, actor
-// returns: fact, closed
+// params: tenant, id, now, actor, rival, reason
+// returns: fact, closed, turned_down
 // Human approval of what the review queue holds (review/queue): a current candidate becomes
 // active (approved_at marks it human-approved, so a later loss of corroborating evidence does
 // not send it back to review); a flag on it (a contradiction, a premise in doubt) is cleared
@@ -7,7 +7,10 @@
 // else to decide about it; a reviewer's verification marks it human-approved too (as
 // approving a candidate does), so a later loss of evidence does not send it back to review.
 // An approved candidate ends the version it was written to supersede (`closed`:
-// fact/_close_linked).
+// fact/_close_linked). Approving a flagged claim an entity merge silenced keeps it over
+// $rival (review/rival, read under the same lock: the served version of another value the
+// merge left answering the slot), which the same decision turns down (review/_reject, why:
+// $reason): the side the reviewer kept is the slot's answer from then on.
 MATCH (f:Fact {id: $id})
 WHERE f.tenant = $tenant AND f.superseded_at IS NULL AND f.retracted_at IS NULL
   AND (f.status = 'candidate' OR (f.status = 'active' AND f.needs_verification = true))
@@ -26,4 +29,11 @@ OPTIONAL CALL (f, promote) {
   WITH f WHERE promote
 #include fact/_close_linked(f)
 }
-RETURN f {.*, embedding: null} AS fact, closed
+OPTIONAL CALL (promote) {
+  WITH promote WHERE NOT promote AND $rival IS NOT NULL
+  MATCH (r:Fact {id: $rival})
+  WHERE r.tenant = $tenant
+#include review/_reject(r)
+  RETURN r.id AS turned_down
+}
+RETURN f {.*, embedding: null} AS fact, closed, turned_down

@@ -102,17 +102,43 @@ class TrustRepository:
         )
 
     @staticmethod
+    async def rival(tx: Tx, tenant: str, fact_id: str) -> Record | None:
+        """The served version approving the flagged ``fact_id`` ends (review.rival), or None."""
+        rows = await tx.run("review.rival", {"tenant": require_tenant(tenant), "id": fact_id})
+        return rows[0]["rival"] if rows else None
+
+    @staticmethod
     async def approve(
-        tx: Tx, tenant: str, fact_id: str, now: datetime, actor: str
+        tx: Tx,
+        tenant: str,
+        fact_id: str,
+        now: datetime,
+        actor: str,
+        rival: str | None = None,
+        reason: str | None = None,
     ) -> Record | None:
+        """``rival``: the served version the approval turns down, with ``reason``
+        (review.rival)."""
         rows = await tx.run(
             "review.approve",
-            {"tenant": require_tenant(tenant), "id": fact_id, "now": now, "actor": actor},
+            {
+                "tenant": require_tenant(tenant),
+                "id": fact_id,
+                "now": now,
+                "actor": actor,
+                "rival": rival,
+                "reason": reason,
+            },
         )
         if not rows:
             return None
-        # The version an approved candidate ended (review.approve), read by the caller.
-        return {**rows[0]["fact"], "closed": rows[0]["closed"]}
+        # The version an approved candidate ended, and the one an approved flagged claim was
+        # kept over (review.approve), read by the caller.
+        return {
+            **rows[0]["fact"],
+            "closed": rows[0]["closed"],
+            "turned_down": rows[0]["turned_down"],
+        }
 
     @staticmethod
     async def reject(

@@ -5,6 +5,7 @@ contradiction across scopes flagged with its reason; scopes outside the run are 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -238,6 +239,77 @@ def test_a_merge_disagreement_of_claims_told_without_a_start_in_turn_is_flagged(
     assert answer["node"]["object"] == "Bob Jones" and not answer["node"]["needsVerification"]
     lost = [i["fact"] for i in analyst.review_queue([CORE]) if i["fact"]["predicate"] == "ceo"]
     assert [f["object"] for f in lost] == ["Alice Smith"], lost
+
+
+def _merged_ceo_disagreement(client: GraphMemoryClient, admin: GraphMemoryClient) -> str:
+    """Acme Corp told Alice as CEO in January, ACME Corp. Bob in February, then a run merged
+    the names: Bob answers, Alice waits for a reviewer. Returns the run's id."""
+    e0, e1 = (
+        client.record_episode(
+            **episode(
+                "uma",
+                f"s-{m}",
+                scope=CORE,
+                startedAt=f"2026-0{m}-01T00:00:00+00:00",
+                endedAt=f"2026-0{m}-01T01:00:00+00:00",
+            )
+        )
+        for m in (1, 2)
+    )
+    client.assert_facts(
+        [fact("Acme Corp", "ceo", "Alice Smith", [e0], scope=CORE, cardinality="ONE")]
+    )
+    client.assert_facts([fact("ACME Corp.", "ceo", "Bob Jones", [e1], scope=CORE)])
+    done = admin.execute(
+        'mutation { runConsolidation(scopes: ["team:core"], steps: [ENTITIES, CONTRADICTIONS])'
+        " { id } }"
+    )
+    return str(done["runConsolidation"]["id"])
+
+
+def _ceo(client: GraphMemoryClient, **at: Any) -> list[tuple[str, str]]:
+    edges = client.facts([CORE], predicate="ceo", **at)["edges"]
+    return [(e["node"]["object"], e["node"]["status"]) for e in edges]
+
+
+def test_approving_the_claim_a_merge_silenced_makes_it_the_answer(
+    client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    """The reviewer keeps Alice (README: a reviewer keeps one side with approveFact): from the
+    approval on she answers and Bob's claim is turned down by the same decision; a read as of
+    before the approval still answers Bob, the audit trail names what the approval turned
+    down, and the run can no longer be rolled back over the decision."""
+    run_id = _merged_ceo_disagreement(client, admin)
+    (alice,) = [i["fact"] for i in analyst.review_queue([CORE]) if i["fact"]["predicate"] == "ceo"]
+    (bob,) = client.facts([CORE], predicate="ceo")["edges"]
+    bob_id = bob["node"]["id"]
+    before = utcnow()
+    approved = analyst.approve_fact(alice["id"])
+    assert approved["status"] == "ACTIVE" and not approved["needsVerification"], approved
+    assert _ceo(client) == [("Alice Smith", "ACTIVE")]
+    assert _ceo(client, as_of=before) == [("Bob Jones", "ACTIVE")]
+    ended = client.fact(bob_id)
+    assert ended and ended["status"] == "REJECTED", ended
+    assert not [i for i in analyst.review_queue([CORE]) if i["fact"]["predicate"] == "ceo"]
+    (event,) = admin.audit_log(target=alice["id"], action="approve")["edges"]
+    assert bob_id in (event["node"]["after"] or ""), event
+    (down,) = admin.audit_log(target=bob_id, action="reject")["edges"]
+    assert down["node"]["actor"] == event["node"]["actor"], down
+    assert alice["id"] in (down["node"]["reason"] or ""), down
+    with pytest.raises(GraphMemoryClientError) as refused:
+        admin.execute(f'mutation {{ rollbackConsolidation(runId: "{run_id}") {{ id }} }}')
+    assert refused.value.code == "CONFLICT", refused.value
+
+
+def test_rejecting_the_claim_a_merge_silenced_keeps_the_answer(
+    client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    """Turned down, the silenced claim is rejected and the answer that won stays served."""
+    _merged_ceo_disagreement(client, admin)
+    (alice,) = [i["fact"] for i in analyst.review_queue([CORE]) if i["fact"]["predicate"] == "ceo"]
+    rejected = analyst.reject_fact(alice["id"], "Bob took over in February")
+    assert rejected["status"] == "REJECTED"
+    assert _ceo(client) == [("Bob Jones", "ACTIVE")]
 
 
 def test_contradictions_across_scopes_are_flagged_with_the_reason(

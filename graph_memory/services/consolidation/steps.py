@@ -213,13 +213,19 @@ async def contradictions(ctx: RunContext) -> None:
     ctx.zero("flagged")
     rows = await ctx.plan(lambda tx: Repo.contradictions(tx, ctx.tenant, ctx.scopes, ctx.now))
     reasons: dict[str, str] = {}
+    # A claim a merge carried into a slot that answers another value: the served version a
+    # reviewer's approval ends (review/approve) so that the approved claim answers.
+    rivals: dict[str, str | None] = {}
     for r in rows:
         reasons.setdefault(r["id"], r["reason"])
+        rivals.setdefault(r["id"], r["rival"])
 
     async def batch(chunk: list[tuple[str, str]]) -> list[Count]:
         mine: dict[str, str | None] = dict(chunk)
         before = await ctx.touch(list(mine))
-        flags: list[dict[str, Any]] = [{"id": i, "reason": why} for i, why in chunk]
+        flags: list[dict[str, Any]] = [
+            {"id": i, "reason": why, "rival": rivals[i]} for i, why in chunk
+        ]
         await FactRepository.flag(ctx.tx, ctx.tenant, flags, ctx.now)
         events = await ctx.record("flag_contradiction", before, mine)
         await AuditRepository.record_in_tx(ctx.tx, ctx.tenant, events)

@@ -3,7 +3,9 @@
 Candidates wait here until corroborated (3 sessions) or a human decides; active facts flagged
 for verification (a contradiction consolidation found, a premise in doubt) wait until a human
 decides or fresh evidence verifies them. Only analysts and admins decide. Approval makes a
-candidate active at once and marks it as human-approved, and clears a flag as verified;
+candidate active at once and marks it as human-approved, and clears a flag as verified (a
+claim an entity merge left answering nothing beside a served version of another value is kept
+as the answer: that version is superseded by it, review/rival);
 rejection ends either (status 'rejected', never served, kept in history) and flags facts
 derived from it. Both are audited with who, when and the state before/after.
 """
@@ -111,20 +113,27 @@ class ReviewService:
             if fact_id not in found:
                 raise NotFound(f"no fact {fact_id}")
             before = found[fact_id]
+            # The served version a decision ends: a flagged fact rejected, or the one an
+            # entity merge left answering the slot of a flagged claim the reviewer keeps.
+            ending: Record | None = None
             if action == "reject" and before["status"] == "active":
+                ending = before
+            elif action == "approve" and before["status"] == "active":
+                ending = await TrustRepository.rival(tx, tenant, fact_id)
+            if ending is not None:
                 # Ending a fact served as truth is an override, as a retraction is: a role
                 # may not end a fact of a tier above its own (a candidate is always inferred).
-                refused = await refuse_override(tx, principal, policy, before, now, "reject")
+                refused = await refuse_override(tx, principal, policy, ending, now, action)
                 if refused is not None:
                     return refused  # its audit event commits with the transaction
-            # What a served fact holds back from promotion, asked before a rejection ends it.
-            held = (
-                await FactRepository.held_back(tx, tenant, fact_id, now)
-                if action == "reject" and before["status"] == "active"
-                else {}
-            )
+            # What a served fact holds back from promotion, asked before the decision ends it.
+            ended = str(ending["id"]) if ending is not None else None
+            held = await FactRepository.held_back(tx, tenant, ended, now) if ended else {}
             if action == "approve":
-                after = await TrustRepository.approve(tx, tenant, fact_id, now, principal.actor)
+                kept = f"turned down in review: fact {fact_id} was kept in its place"
+                after = await TrustRepository.approve(
+                    tx, tenant, fact_id, now, principal.actor, rival=ended, reason=kept
+                )
             else:
                 after = await TrustRepository.reject(
                     tx, tenant, fact_id, now, principal.actor, reason
@@ -141,6 +150,9 @@ class ReviewService:
             closed = after.pop("closed", None)
             if closed is not None:
                 now_is["supersedes"] = closed
+            turned_down = after.pop("turned_down", None)
+            if turned_down is not None:
+                now_is["turned_down"] = turned_down
             if before.get("needs_verification"):  # what the decision settled, kept in the log
                 was.update(
                     needs_verification=True, verification_reason=before.get("verification_reason")
@@ -167,21 +179,29 @@ class ReviewService:
                     tx, tenant, [premise_superseded(closed, fact_id, now)], now
                 )
                 events += audit.flagged(principal, flagged, now, "superseded")
-            if action == "reject":
+            if turned_down is not None and ending is not None:  # kept over, in the same decision
+                events.append(
+                    audit.event(
+                        principal,
+                        "reject",
+                        "fact",
+                        turned_down,
+                        now,
+                        before={"status": ending["status"]},
+                        after={"status": "rejected"},
+                        reason=kept,
+                        confidence_delta=-(ending.get("confidence") or 0.0),
+                    )
+                )
+            rejected = fact_id if action == "reject" else turned_down
+            if rejected is not None:
+                premise = f"premise {rejected} rejected in review at {now.isoformat()}"
                 flagged = await FactRepository.flag_dependents(
-                    tx,
-                    tenant,
-                    [
-                        {
-                            "id": fact_id,
-                            "reason": f"premise {fact_id} rejected in review at {now.isoformat()}",
-                        }
-                    ],
-                    now,
+                    tx, tenant, [{"id": rejected, "reason": premise}], now
                 )
                 events += audit.flagged(principal, flagged, now, "rejected")
             # A served fact ended: what it held back from promotion may be promoted now.
-            released = await release_held(tx, principal, policy, fact_id, held, now)
+            released = await release_held(tx, principal, policy, ended or fact_id, held, now)
             events += released.events
             changed = [fact_id, *released.changed]
             await AuditRepository.record_in_tx(tx, tenant, events)
