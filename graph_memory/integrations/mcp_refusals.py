@@ -25,6 +25,7 @@ __all__ = [
     "expects_answer",
     "refusal_message",
     "request_id",
+    "too_large",
 ]
 
 PARSE_ERROR = -32700  # JSON-RPC: the message is not a JSON text the server can parse
@@ -34,12 +35,15 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _ID_TEXT_MAX = 200  # an id worth echoing is short; a longer one is answered as null
 
 
+def too_large(limits: Limits) -> Refusal:
+    """The refusal of a message over ``max_body_bytes``."""
+    return Refusal(413, "PAYLOAD_TOO_LARGE", f"the message exceeds {limits.max_body_bytes} bytes")
+
+
 def check_message(body: bytes, limits: Limits) -> Any:
     """The decoded message, or a `Refusal` saying which body rule it breaks."""
     if len(body) > limits.max_body_bytes:
-        raise Refusal(
-            413, "PAYLOAD_TOO_LARGE", f"the message exceeds {limits.max_body_bytes} bytes"
-        )
+        raise too_large(limits)
     value = decode_json(body, limits)
     check_value(value, limits)
     return value

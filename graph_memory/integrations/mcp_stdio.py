@@ -8,6 +8,10 @@ answered and the client waits for good. Here such a line is answered with a JSON
 the request's id when it can be recovered, and the server reads on. A line that is JSON but no
 JSON-RPC message the SDK knows is answered likewise (-32600, ``VALIDATION``).
 
+A line is read in chunks and never held past ``max_body_bytes``: a longer one is skipped to its
+end and refused (``PAYLOAD_TOO_LARGE``, with the id its first bytes carry), so a client that
+sends a gigabyte without a newline costs the server a chunk's memory, not a gigabyte's.
+
 This is the SDK's transport otherwise: the same message types, one line a message, UTF-8.
 """
 
@@ -18,6 +22,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -34,6 +39,7 @@ from graph_memory.integrations.mcp_refusals import (
     expects_answer,
     refusal_message,
     request_id,
+    too_large,
 )
 from graph_memory.limits import Limits
 
@@ -44,6 +50,48 @@ log = logging.getLogger(__name__)
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
 ]
+
+
+# Bytes read at a time; the first bytes of a line too long to take are kept to answer it with
+# its id (a JSON-RPC message names it near the start).
+_CHUNK = 64 * 1024
+_HEAD = 4 * 1024
+
+
+@dataclass(frozen=True)
+class _TooLong:
+    """A line longer than the limit, skipped: its first bytes only."""
+
+    head: bytes
+
+
+async def _lines(source: anyio.AsyncFile[bytes], limit: int) -> AsyncIterator[bytes | _TooLong]:
+    """The lines of ``source`` (without their newline), each at most ``limit`` bytes held; a
+    longer one comes as `_TooLong` once its end was read past."""
+    line = bytearray()
+    head: bytes | None = None  # set while a line too long is skipped
+    while chunk := await source.read1(_CHUNK):  # what is there: a pipe need not fill it
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if head is None:
+                line += chunk[start:] if end < 0 else chunk[start:end]
+                if len(line) > limit:
+                    head = bytes(line[:_HEAD])
+                    line.clear()
+            if end < 0:
+                break
+            if head is not None:
+                yield _TooLong(head)
+                head = None
+            else:
+                yield bytes(line)
+                line.clear()
+            start = end + 1
+    if head is not None:
+        yield _TooLong(head)
+    elif line:
+        yield bytes(line)
 
 
 @asynccontextmanager
@@ -74,7 +122,10 @@ async def guarded_stdio(
 
     async def reader() -> None:
         async with read_writer:
-            async for line in source:
+            async for line in _lines(source, limits.max_body_bytes):
+                if isinstance(line, _TooLong):
+                    await refuse(line.head, too_large(limits))
+                    continue
                 if not line.strip():
                     continue
                 try:

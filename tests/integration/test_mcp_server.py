@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -347,6 +348,14 @@ async def test_http_a_malformed_body_is_a_json_rpc_400_and_the_server_serves_on(
         assert out["accepted"] == 2
 
 
+def _peak_rss_kb(pid: int) -> int:
+    """The process's peak resident memory so far (Linux), in KiB."""
+    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if row.startswith("VmHWM:"):
+            return int(row.split()[1])
+    raise AssertionError("no VmHWM")
+
+
 def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on() -> None:
     # The SDK's stdio transport only logs such a line: the client waited for good.
     proc = subprocess.Popen(
@@ -402,6 +411,14 @@ def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on()
             assert out["jsonrpc"] == "2.0" and out["id"] == id_, (what, out)
             assert out["error"]["code"] == code, (what, out)
             assert out["error"]["data"]["code"] == "VALIDATION", (what, out)
+        # A line past the body bound (2 MiB) is refused with the id it starts with, and the
+        # server never holds it whole: 64 MiB without a newline until the end costs it no
+        # more than a few chunks of memory.
+        peak = _peak_rss_kb(proc.pid)
+        huge = call(8, b'{"query": "' + b"x" * (64 << 20) + b'"}')
+        out = ask(huge)
+        assert out["id"] == 8 and out["error"]["data"]["code"] == "PAYLOAD_TOO_LARGE", out
+        assert _peak_rss_kb(proc.pid) - peak < 16 << 10, (peak, _peak_rss_kb(proc.pid))
         # A refused notification, or a refused response of the client's (its id numbers the
         # client's own requests), gets no answer: the next line out answers tools/list.
         stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/x", "params": "\\ud800"}\n')
