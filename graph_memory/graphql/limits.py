@@ -17,6 +17,13 @@
   list, any other list, the recall query text, any other string; or a number in it is not
   finite (``VALIDATION``: a Float literal past the double range reads as inf).
 
+The walk runs before graphql-core validates the document, and is bounded itself: it visits at
+most ``MAX_VISITS`` selections (fragments inlined at every spread, so ``...F1 ...F1`` nested
+24 deep would be 16 million of them: one kilobyte that held the event loop for 45 s), and a
+selection set may name one response key at most ``MAX_REPEATS`` times (validation compares
+every pair of fields of one name: 190 copies of a field cost it seconds). Both are
+``QUERY_TOO_COMPLEX``.
+
 Introspection (GraphiQL's schema query) is free but bounded: inside ``__schema`` / ``__type``
 at most ``INTROSPECTION_LISTS`` nested lists (types > fields > args) and ``INTROSPECTION_DEPTH``
 levels, which GraphiQL's own query fits and a recursive ``types { fields { type { fields ...``
@@ -27,10 +34,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -48,15 +56,20 @@ from graphql import (
     get_nullable_type,
     value_from_ast_untyped,
 )
-from strawberry.extensions import SchemaExtension
-from strawberry.types.execution import ExecutionResult
+from strawberry.extensions import SchemaExtension, ValidationCache
 
 from graph_memory.errors import GraphMemoryError, LimitExceeded, QueryTooComplex, ValidationError
 from graph_memory.ingestion import MAX_TURNS
 from graph_memory.limits import Limits
 from graph_memory.services.recall.request import MAX_K
 
-__all__ = ["QueryLimits", "Shape", "check_operation"]
+__all__ = [
+    "LimitedValidationCache",
+    "QueryLimits",
+    "Shape",
+    "check_document",
+    "check_operation",
+]
 
 DEFAULT_LIST_SIZE = 10
 SEARCH_COST = 10_000
@@ -68,6 +81,9 @@ MAX_SIZE_ESTIMATE = 500
 SIZE_ARGS = {"first": MAX_SIZE_ESTIMATE, "k": MAX_K}
 INTROSPECTION_LISTS = 3
 INTROSPECTION_DEPTH = 16
+# GraphiQL's introspection query is ~400 visits; a page of facts with every field ~100.
+MAX_VISITS = 20_000
+MAX_REPEATS = 10
 # Mutation arguments holding one item per write, and the limit each answers to.
 EPISODE_BATCH_FIELDS = frozenset({"recordEpisodes"})
 
@@ -77,6 +93,8 @@ class Shape:
     depth: int
     aliases: int
     cost: int
+    # Selections visited, spreads counted (the walk's own budget, not the answer's shape).
+    visits: int = field(default=0, compare=False)
 
 
 @dataclass
@@ -88,6 +106,7 @@ class _Walk:
     depth: int = 0
     aliases: int = 0
     cost: int = 0
+    visits: int = 0
 
 
 def check_operation(
@@ -96,26 +115,60 @@ def check_operation(
     fragments: Mapping[str, FragmentDefinitionNode],
     variables: Mapping[str, Any] | None,
     limits: Limits,
+    visits: int = 0,
 ) -> Shape:
     """The operation's shape; raises QueryTooComplex or LimitExceeded at the first bound
-    crossed (the walk stops there, so a huge query costs no more than the limit)."""
+    crossed (the walk stops there, so a huge query costs no more than the limit). ``visits``:
+    selections already visited in the same document (one budget for all of it)."""
     root = {
         OperationType.QUERY: schema.query_type,
         OperationType.MUTATION: schema.mutation_type,
         OperationType.SUBSCRIPTION: schema.subscription_type,
     }[operation.operation]
-    walk = _Walk(schema, fragments, variables or {}, limits)
+    walk = _Walk(schema, fragments, variables or {}, limits, visits=visits)
     if root is not None:
         _selections(walk, operation.selection_set, root, 1, 1, None, (), None)
-    return Shape(depth=walk.depth, aliases=walk.aliases, cost=walk.cost)
+    return Shape(depth=walk.depth, aliases=walk.aliases, cost=walk.cost, visits=walk.visits)
+
+
+def check_document(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Mapping[str, Any] | None,
+    limits: Limits,
+) -> None:
+    """Every operation and every fragment of the document, whether it runs or not: validation
+    reads them all (a second operation, or a fragment no operation spreads, is as costly to
+    validate as the one that runs), all within one ``MAX_VISITS``."""
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    visits = 0
+    for op in document.definitions:
+        if isinstance(op, OperationDefinitionNode):
+            visits = check_operation(schema, op, fragments, variables, limits, visits).visits
+    for name, frag in fragments.items():
+        parent = schema.get_type(frag.type_condition.name.value)
+        if parent is not None:
+            walk = _Walk(schema, fragments, variables or {}, limits, visits=visits)
+            # A fragment on an introspection type (GraphiQL's TypeRef) is bounded as
+            # introspection is where it is spread.
+            meta = (0, 0) if parent.name.startswith("__") else None
+            _selections(walk, frag.selection_set, parent, 1, 1, None, (name,), meta)
+            visits = walk.visits
 
 
 def _fields(
     walk: _Walk, selection_set: SelectionSetNode, spread: tuple[str, ...]
 ) -> Iterator[tuple[FieldNode, tuple[str, ...]]]:
     """Field nodes of a selection set, fragments inlined (a fragment already on the path is
-    skipped: validation refuses cycles, this keeps the walk finite regardless)."""
+    skipped: validation, which runs after, refuses cycles); every selection counts a visit."""
     for sel in selection_set.selections:
+        walk.visits += 1
+        if walk.visits > MAX_VISITS:
+            raise QueryTooComplex(
+                f"the operation has more than {MAX_VISITS} selections, fragments expanded"
+            )
         if isinstance(sel, FieldNode):
             yield sel, spread
         elif isinstance(sel, InlineFragmentNode):
@@ -143,8 +196,15 @@ def _selections(
         # Interfaces and unions are not in this schema; nothing below them is costed.
         return
     limits = walk.limits
+    repeats: dict[str, int] = {}
     for node, path in _fields(walk, selection_set, spread):
         name = node.name.value
+        key = node.alias.value if node.alias is not None else name
+        repeats[key] = repeats.get(key, 0) + 1
+        if repeats[key] > MAX_REPEATS:
+            raise QueryTooComplex(
+                f"'{key}' is selected more than {MAX_REPEATS} times in one selection set"
+            )
         if node.alias is not None:
             walk.aliases += 1
             if walk.aliases > limits.max_aliases:
@@ -213,7 +273,12 @@ def _arguments(
     given = {a.name.value: a for a in node.arguments or ()}
     for name, arg_def in defs.items():
         if name in given:
-            value = value_from_ast_untyped(given[name].value, dict(walk.variables))
+            try:
+                value = value_from_ast_untyped(given[name].value, dict(walk.variables))
+            except (ValueError, RecursionError):
+                # An integer too long for int() (int_literals.py) and the like: validation,
+                # which runs after this walk, refuses the literal with its own words.
+                continue
         elif arg_def.default_value is not Undefined:
             value = arg_def.default_value
         else:
@@ -300,7 +365,9 @@ def limit_error(error: GraphMemoryError) -> GraphQLError:
 
 class QueryLimits(SchemaExtension):
     """Runs ``check_operation`` with the deployment's limits (from the request's services)
-    before execution, and caps the parser's token count."""
+    before validation (whose cost grows with what the check bounds), and caps the parser's
+    token count. A refusal stands as the validation's errors (LimitedValidationCache keeps
+    it), so nothing validates or executes."""
 
     def _limits(self) -> Limits:
         ctx = self.execution_context.context
@@ -313,25 +380,23 @@ class QueryLimits(SchemaExtension):
         self.execution_context.parse_options["max_tokens"] = self._limits().max_tokens
         yield
 
-    def on_execute(self) -> Iterator[None]:
+    def on_validate(self) -> Iterator[None]:
         ctx = self.execution_context
         doc = ctx.graphql_document
-        if doc is None or ctx.result is not None:
+        if doc is not None and not ctx.pre_execution_errors:
+            try:
+                check_document(ctx.schema._schema, doc, ctx.variables, self._limits())
+            except (QueryTooComplex, LimitExceeded, ValidationError) as e:
+                ctx.pre_execution_errors = [limit_error(e)]
+        yield
+
+
+class LimitedValidationCache(ValidationCache):
+    """strawberry's ValidationCache, except that a refusal already made before validation
+    (QueryLimits) stands: the cache would validate anyway and replace it."""
+
+    def on_validate(self) -> Iterator[None]:
+        if self.execution_context.pre_execution_errors:
             yield
             return
-        ops = [d for d in doc.definitions if isinstance(d, OperationDefinitionNode)]
-        named = getattr(ctx, "_provided_operation_name", None)
-        if named is not None:
-            ops = [o for o in ops if o.name is not None and o.name.value == named]
-        if len(ops) == 1:
-            fragments = {
-                d.name.value: d for d in doc.definitions if isinstance(d, FragmentDefinitionNode)
-            }
-            try:
-                check_operation(
-                    ctx.schema._schema, ops[0], fragments, ctx.variables, self._limits()
-                )
-            except (QueryTooComplex, LimitExceeded, ValidationError) as e:
-                # A result set before execution makes strawberry skip it.
-                ctx.result = ExecutionResult(data=None, errors=[limit_error(e)])
-        yield
+        yield from super().on_validate()

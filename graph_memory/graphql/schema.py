@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from strawberry.extensions import ParserCache, ValidationCache
+from strawberry.extensions import ParserCache
 from strawberry.tools import merge_types
 
 from graph_memory.graphql.consolidation import ConsolidationMutation, ConsolidationQuery
@@ -10,7 +10,7 @@ from graph_memory.graphql.denials import AuditDenials
 from graph_memory.graphql.errors import ErrorCodes, LoggedSchema, OneOperation
 from graph_memory.graphql.ingest import IngestMutation, IngestQuery
 from graph_memory.graphql.int_literals import BoundedIntLiterals
-from graph_memory.graphql.limits import QueryLimits
+from graph_memory.graphql.limits import LimitedValidationCache, QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.outcomes import OutcomeMutation
 from graph_memory.graphql.query import MemoryQuery
@@ -45,7 +45,7 @@ Query = merge_types("Query", QUERIES)
 Mutation = merge_types("Mutation", MUTATIONS)
 
 # Agents send the same few operations over and over: parse and validate each text once.
-# QueryLimits runs after OneOperation (which picks the operation) and before execution.
+# QueryLimits runs after OneOperation (which picks the operation) and before validation.
 schema = LoggedSchema(
     query=Query,
     mutation=Mutation,
@@ -58,6 +58,6 @@ schema = LoggedSchema(
         QueryLimits,
         SessionScope,
         lambda: ParserCache(maxsize=512),
-        lambda: ValidationCache(maxsize=512),
+        lambda: LimitedValidationCache(maxsize=512),
     ],
 )

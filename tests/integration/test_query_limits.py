@@ -92,6 +92,46 @@ def test_many_aliases_are_refused(server: str, key: str) -> None:
     assert "errors" not in post(server, key, "{ " + few + " }").json()
 
 
+def _fan_out(levels: int, where: str = "Query") -> str:
+    """A kilobyte whose fragments, inlined at every spread, hold 2**levels fields."""
+    frags = " ".join(
+        f"fragment F{i} on {where} {{ ...F{i + 1} ...F{i + 1} }}" for i in range(levels)
+    )
+    return f"{frags} fragment F{levels} on {where} {{ __typename }}"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "{ ...F0 } " + _fan_out(24),
+        # The same in a second operation, or a fragment nothing spreads: validation reads
+        # every definition, so the check does too.
+        "query A { __typename } query B { ...F0 } " + _fan_out(24),
+        "{ __typename } " + _fan_out(24),
+    ],
+    ids=["spread", "another operation", "unused fragment"],
+)
+def test_fragments_spread_exponentially_are_refused_fast(server: str, key: str, query: str) -> None:
+    started = time.perf_counter()
+    r = post(server, key, query)
+    assert code(r) == "QUERY_TOO_COMPLEX", r.text[:300]
+    assert time.perf_counter() - started < 1.0
+
+
+def test_one_field_repeated_is_refused_before_validation(server: str, key: str) -> None:
+    """graphql-core compares every pair of fields of one name: 190 copies of a facts read
+    (14 KB, each text new so no cache helps) held the event loop for seconds."""
+    copy = 'facts(filter: {scopes: ["user:alice"]}, first: 1) { edges { node { id subject } } }'
+    started = time.perf_counter()
+    r = post(server, key, "{ " + " ".join([copy] * 190) + " } # " + str(time.time()))
+    assert code(r) == "QUERY_TOO_COMPLEX", r.text[:300]
+    assert "selected more than" in error(r)["message"]
+    assert time.perf_counter() - started < 1.0
+    # A few repeats (fragments that share fields) are an ordinary query.
+    few = post(server, key, "{ " + " ".join([copy] * 3) + " }")
+    assert few.json() == {"data": {"facts": {"edges": []}}}
+
+
 def test_cost_counts_list_sizes_sent_as_variables(server: str, key: str) -> None:
     q = """query($n: Int!) { facts(filter: {scopes: ["user:alice"]}, first: $n) {
       edges { node { id provenance { episodeId } dependents { id dependsOn { id
