@@ -103,3 +103,36 @@ def test_counts_are_conservative_for_text_wordpiece_folds() -> None:
     assert COUNTER.count("") == 0
     # Fourteen CJK characters are 42 UTF-8 bytes: at least 11 tokens whatever WordPiece says.
     assert COUNTER.count("記憶は重要です記憶は重要です") >= 11
+
+
+def test_the_block_is_counted_as_a_whole_without_recounting_it_per_item() -> None:
+    """The running count (pieces and bytes of the parts) is the block's exact count: every
+    budget packs a block counted at most the budget, each dropped item would not have fit,
+    and nothing is dropped that fits (odd words, accents, punctuation, long lines)."""
+    import random
+
+    rng = random.Random(5)
+    words = ["Alice", "naïve", "café", "x" * 40, "C++", "e.g.", "🙂", "window-seat", "1,024"]
+    items = [
+        _item(
+            "fact",
+            f"f{i}",
+            1.0 - i / 100,
+            text=" ".join(rng.choice(words) for _ in range(rng.randint(1, 30))),
+            tier="user",
+            confidence=0.9,
+            valid_from=T,
+        )
+        for i in range(60)
+    ] + [
+        _item("episode", f"e{i}", 0.5, started_at=T, outcome="success", summary="Lisbon " * i)
+        for i in range(1, 20)
+    ]
+    service = ContextService(recall=None, counter=COUNTER)  # type: ignore[arg-type]
+    for budget in [1, 7, 40, 150, 400, 1_000, 5_000]:
+        pack = service.pack(items, budget)
+        assert pack.tokens == COUNTER.count(pack.text) <= budget, budget
+        kept = {p.id for p in pack.included}
+        for d in pack.dropped:
+            with_it = [i for i in items if i.id in kept or i.id == d.id]
+            assert COUNTER.count(service.pack(with_it, 10**9).text) > budget, (budget, d.id)

@@ -76,11 +76,21 @@ class TokenCounter:
             return self._tokenizer
 
     def count(self, text: str) -> int:
+        return self.of(self.pieces(text), len(text.encode("utf-8")))
+
+    def pieces(self, text: str) -> int:
+        """Word pieces of ``text``. The tokenizer splits at whitespace before anything else,
+        so the pieces of lines joined by newlines are the sum of each line's."""
         if not text:
             return 0
         tokenizer = self._tokenizer or self._load()
-        pieces = len(tokenizer.encode(text, add_special_tokens=False).ids)
-        return max(pieces, math.ceil(len(text.encode("utf-8")) / 4))
+        return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+    @staticmethod
+    def of(pieces: int, size: int) -> int:
+        """The count of a text of ``pieces`` word pieces and ``size`` UTF-8 bytes: never below
+        a token per 4 bytes (a text the vocabulary splits oddly still costs its length)."""
+        return max(pieces, math.ceil(size / 4))
 
 
 @dataclass
@@ -170,28 +180,38 @@ class ContextService:
         return pack
 
     def pack(self, items: list[Scored], budget: int) -> ContextPack:
-        count = self.counter.count
+        counter = self.counter
         chosen: dict[str, list[tuple[Scored, str, int]]] = {k: [] for k in _ORDER}
         dropped: list[Packed] = []
-        text = ""
+        # The block is counted as a whole, not as the sum of its parts' counts: a part's count
+        # rounds up on its own, so the sum can exceed the whole, and a block that exactly fits
+        # the budget would lose an item it has room for. The whole's count comes from its
+        # running pieces and bytes (TokenCounter.pieces: they add up over lines), not from
+        # counting the block again per item: that was quadratic, seconds of the event loop
+        # for a 200,000-token budget of a few hundred items.
+        pieces = size = parts = 0
         for kind in _ORDER:
+            header = _HEADERS[kind]
+            header_pieces, header_size = counter.pieces(header), len(header.encode("utf-8"))
             for s in (x for x in items if x.kind == kind):
                 line = render(s)
-                cost = count(line)
-                chosen[kind].append((s, line, cost))
-                # The block itself is counted, not the sum of its parts: a part's count
-                # rounds up on its own, so the sum can exceed the whole, and a block that
-                # exactly fits the budget would lose an item it has room for.
-                tentative = self._join(chosen)
-                if count(tentative) <= budget:
-                    text = tentative
+                line_pieces, line_size = counter.pieces(line), len(line.encode("utf-8"))
+                cost = counter.of(line_pieces, line_size)
+                add_pieces, add_size, add_parts = line_pieces, line_size, 1
+                if not chosen[kind]:  # the kind's header comes with its first line
+                    add_pieces, add_size = add_pieces + header_pieces, add_size + header_size
+                    add_parts += 1
+                joined = size + add_size + parts + add_parts - 1  # a newline between parts
+                if counter.of(pieces + add_pieces, joined) <= budget:
+                    chosen[kind].append((s, line, cost))
+                    pieces, size, parts = pieces + add_pieces, size + add_size, parts + add_parts
                 else:
-                    chosen[kind].pop()
                     dropped.append(Packed(s.id, kind, s.total, cost, "over_budget"))
+        text = self._join(chosen)
         included = [Packed(s.id, k, s.total, c) for k in _ORDER for s, _, c in chosen[k]]
         return ContextPack(
             text=text,
-            tokens=count(text),
+            tokens=counter.count(text),
             budget=budget,
             tokenizer=TokenCounter.name,
             included=included,
