@@ -31,6 +31,7 @@ from graph_memory.graphql.errors import RETRY_AFTER_SECONDS, coded
 from graph_memory.graphql.introspection import ANONYMOUS, introspection_only
 from graph_memory.graphql.operation_label import describe
 from graph_memory.graphql.schema import schema
+from graph_memory.graphql_text import parse_aside
 from graph_memory.http_guard import (
     Refusal,
     check_headers,
@@ -288,7 +289,7 @@ def create_app(
                 Refusal(503, e.code, e.message), {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
         except GraphMemoryError as e:
-            if introspection_only(await _query_text(request, limits)):
+            if introspection_only(await _query_text(request, limits), limits.max_tokens):
                 # The schema is public (GraphiQL's docs load before a key is pasted);
                 # anything that touches data still needs one.
                 request.state.principal = ANONYMOUS
@@ -310,6 +311,8 @@ def create_app(
                     body = await request.body()
                     payload = check_payload(decode_json(body, limits), limits)
                     _PARSED_BODY.set((body, payload))
+                    tenant = request.state.principal.tenant or ""
+                    await parse_aside(payload.get("query"), limits.max_tokens, tenant)
                     _name_operation(payload.get("query"), payload.get("operationName"), limits)
                     read_only = is_read_only(payload, limits)
             tenant = request.state.principal.tenant or ""

@@ -223,11 +223,12 @@ def is_read_only(payload: dict[str, Any], limits: Limits) -> bool:
 def _read_only(query: str, name: str | None, max_tokens: int) -> bool:
     # Imported here: the MCP server's HTTP guard shares this module's body and header checks,
     # and an install with the `mcp` extra alone has no graphql-core.
-    from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
+    from graphql import OperationDefinitionNode, OperationType
 
-    try:
-        doc = parse(query, max_tokens=max_tokens)
-    except (GraphQLError, RecursionError):
+    from graph_memory.graphql_text import parsed
+
+    doc = parsed(query, max_tokens)
+    if doc is None:
         return False  # strawberry reports it; nothing runs
     ops = [d for d in doc.definitions if isinstance(d, OperationDefinitionNode)]
     if name is not None:

@@ -6,9 +6,10 @@ with the code) and GraphiQL needs it before anyone has pasted a key, or its docs
 
 from __future__ import annotations
 
-from graphql import FieldNode, GraphQLError, OperationDefinitionNode, OperationType, parse
+from graphql import FieldNode, OperationDefinitionNode, OperationType
 
 from graph_memory.domain import Principal, Role
+from graph_memory.graphql_text import parsed
 
 __all__ = ["ANONYMOUS", "introspection_only"]
 
@@ -20,12 +21,11 @@ _META = _SCHEMA | {"__typename"}
 ANONYMOUS = Principal(tenant="", role=Role.ANALYST, key_id="anonymous", name="introspection")
 
 
-def introspection_only(query: object) -> bool:
+def introspection_only(query: object, max_tokens: int | None) -> bool:
     if not isinstance(query, str) or not query.strip():
         return False
-    try:
-        document = parse(query)
-    except GraphQLError:
+    document = parsed(query, max_tokens)
+    if document is None:
         return False
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     for op in operations:

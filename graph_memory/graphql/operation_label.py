@@ -15,15 +15,14 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
-    GraphQLError,
     GraphQLSchema,
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
-    parse,
 )
 
 from graph_memory.graphql.schema import schema
+from graph_memory.graphql_text import parsed
 
 __all__ = ["describe"]
 
@@ -49,9 +48,8 @@ def describe(query: object, operation_name: object, max_tokens: int) -> tuple[st
 
 @functools.lru_cache(maxsize=512)
 def _describe(query: str, name: str | None, max_tokens: int) -> tuple[str, str]:
-    try:
-        doc = parse(query, max_tokens=max_tokens)
-    except (GraphQLError, RecursionError):
+    doc = parsed(query, max_tokens)
+    if doc is None:
         return "none", "invalid"
     ops = [d for d in doc.definitions if isinstance(d, OperationDefinitionNode)]
     if name is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from strawberry.extensions import ParserCache
 from strawberry.tools import merge_types
 
 from graph_memory.graphql.consolidation import ConsolidationMutation, ConsolidationQuery
@@ -13,6 +12,7 @@ from graph_memory.graphql.int_literals import BoundedIntLiterals
 from graph_memory.graphql.limits import LimitedValidationCache, QueryLimits
 from graph_memory.graphql.mutation import MemoryMutation, PredicateMutation
 from graph_memory.graphql.outcomes import OutcomeMutation
+from graph_memory.graphql.parser_cache import SharedParserCache
 from graph_memory.graphql.query import MemoryQuery
 from graph_memory.graphql.recall import ProcedureMutation, RecallQuery
 from graph_memory.graphql.scalars import SCALAR_OVERRIDES
@@ -57,7 +57,7 @@ schema = LoggedSchema(
         BoundedIntLiterals,
         QueryLimits,
         SessionScope,
-        lambda: ParserCache(maxsize=512),
+        SharedParserCache,
         lambda: LimitedValidationCache(maxsize=512),
     ],
 )
