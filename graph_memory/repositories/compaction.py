@@ -67,7 +67,11 @@ class CompactionRepository:
                 mutate_property="score",
             )
             g = gds.graph.get(graph)
-            if "SIMILAR" not in g.relationship_types():
+            # kNN may register SIMILAR with no relationship when no pair reaches the cutoff,
+            # and Leiden fails (a GDS NullPointerException) on a graph without one: no
+            # relationship means no community, so Leiden is not asked. The projection has no
+            # relationships of its own, so the graph's count is kNN's.
+            if "SIMILAR" not in g.relationship_types() or g.relationship_count() == 0:
                 return []
             gds.graph.relationships.to_undirected(
                 g, relationship_type="SIMILAR", mutate_relationship_type="ALIKE"

@@ -165,3 +165,26 @@ def test_forgetting_a_contributor_reaches_through_the_digest(
         {"t": tenant},
     )
     assert not any("money back" in r["s"] for r in text)
+
+
+def test_a_scope_whose_episodes_are_alike_to_none_has_no_communities(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    # Two old episodes about unrelated things: kNN links neither to the other, so the
+    # similarity graph has no relationship, and Leiden (which fails on such a graph) must not
+    # be asked.
+    _episodes(
+        client,
+        [
+            ("a0", "User a0 said she moved from Paris to Berlin and likes jazz music number 0."),
+            ("a0", "A perfectly fine summary of something that happened today."),
+        ],
+    )
+    for dry in (True, False):
+        done = admin.execute(M_RUN, {"s": [SCOPE], "steps": ["COMPACTION"], "dry": dry})[
+            "runConsolidation"
+        ]
+        assert done["status"] == ("DRY_RUN" if dry else "APPLIED"), done
+        (step,) = done["steps"]
+        assert {c["name"]: c["value"] for c in step["counts"]}.get("digests", 0) == 0, step
+    assert _digests(settings, tenant) == {}
