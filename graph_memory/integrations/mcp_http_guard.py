@@ -12,8 +12,9 @@ it surfaces as a codec message. The body rules both transports share
 (graph_memory/integrations/mcp_refusals.py: size, UTF-8, JSON, nesting, surrogates) are
 applied here, and a refused body gets HTTP 400 (413/431 for size) with a JSON-RPC error whose
 ``data.code`` is the service's code (``VALIDATION``, ``PAYLOAD_TOO_LARGE``) and whose ``id`` is
-the request's when it can be recovered. Other methods' bodies (GET's event stream, DELETE)
-are not read.
+the request's when it can be recovered. A request whose id is no JSON-RPC id (the SDK reads it
+as a notification and answers 202 with no body) gets HTTP 400 and -32600. Other methods'
+bodies (GET's event stream, DELETE) are not read.
 """
 
 from __future__ import annotations

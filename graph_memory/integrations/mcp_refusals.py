@@ -7,6 +7,10 @@ SDK cannot answer a message that breaks one (it fails to parse it, or passes the
 to a tool), so the transport answers a JSON-RPC error itself: code -32700 (parse error) for
 ``VALIDATION``, -32600 otherwise, ``data.code`` the service's code, and the request's ``id``
 when a scan of the message's top level finds one, so the client can match it to its call.
+
+A request (a ``method``) whose top-level ``id`` is no JSON-RPC id (an object, a list, a
+fraction, a boolean, null) is refused too (-32600, ``VALIDATION``, id null): the SDK reads it as
+a notification, since it has a method and no id it accepts, and never answers it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from graph_memory.limits import Limits
 __all__ = [
     "INVALID_REQUEST",
     "PARSE_ERROR",
+    "InvalidRequest",
     "check_message",
     "expects_answer",
     "refusal_message",
@@ -40,21 +45,31 @@ def too_large(limits: Limits) -> Refusal:
     return Refusal(413, "PAYLOAD_TOO_LARGE", f"the message exceeds {limits.max_body_bytes} bytes")
 
 
+class InvalidRequest(Refusal):
+    """A message that parses but is no JSON-RPC message the server may answer as such
+    (-32600, where a `Refusal` of its bytes is a parse error)."""
+
+
 def check_message(body: bytes, limits: Limits) -> Any:
     """The decoded message, or a `Refusal` saying which body rule it breaks."""
     if len(body) > limits.max_body_bytes:
         raise too_large(limits)
     value = decode_json(body, limits)
     check_value(value, limits)
+    if _is_request(value) and _as_id_value(value["id"]) is None:
+        raise InvalidRequest(400, "VALIDATION", "the request's id must be a string or an integer")
     return value
 
 
-def refusal_message(
-    r: Refusal, id_: str | int | None, rpc_code: int | None = None
-) -> dict[str, Any]:
+def _is_request(value: Any) -> bool:
+    return isinstance(value, dict) and "method" in value and "id" in value
+
+
+def refusal_message(r: Refusal, id_: str | int | None) -> dict[str, Any]:
     """The JSON-RPC error answering a refused message: a parse error for a ``VALIDATION``
-    refusal of its bytes unless ``rpc_code`` says otherwise."""
-    code = rpc_code or (PARSE_ERROR if r.code == "VALIDATION" else INVALID_REQUEST)
+    refusal of its bytes, an invalid request otherwise."""
+    parse = r.code == "VALIDATION" and not isinstance(r, InvalidRequest)
+    code = PARSE_ERROR if parse else INVALID_REQUEST
     error = {"code": code, "message": r.message, "data": {"code": r.code}}
     return {"jsonrpc": "2.0", "id": id_, "error": error}
 
@@ -136,6 +151,12 @@ def _as_id(raw: bytes) -> str | int | None:
         value = json.loads(text)
     except ValueError:  # not JSON (or not UTF-8)
         return None
+    return _as_id_value(value)
+
+
+def _as_id_value(value: Any) -> str | int | None:
+    """``value`` if it is a JSON-RPC id MCP accepts (a string or an integer, as the SDK's
+    strict ``RequestId``), else None."""
     if isinstance(value, bool) or not isinstance(value, str | int):
         return None
     if isinstance(value, str):

@@ -6,7 +6,8 @@ session as an exception, which only logs "Internal Server Error": the request is
 answered and the client waits for good. Here such a line is answered with a JSON-RPC error
 (graph_memory/integrations/mcp_refusals.py, the HTTP transport's rules and wording) carrying
 the request's id when it can be recovered, and the server reads on. A line that is JSON but no
-JSON-RPC message the SDK knows is answered likewise (-32600, ``VALIDATION``).
+JSON-RPC message the SDK knows, or a request whose id is no JSON-RPC id (which the SDK reads
+as a notification), is answered likewise (-32600, ``VALIDATION``).
 
 A line is read in chunks and never held past ``max_body_bytes``: a longer one is skipped to its
 end and refused (``PAYLOAD_TOO_LARGE``, with the id its first bytes carry), so a client that
@@ -34,7 +35,7 @@ from pydantic import ValidationError
 
 from graph_memory.http_guard import Refusal
 from graph_memory.integrations.mcp_refusals import (
-    INVALID_REQUEST,
+    InvalidRequest,
     check_message,
     expects_answer,
     refusal_message,
@@ -113,11 +114,11 @@ async def guarded_stdio(
             await sink.write(line.encode("utf-8") + b"\n")
             await sink.flush()
 
-    async def refuse(line: bytes, r: Refusal, rpc_code: int | None = None) -> None:
+    async def refuse(line: bytes, r: Refusal) -> None:
         if not expects_answer(line):  # a notification, or a response of the client's
             log.warning("mcp stdio: a message refused unanswered: %s: %s", r.code, r.message)
             return
-        answer = refusal_message(r, request_id(line), rpc_code)
+        answer = refusal_message(r, request_id(line))
         await emit(json.dumps(answer, ensure_ascii=False))
 
     async def reader() -> None:
@@ -137,7 +138,7 @@ async def guarded_stdio(
                     message = types.JSONRPCMessage.model_validate_json(line)
                 except ValidationError:
                     why = "the message is no JSON-RPC request, notification or response"
-                    await refuse(line, Refusal(400, "VALIDATION", why), INVALID_REQUEST)
+                    await refuse(line, InvalidRequest(400, "VALIDATION", why))
                     continue
                 await read_writer.send(SessionMessage(message))
 

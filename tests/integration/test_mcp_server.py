@@ -16,7 +16,7 @@ import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -313,10 +313,10 @@ async def test_http_agent_remembers_and_recalls(mcp_http: str) -> None:
         assert any("Acme" in i["text"] for i in found["items"])
 
 
-def _tools_call(arguments: bytes) -> bytes:
+def _tools_call(arguments: bytes, id_: int = 7) -> bytes:
     return (
-        b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
-        b'"params": {"name": "recall", "arguments": ' + arguments + b"}}"
+        b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", '
+        b'"params": {"name": "recall", "arguments": %s}}' % (id_, arguments)
     )
 
 
@@ -348,6 +348,23 @@ async def test_http_a_malformed_body_is_a_json_rpc_400_and_the_server_serves_on(
         assert out["accepted"] == 2
 
 
+# Ids no MCP request may carry (a string or an integer only): the SDK read a request with one
+# as a notification, since it has a method and no id the SDK accepts, and never answered it.
+NO_REQUEST_IDS = [b'{"a": 1}', b"[1]", b"1.5", b"true", b"null"]
+
+
+async def test_http_a_request_whose_id_is_no_json_rpc_id_is_a_json_rpc_400(mcp_http: str) -> None:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        for id_ in NO_REQUEST_IDS:
+            body = b'{"jsonrpc": "2.0", "id": %s, "method": "ping"}' % id_
+            r = await http.post(mcp_http, content=body, headers=headers)
+            assert r.status_code == 400, (id_, r.status_code, r.text)
+            out = r.json()
+            assert out["id"] is None and out["error"]["code"] == -32600, (id_, out)
+            assert out["error"]["data"]["code"] == "VALIDATION", (id_, out)
+
+
 def _peak_rss_kb(pid: int) -> int:
     """The process's peak resident memory so far (Linux), in KiB."""
     for row in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -356,8 +373,11 @@ def _peak_rss_kb(pid: int) -> int:
     raise AssertionError("no VmHWM")
 
 
-def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on() -> None:
-    # The SDK's stdio transport only logs such a line: the client waited for good.
+@contextmanager
+def _stdio_lines() -> Iterator[tuple[subprocess.Popen[bytes], Callable[[bytes], dict[str, Any]]]]:
+    """`graph-memory mcp` over stdio, initialized, and a function that writes one line and
+    reads the next line out (an answer must come within 30 s); the server must exit cleanly
+    when its stdin closes."""
     proc = subprocess.Popen(
         _cli("--url", f"http://127.0.0.1:{_free_port()}/graphql", "--api-key", "gm_unused"),
         stdin=subprocess.PIPE,
@@ -375,12 +395,6 @@ def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on()
         answer: dict[str, Any] = json.loads(stdout.readline())
         return answer
 
-    def call(id_: int, arguments: bytes) -> bytes:
-        return (
-            b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", '
-            b'"params": {"name": "recall", "arguments": %s}}' % (id_, arguments)
-        )
-
     try:
         hello = {
             "protocolVersion": "2025-06-18",
@@ -390,6 +404,20 @@ def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on()
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
         assert "result" in ask(json.dumps(init).encode())
         stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        yield proc, ask
+    finally:
+        stdin.close()
+        assert proc.wait(timeout=30) == 0
+
+
+def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on() -> None:
+    # The SDK's stdio transport only logs such a line: the client waited for good.
+    def call(id_: int, arguments: bytes) -> bytes:
+        return _tools_call(arguments, id_)
+
+    with _stdio_lines() as (proc, ask):
+        assert proc.stdin is not None
+        stdin = proc.stdin
         lines = {
             "a lone surrogate": (call(2, b'{"query": "x \\ud800 y"}'), 2, -32700),
             "3,000 deep": (
@@ -425,9 +453,16 @@ def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on()
         stdin.write(b'{"jsonrpc": "2.0", "id": 7, "result": {"q": "\\ud800"}}\n')
         listed = ask(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/list"}')
         assert listed["id"] == 7 and {t["name"] for t in listed["result"]["tools"]} == TOOLS
-    finally:
-        stdin.close()
-        assert proc.wait(timeout=30) == 0
+
+
+def test_stdio_a_request_whose_id_is_no_json_rpc_id_is_answered_and_the_server_reads_on() -> None:
+    with _stdio_lines() as (_, ask):
+        for id_ in NO_REQUEST_IDS:
+            out = ask(b'{"jsonrpc": "2.0", "id": %s, "method": "ping"}' % id_)
+            assert out["id"] is None and out["error"]["code"] == -32600, (id_, out)
+            assert out["error"]["data"]["code"] == "VALIDATION", (id_, out)
+        listed = ask(b'{"jsonrpc": "2.0", "id": "x", "method": "tools/list"}')
+        assert listed["id"] == "x" and {t["name"] for t in listed["result"]["tools"]} == TOOLS
 
 
 async def test_http_a_request_key_replaces_the_bound_one(
