@@ -164,6 +164,8 @@ class GraphMemoryStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
+        for op in ops:  # a batch the store cannot serve whole is refused before any write
+            _check(op)
         results: list[Result] = [None] * len(ops)
         errors: list[dict[str, Any]] = []
         async with AsyncGraphMemoryClient(self.url, self._key, timeout=self._timeout) as c:
@@ -403,6 +405,18 @@ class GraphMemoryStore(BaseStore):
             for (a, _), r in zip(facts, out["results"], strict=True)
             if not r["ok"]
         ]
+
+
+def _check(op: Op) -> None:
+    """Refuses (ValueError) an operation no store could serve as asked: a put of a value the
+    store could not give back (`encode_object`), or a page with a negative limit or offset
+    (Python's slicing read ``limit=-1`` as "all but the last")."""
+    if isinstance(op, PutOp) and op.value is not None:
+        encode_object(op.value)
+    if isinstance(op, SearchOp | ListNamespacesOp) and (op.limit < 0 or op.offset < 0):
+        raise ValueError(
+            f"limit and offset cannot be negative: limit {op.limit}, offset {op.offset}"
+        )
 
 
 def _item_error(a: Address, code: str, message: str) -> dict[str, Any]:

@@ -102,8 +102,18 @@ def _pct(char: str) -> str:
     return "".join(f"%{b:02x}" for b in char.encode())
 
 
-def encode_object(value: Mapping[str, Any]) -> str:
-    body = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+def encode_object(value: Any) -> str:
+    """The fact's object for a put's value; refuses (ValueError) a value the store could not
+    give back: LangGraph's BaseStore takes a dict (`decode_object` reads nothing else back),
+    and JSON has no NaN or infinity (Python would write them as non-standard JSON)."""
+    if not isinstance(value, dict):
+        raise ValueError(f"a store item's value must be a dict, not {type(value).__name__}")
+    try:
+        body = json.dumps(
+            value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        )
+    except ValueError as e:  # a NaN or an infinity anywhere in it (or a circular reference)
+        raise ValueError(f"a store item's value must be JSON: {e}") from e
     return f"{body} #{hashlib.sha256(body.encode()).hexdigest()[:16]}"
 
 

@@ -358,3 +358,47 @@ def test_a_query_page_past_what_recall_serves_is_refused(store: GraphMemoryStore
         store.search(("user", "alice"), query="vegetarian", limit=10, offset=95)
     assert len(store.search(("user", "alice"), query="vegetarian", limit=100)) == 1
     assert len(store.search(("user", "alice"), limit=200)) == 1  # listing pages through all
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [1, 2],
+        "a value that is a plain string",
+        5,
+        {"score": float("nan")},
+        {"deep": [{"limit": float("inf")}]},
+        {"low": -float("inf")},
+    ],
+    ids=["list", "str", "int", "nan", "nested inf", "-inf"],
+)
+def test_a_put_of_a_value_that_is_no_json_object_is_refused_before_anything_is_written(
+    store: GraphMemoryStore, client: GraphMemoryClient, value: Any
+) -> None:
+    # Not a dict, get() could never give it back; NaN and infinity are no JSON, what the
+    # store writes. The whole batch is refused before the write, its good sibling too.
+    ns = ("user", "lg3", "docs")
+    with pytest.raises(ValueError, match="value"):
+        store.batch(
+            [
+                PutOp(ns, "good", {"text": "Lg3 reads the quarterly report"}),
+                PutOp(ns, "bad", value),
+            ]
+        )
+    assert store.get(ns, "good") is None and store.get(ns, "bad") is None
+    assert _episodes(client, "user:lg3", "quarterly report") == []
+    assert client.facts(["user:lg3"], predicate=PREDICATE)["edges"] == []
+
+
+def test_a_negative_limit_or_offset_is_refused(store: GraphMemoryStore) -> None:
+    # Python slicing read limit=-1 as "all but the last".
+    for i in range(3):
+        store.put(PREFS, f"k{i}", {"text": f"note number {i} of three"})
+    for limit, offset in ((-1, 0), (10, -1)):
+        with pytest.raises(ValueError, match="cannot be negative"):
+            store.search(("user", "alice"), limit=limit, offset=offset)
+        with pytest.raises(ValueError, match="cannot be negative"):
+            store.search(("user", "alice"), query="note", limit=limit, offset=offset)
+        with pytest.raises(ValueError, match="cannot be negative"):
+            store.list_namespaces(prefix=("user", "alice"), limit=limit, offset=offset)
+    assert len(store.search(("user", "alice"), limit=3)) == 3
