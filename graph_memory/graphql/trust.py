@@ -175,18 +175,16 @@ class TrustMutation:
         "nothing only they gave (episodes, facts only they supported at every version, "
         "memos, procedures, entities only those facts name) is answerable by any read at "
         "any asOf; a purge job then deletes it in batches (resumable) and writes one "
-        "counts-only audit event. The call waits up to waitSeconds for the purge (0: return "
-        "at once; follow it with forgetJob). A second forget of the same user joins the job."
+        "counts-only audit event. The call waits up to waitSeconds (0..60) for the purge (0: "
+        "return at once; follow it with forgetJob). A second forget of the same user joins the "
+        "job."
     )
     async def forget_contributor(
         self, info: Info[Any, None], user_id: str, wait_seconds: float = 10.0
     ) -> ForgetResult:
         ctx = info.context
         job = await _need(ctx.services.forget, "forget").forget(
-            # Capped: a forget of any size answers within a minute, its job runs on.
-            ctx.principal,
-            user_id,
-            wait_seconds=min(wait_seconds, 60.0),
+            ctx.principal, user_id, wait_seconds=wait_seconds
         )
         return forget_result(job)
 

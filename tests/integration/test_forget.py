@@ -370,3 +370,15 @@ def test_a_reinstated_inference_is_served_again_only_if_its_own_evidence_holds(
     assert again and again["status"] == "ACTIVE" and again["supersededAt"] is None
     served = client.facts(["team:core"], subject=TEAM, predicate="language")
     assert [e["node"]["object"] for e in served["edges"]] == ["Go"]
+
+
+def test_a_wait_outside_0_to_60_seconds_is_refused(admin: GraphMemoryClient) -> None:
+    # The documented range (README: at most 60); a larger wait was capped without a word.
+    for wait in (1e9, 60.5, -1.0):
+        with pytest.raises(GraphMemoryClientError) as err:
+            admin.forget_contributor("nobody", wait_seconds=wait)
+        assert err.value.code == "VALIDATION", wait
+        assert err.value.errors[0]["extensions"]["field"] == "waitSeconds", wait
+        assert "0..60" in str(err.value), wait
+    assert admin.forget_contributor("nobody", wait_seconds=60)["state"] == "DONE"
+    assert admin.forget_contributor("nobody", wait_seconds=0)["state"]

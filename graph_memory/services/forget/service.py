@@ -73,6 +73,9 @@ log = logging.getLogger("graph_memory.forget")
 # transaction, so writers of the scopes it touches (who wait for its locks) are held up briefly.
 BATCH_SIZE = int(os.environ.get("GRAPH_MEMORY_FORGET_BATCH", "2000"))
 LEASE = timedelta(seconds=120)
+# The longest a forget call waits for its purge: a forget of any size answers within a minute,
+# its job runs on (README: waitSeconds at most 60).
+MAX_WAIT_SECONDS = 60.0
 
 
 def receipt_for(tenant: str, user_id: str, salt: str) -> str:
@@ -175,10 +178,13 @@ class ForgetService:
         wait up to ``wait_seconds`` for it to finish. Idempotent: forgetting an unknown or
         already forgotten user deletes nothing and is still audited; forgetting a user whose
         purge runs joins it. Raises Forbidden (not admin), ValidationError (empty user id or a
-        negative wait)."""
+        wait outside 0..MAX_WAIT_SECONDS)."""
         _checked(principal, user_id)
-        if not wait_seconds >= 0:
-            raise ValidationError("waitSeconds must be >= 0", field="waitSeconds")
+        if not 0 <= wait_seconds <= MAX_WAIT_SECONDS:  # NaN too
+            raise ValidationError(
+                f"waitSeconds must be in 0..{MAX_WAIT_SECONDS:g}, got {wait_seconds:g}",
+                field="waitSeconds",
+            )
         started = time.perf_counter()
         job_id = await self.mark(principal, user_id)
         task = self.start(principal.tenant, job_id)
