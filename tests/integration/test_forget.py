@@ -382,3 +382,18 @@ def test_a_wait_outside_0_to_60_seconds_is_refused(admin: GraphMemoryClient) -> 
         assert "0..60" in str(err.value), wait
     assert admin.forget_contributor("nobody", wait_seconds=60)["state"] == "DONE"
     assert admin.forget_contributor("nobody", wait_seconds=0)["state"]
+
+
+@pytest.mark.parametrize("user", ["user:ua0", "a b*\x00", "\u202e"])
+def test_a_contributor_whose_id_names_no_user_scope_can_be_forgotten(
+    client: GraphMemoryClient, admin: GraphMemoryClient, user: str
+) -> None:
+    # recordEpisodes takes these ids under a team scope (only the default scope user:<id> needs
+    # a scope-shaped id), so forgetContributor must take them too: refusing one would leave
+    # that contributor's memory unforgettable.
+    said = "The contributor said the release moves to the second week of June."
+    client.record_episode(**episode(user, scope="team:core", summary=said))
+    q = 'query { episodes(scopes: ["team:core"]) { id } }'
+    assert len(client.execute(q)["episodes"]) == 1
+    assert admin.forget_contributor(user, wait_seconds=60)["episodesDeleted"] == 1
+    assert client.execute(q)["episodes"] == []
