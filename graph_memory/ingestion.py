@@ -215,6 +215,16 @@ def _controlled(text: str) -> bool:
 FUTURE_SKEW = timedelta(days=1)
 
 
+def in_the_future(value: datetime | None, now: datetime | None = None) -> str | None:
+    """Why a time a session or an episode says it happened cannot be (later than the service's
+    clock plus FUTURE_SKEW), or None. An episode dated 2099 would be the latest said of every
+    claim it supports for 70 years: each would win over anything told before then."""
+    latest = (now or utcnow()) + FUTURE_SKEW
+    if value is not None and value > latest:
+        return f"is in the future (after {latest.isoformat()})"
+    return None
+
+
 def check_session(
     session: SessionInput, options: IngestOptions, now: datetime | None = None
 ) -> str:
@@ -224,7 +234,7 @@ def check_session(
     yielded would be in force nowhere before then, its events found by no recall); turns in
     order within [startedAt, endedAt]; roles known.
     """
-    latest = (now or utcnow()) + FUTURE_SKEW
+    now = now or utcnow()
     problems: list[tuple[str, str]] = []
     if not session.user_id.strip():
         problems.append(("userId", "is empty"))
@@ -238,8 +248,9 @@ def check_session(
     for name, value in (("startedAt", session.started_at), ("endedAt", session.ended_at)):
         before = len(problems)
         _aware(value, name, problems)
-        if len(problems) == before and value is not None and value > latest:
-            problems.append((name, f"is in the future (after {latest.isoformat()})"))
+        future = in_the_future(value, now) if len(problems) == before else None
+        if future is not None:
+            problems.append((name, future))
     started, ended = session.started_at, session.ended_at
     aware = not problems or all(p[0] not in ("startedAt", "endedAt") for p in problems)
     if aware and started is not None and ended is not None and ended < started:
@@ -286,8 +297,9 @@ def check_session(
             problems.append((f"{where}.at", "is before the session's startedAt"))
         if aware and ended is not None and turn.at > ended:
             problems.append((f"{where}.at", "is after the session's endedAt"))
-        if turn.at > latest:
-            problems.append((f"{where}.at", f"is in the future (after {latest.isoformat()})"))
+        future = in_the_future(turn.at, now)
+        if future is not None:
+            problems.append((f"{where}.at", future))
         if previous is not None and turn.at < previous:
             problems.append((f"{where}.at", "is earlier than the turn before it"))
         previous = turn.at

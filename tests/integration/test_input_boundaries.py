@@ -6,7 +6,7 @@ import base64
 import json
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -48,6 +48,27 @@ def test_naive_episode_times_are_per_item_validation(client: GraphMemoryClient) 
     )
     assert out[0]["ok"] is False and out[0]["error"]["code"] == "VALIDATION"
     assert out[1]["ok"] is True
+
+
+def test_an_episode_said_to_happen_past_tomorrow_is_per_item_validation(
+    client: GraphMemoryClient,
+) -> None:
+    """An episode dated 2099 would be the latest said of every claim it supports for decades
+    (each would win over anything told before then): refused as ingestSession refuses such a
+    session; a day ahead (a client's clock, local time sent as UTC) is still taken."""
+    now = datetime.now(UTC)
+    far = datetime(2099, 1, 1, tzinfo=UTC).isoformat()
+    out = client.record_episodes(
+        [
+            episode("alice", startedAt=far, endedAt=far),
+            episode("alice", startedAt=now.isoformat(), endedAt=far),
+            episode("alice", startedAt=(now + timedelta(hours=20)).isoformat(), endedAt=None),
+            episode("alice"),
+        ]
+    )
+    assert [o["ok"] for o in out] == [False, False, True, True], out
+    assert out[0]["error"]["code"] == "VALIDATION" and out[0]["error"]["field"] == "startedAt"
+    assert out[1]["error"]["field"] == "endedAt" and "future" in out[1]["error"]["message"]
 
 
 def test_naive_valid_from_is_per_item_validation(client: GraphMemoryClient) -> None:

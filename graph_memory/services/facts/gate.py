@@ -25,6 +25,7 @@ from graph_memory.domain import (
     require_aware,
 )
 from graph_memory.errors import Forbidden, GraphMemoryError, ValidationError
+from graph_memory.ingestion import in_the_future
 from graph_memory.policy import TenantPolicy, normalise_phrase
 from graph_memory.services.facts import sensitive
 
@@ -205,6 +206,10 @@ def check_episode(item: EpisodeInput, principal: Principal, policy: TenantPolicy
     _refuse_noise(item.summary, "summary", policy.min_summary_chars, policy)
     started = require_aware(item.started_at, "startedAt")
     ended = require_aware(item.ended_at, "endedAt")
+    for name, value in (("startedAt", started), ("endedAt", ended)):
+        future = in_the_future(value)
+        if future is not None:
+            raise ValidationError(f"{name} {future}", field=name)
     if started is not None and ended is not None and ended < started:
         raise ValidationError("endedAt is before startedAt", field="endedAt")
     if not 0.0 < item.confidence <= 1.0:
