@@ -15,7 +15,9 @@ WITH f, CASE WHEN e IS NULL THEN null ELSE [e.user_id, e.session_id] END AS sess
      max(d.weight) AS w
 WITH f, [x IN collect(CASE WHEN session IS NULL THEN null ELSE w END) WHERE x IS NOT NULL] AS ws
 WITH f, ws, f.confidence AS before, f.status AS status_before,
-     1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)) AS raw
+     // Rounded as domain.noisy_or rounds (a read as of before a later corroboration computes
+     // the confidence then in Python: 0.9099999999999999 here was 0.91 there).
+     round(1.0 - reduce(miss = 1.0, w IN ws | miss * (1.0 - w)), 6) AS raw
 WITH f, ws, before, status_before, raw,
      // Never over a higher tier's served version of another value (it waits for review).
      // The slot is looked at only for a candidate at the threshold (CASE evaluates lazily,

@@ -268,6 +268,23 @@ def test_same_object_reassertions_corroborate_or_version(client: GraphMemoryClie
     ]
 
 
+def test_a_confidence_read_at_a_moment_stays_what_it_was_after_more_corroboration(
+    client: GraphMemoryClient,
+) -> None:
+    """Two sessions at 0.7 make 0.91 (noisy-OR): the value read as of then is the same once a
+    third session has corroborated it, to the last digit (the stored value and the one rebuilt
+    from the evidence held then are rounded alike; 0.9099999999999999 became 0.91)."""
+    eps = episodes(client, "c1", "c2", "c3")
+    one(client, f("Porto", [eps[0]], w=0.7))
+    one(client, f("Porto", [eps[1]], w=0.7))
+    then = moment()
+    before = [v["confidence"] for v in history(client, asOf=iso(then))]
+    one(client, f("Porto", [eps[2]], w=0.7))
+    assert before == [0.91]
+    assert [v["confidence"] for v in history(client, asOf=iso(then))] == before
+    assert [v["confidence"] for v in history(client)] == [0.95]  # the user tier's cap
+
+
 def test_repeating_a_back_filled_claim_corroborates_and_promotes(client: GraphMemoryClient) -> None:
     eps = episodes(client, *[f"s{i}" for i in range(7)])
     # control: without a later version, three sessions of the claim promote it
