@@ -12,6 +12,10 @@ WITH a, hidden ORDER BY a.at DESC, a.id DESC LIMIT $limit
 WITH a,
 #include forget/_hidden_audit(a)
      AS blank
-RETURN CASE WHEN blank THEN a {.*, before: null, after: null, reason: null}
+// A predicate's event names it by its target id: the stand-in the purge leaves
+// (forget/delete_predicates).
+RETURN CASE WHEN blank THEN a {.*, before: null, after: null, reason: null,
+                               target_id: CASE WHEN a.target_type = 'predicate'
+                                               THEN 'forgotten-predicate' ELSE a.target_id END}
             ELSE a {.*} END AS event
 ORDER BY a.at DESC, a.id DESC

@@ -16,6 +16,12 @@
                    }[0]
                    ELSE false END)
        }
+       // A predicate's name is its content (the target id itself: audit/list shows a
+       // stand-in for it).
+       WHEN @node.target_type = 'predicate' THEN EXISTS {
+         MATCH (fg_p:Predicate {tenant: $tenant, name: @node.target_id}) WHERE
+#include forget/_hidden_predicate(fg_p)
+       }
        WHEN @node.target_type = 'episode' THEN EXISTS {
          MATCH (fg_x:Episode {id: @node.target_id}) WHERE fg_x.tenant = $tenant AND
 #include forget/_hidden_episode(fg_x)

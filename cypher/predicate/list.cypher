@@ -3,7 +3,7 @@
 // To a reader bound to $scopes (a session token) only the predicates a fact in them uses:
 // a name a user introduced is their words (null: an API key, every predicate of the tenant).
 // While a forget's purge runs, a name only the forgotten contributors' facts used and nobody
-// defined is theirs too (the purge deletes it at its end: forget/delete_predicates).
+// defined is theirs too (forget/_hidden_predicate), also once their facts are deleted.
 #include forget/_hidden
 MATCH (p:Predicate {tenant: $tenant})
 // `name IS NOT NULL` (always true) lets the (tenant, name) index seek the tenant's names: a
@@ -14,11 +14,7 @@ WHERE p.name IS NOT NULL AND ($scopes IS NULL OR EXISTS {
   MATCH (f:Fact {tenant: $tenant, scope: sc, predicate: p.name})
   RETURN f
 })
-  AND NOT CASE WHEN size(hidden) = 0 OR p.defined_by IS NOT NULL THEN false
-               ELSE EXISTS { MATCH (hf:Fact) WHERE hf.tenant = $tenant AND hf.predicate = p.name }
-                    AND NOT EXISTS { MATCH (kf:Fact)
-                                     WHERE kf.tenant = $tenant AND kf.predicate = p.name AND NOT
-#include forget/_hidden_fact(kf)
-                                   } END
+  AND NOT
+#include forget/_hidden_predicate(p)
 RETURN p.name AS name, p.cardinality AS cardinality
 ORDER BY p.name

@@ -420,7 +420,9 @@ def test_a_predicate_name_only_they_introduced_is_not_listed_while_the_purge_run
     client: GraphMemoryClient, settings: Settings, tenant: str, admin: GraphMemoryClient
 ) -> None:
     """A name their facts registered on the way is their words, hidden from the forget's
-    commit on; one an admin defined stays listed, whoever used it."""
+    commit on, also once a purge batch has deleted their facts (the name goes at the job's
+    end), and the audit trail names it by the purge's stand-in meanwhile; one an admin
+    defined stays listed, whoever used it."""
     admin.execute(
         'mutation { definePredicates(predicates: [{name: "badge_code", cardinality: ONE}])'
         " { name } }"
@@ -439,9 +441,19 @@ def test_a_predicate_name_only_they_introduced_is_not_listed_while_the_purge_run
     def listed() -> set[str]:
         return {p["name"] for p in client.execute("{ predicates { name } }")["predicates"]}
 
+    def trail() -> str:
+        return str(admin.audit_log(action="define_predicate", first=100))
+
     assert {f"{SECRET.lower()}_rank", "badge_code"} <= listed()
-    held(settings, tenant, "bob")
+    job_id = held(settings, tenant, "bob")
     assert f"{SECRET.lower()}_rank" not in listed() and "badge_code" in listed()
+    assert SECRET.lower() not in trail().lower() and "forgotten-predicate" in trail()
+    ran = _run(settings, tenant, job_id, batch=1, max_batches=1, owner=STALLED)
+    assert ran is not None and ran.state == "running", ran
+    assert f"{SECRET.lower()}_rank" not in listed() and "badge_code" in listed()
+    assert SECRET.lower() not in trail().lower()
+    finish(settings, tenant, job_id, batch=100)
+    assert f"{SECRET.lower()}_rank" not in listed() and SECRET.lower() not in trail().lower()
 
 
 def test_a_purge_resumes_after_its_runner_dies_and_counts_each_batch_once(
