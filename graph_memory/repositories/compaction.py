@@ -11,6 +11,7 @@ from graphdatascience import GraphDataScience
 
 from graph_memory.cypher import catalog
 from graph_memory.db import Database, Record, Tx
+from graph_memory.domain import utcnow
 from graph_memory.repositories._scope import require_tenant
 from graph_memory.settings import Neo4jConnection
 
@@ -124,6 +125,11 @@ class CompactionRepository:
     ) -> Record:
         rows = await self.db.write(
             "compaction.forget_user",
-            {"tenant": require_tenant(tenant), "user_id": user_id, "before": before},
+            {
+                "tenant": require_tenant(tenant),
+                "user_id": user_id,
+                "before": before,
+                "now": utcnow(),  # when the audit events about its digests were blanked
+            },
         )
         return rows[0] if rows else {"digests": 0, "members": 0}

@@ -165,6 +165,14 @@ def test_forgetting_a_contributor_reaches_through_the_digest(
         {"t": tenant},
     )
     assert not any("money back" in r["s"] for r in text)
+    # The audit trail of the digest keeps who/when/which action, not its members' ids (bob's
+    # episode among them: an id of something forgotten).
+    trail = _graph(
+        settings,
+        "MATCH (a:AuditEvent {tenant: $t, target_id: $d}) RETURN a.after AS after",
+        {"t": tenant, "d": digest},
+    )
+    assert trail and all(r["after"] is None for r in trail), trail
 
 
 def test_a_scope_whose_episodes_are_alike_to_none_has_no_communities(
