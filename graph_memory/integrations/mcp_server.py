@@ -109,7 +109,9 @@ def _credential_of(ctx: Context[Any, Any, Any] | None) -> str | None:
 
 
 def _default_scopes(user_id: str | None, scopes: list[str] | None) -> list[str]:
-    if scopes:
+    # Only scopes left out default; an empty list is the service's VALIDATION (as over
+    # GraphQL), not a read of scopes the caller did not ask for.
+    if scopes is not None:
         return scopes
     return [f"user:{user_id}", "tenant"] if user_id else ["tenant"]
 

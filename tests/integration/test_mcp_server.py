@@ -546,6 +546,8 @@ async def test_stdio_bad_arguments_are_a_validation_error_naming_each(
             ({"query": "q", "k": "five"}, "argument 'k': "),
             ({"query": "q", "as_of": "yesterday"}, "argument 'as_of': "),
             ({"k": 3}, "argument 'query' is required"),
+            # An empty list is no scope to read, not the default ones.
+            ({"query": "q", "scopes": []}, "at least one scope"),
         ):
             refused = error_text(await s.call_tool("recall", args))
             assert refused.startswith("recall failed: VALIDATION: "), refused
