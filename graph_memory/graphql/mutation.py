@@ -13,6 +13,7 @@ from graph_memory.domain import Citation, EpisodeInput, FactInput, Role
 from graph_memory.domain import Outcome as DOutcome
 from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.context import require_role
+from graph_memory.graphql.denials import audit_item_denials
 from graph_memory.graphql.inputs import prebuilt
 from graph_memory.graphql.types.episode import ItemError, Outcome
 from graph_memory.graphql.types.fact import (
@@ -224,7 +225,7 @@ class MemoryMutation:
         require_role(ctx.principal, *_WRITERS)
         items = [_episode_input(e) for e in episodes]
         out = await ctx.services.episodes.record(ctx.principal, items)
-        return [
+        results = [
             EpisodeResult(
                 index=i,
                 ok=err is None,
@@ -233,20 +234,22 @@ class MemoryMutation:
             )
             for i, (ep_id, err) in enumerate(out)
         ]
+        await audit_item_denials(info, (r.error for r in results))
+        return results
 
     @strawberry.mutation(description="Record one session summary; errors are raised.")
     async def record_episode(
         self, info: Info[Any, None], episode: EpisodeInputGQL
     ) -> strawberry.ID:
-        results = await MemoryMutation.record_episodes(self, info, [episode])
-        r = results[0]
-        if r.error is not None:
-            from graph_memory.errors import GraphMemoryError
-
-            err = GraphMemoryError(r.error.message, field=r.error.field)
-            err.code = r.error.code
+        ctx = info.context
+        require_role(ctx.principal, *_WRITERS)
+        item = _episode_input(episode)
+        [(ep_id, err)] = await ctx.services.episodes.record(ctx.principal, [item])
+        if err is not None:
+            # The gate's own error, type and all: a FORBIDDEN one is audited as a denial
+            # (graphql/denials.py) like any refused field.
             raise err
-        return strawberry.ID(str(r.id))
+        return strawberry.ID(str(ep_id))
 
     @strawberry.mutation(
         description="Assert up to 1,000 facts (GRAPH_MEMORY_LIMIT_MAX_BATCH). Same object: "

@@ -4,7 +4,8 @@ One extension instead of a check in each resolver: a field added later is refuse
 until it is listed here (``ROOT_FIELDS``), so no new read path can forget the rule. For a
 principal bound to scopes (services/access/session_scope.py) each field resolution
 
-1. checks every ``scope``/``scopes`` value in its arguments, at any depth of input objects;
+1. checks every ``scope``/``scopes`` value in its arguments, at any depth of input objects
+   (but a batch's items the write path checks one by one, ``PER_ITEM_ARGUMENTS``);
 2. at the root, runs the field's rule (ids it names, defaulted scopes, the recorded user), or
    refuses a field not listed (admin and analyst fields, minting);
 3. checks what it returns: at the root, an object (or list item) with a ``scope`` outside the
@@ -29,7 +30,7 @@ from graph_memory.domain import Principal
 from graph_memory.errors import Forbidden
 from graph_memory.services.access.session_scope import ScopeGuard
 
-__all__ = ["ROOT_FIELDS", "SessionScope"]
+__all__ = ["PER_ITEM_ARGUMENTS", "ROOT_FIELDS", "SessionScope"]
 
 Args = dict[str, Any]
 Rule = Callable[[ScopeGuard, Principal, Args], Awaitable[None]]
@@ -133,8 +134,9 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
         )
     },
     ("Query", "factCitations"): _ids("ids"),
-    ("Mutation", "recordEpisodes"): _record_episodes,
-    ("Mutation", "recordEpisode"): _record_episodes,
+    # The episode gate checks each episode's user and scope (services/facts/gate.py).
+    ("Mutation", "recordEpisodes"): _arguments_only,
+    ("Mutation", "recordEpisode"): _arguments_only,
     ("Mutation", "assertFacts"): _assert_facts,
     ("Mutation", "remember"): _remember,
     ("Mutation", "retractFact"): _ids("id"),
@@ -145,6 +147,21 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
     ("Mutation", "reportOutcome"): _ids("memoryIds", "episodeId"),
     ("Mutation", "revokeSessionToken"): _arguments_only,
 }
+
+# Batch arguments whose items the write path checks one by one against the token's scopes
+# (the episode gate): an item outside them is reported FORBIDDEN in its own result slot and
+# its siblings land, so the argument walk leaves their scopes out (it would refuse the whole
+# batch).
+PER_ITEM_ARGUMENTS: dict[tuple[str, str], str] = {
+    ("Mutation", "recordEpisodes"): "episodes",
+}
+
+
+def _walked(info: GraphQLResolveInfo[Any], kwargs: dict[str, object]) -> dict[str, object]:
+    if info.path.prev is not None:
+        return kwargs
+    per_item = PER_ITEM_ARGUMENTS.get((info.parent_type.name, info.field_name))
+    return {k: v for k, v in kwargs.items() if k != per_item}
 
 
 # Objects that carry no scope of their own but name a memory that has one (Evidence and
@@ -180,7 +197,7 @@ class SessionScope(SchemaExtension):
         if principal is None or principal.scopes is None:
             return _next(root, info, *args, **kwargs)
         field = info.field_name
-        ScopeGuard.within(principal, named_scopes(kwargs), field)
+        ScopeGuard.within(principal, named_scopes(_walked(info, kwargs)), field)
         if info.path.prev is None and not field.startswith("__"):
             return self._root(principal, _next, root, info, args, kwargs)
         result = _next(root, info, *args, **kwargs)

@@ -55,6 +55,22 @@ def codes(body: dict[str, Any]) -> set[str]:
     return {e["extensions"]["code"] for e in body.get("errors") or []}
 
 
+def item_codes(data: object) -> set[str]:
+    """The codes of the per-item errors anywhere in a batch's answer."""
+    if isinstance(data, list):
+        return {c for d in data for c in item_codes(d)}
+    if not isinstance(data, dict):
+        return set()
+    found = {c for v in data.values() for c in item_codes(v)}
+    error = data.get("error")
+    return found | ({error["code"]} if isinstance(error, dict) and "code" in error else set())
+
+
+def refusals(body: dict[str, Any]) -> set[str]:
+    """A refused call's codes, or a batch's items' refused in their own slots."""
+    return codes(body) | item_codes(body.get("data"))
+
+
 @dataclass(frozen=True)
 class World:
     alice_ep: str
@@ -138,7 +154,8 @@ def _writes(w: World) -> list[str]:
     return [
         f'recordEpisode(episode: {{userId: "bob", {ep}}})',
         f'recordEpisode(episode: {{userId: "alice", scope: "user:bob", {ep}}})',
-        f'recordEpisodes(episodes: [{{userId: "alice", {ep}}}, {{userId: "bob", {ep}}}]) {{ ok }}',
+        f'recordEpisodes(episodes: [{{userId: "alice", {ep}}}, {{userId: "bob", {ep}}}]) '
+        "{ ok error { code } }",
         f'assertFacts(facts: [{{{fact_}, scope: "user:bob", episodes: [{alice_ep}]}}]) '
         "{ accepted }",
         f"assertFacts(facts: [{{{fact_}, episodes: [{bob_ep}]}}]) {{ accepted }}",  # defaulted
@@ -170,7 +187,7 @@ def test_a_token_for_alice_gets_nothing_of_bobs(
         r = raw(server, secret, query)
         assert r.headers["content-type"].startswith("application/json"), (query, r.text)
         body = r.json()
-        assert codes(body) == {"FORBIDDEN"}, (query, body)
+        assert refusals(body) == {"FORBIDDEN"}, (query, body)
         assert BOB_WORDS not in r.text, (query, r.text)
     # bob's words reached through a link from a memory the token may read: the link is left
     # out, the memory served (tests/integration/test_session_token_links.py).
@@ -184,6 +201,40 @@ def test_a_token_for_alice_gets_nothing_of_bobs(
     assert [e["id"] for e in bob_eps] == [world.bob_ep]
     procs = admin.procedures("refund", ["user:bob"], role="support", include_candidates=True)
     assert len(procs) == 1 and procs[0]["successCount"] + procs[0]["failureCount"] == 0, procs
+
+
+def test_a_tokens_episode_batch_reports_an_episode_outside_its_scopes_in_its_slot(
+    server: str, client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    secret = mint(client)["token"]
+    call = """mutation($e: [EpisodeInput!]!) {
+      recordEpisodes(episodes: $e) { index ok id error { code field } } }"""
+    session = "s-batch"
+
+    def ep(user: str, summary: str, **kw: str) -> dict[str, str]:
+        return {"userId": user, "sessionId": session, "summary": summary, "outcome": "SUCCESS"} | kw
+
+    batch = [
+        ep("alice", "Alice asked about her account."),
+        ep("alice", "Alice's words filed in bob's scope.", scope="user:bob"),
+        ep("bob", "An episode of bob's, told to alice's agent."),
+        ep("alice", "Alice's second episode, in her own scope."),
+    ]
+    body = raw(server, secret, call, {"e": batch}).json()
+    assert body.get("errors") is None, body
+    got = body["data"]["recordEpisodes"]
+    assert [(r["ok"], r["error"]) for r in got] == [
+        (True, None),
+        (False, {"code": "FORBIDDEN", "field": "scope"}),
+        (False, {"code": "FORBIDDEN", "field": "userId"}),
+        (True, None),
+    ], got
+    listed = """query($s: String) {
+      episodes(scopes: ["user:alice", "user:bob"], sessionId: $s) { id } }"""
+    landed = {e["id"] for e in admin.execute(listed, {"s": session})["episodes"]}
+    assert landed == {got[0]["id"], got[3]["id"]}
+    denied = analyst.audit_log(action="access_denied", target="recordEpisodes")["edges"]
+    assert len(denied) == 1 and "user:bob" in denied[0]["node"]["reason"], denied
 
 
 def test_a_token_without_tenant_reads_no_tenant_memory(

@@ -27,6 +27,7 @@ from graph_memory.domain import (
 from graph_memory.errors import Forbidden, GraphMemoryError, ValidationError
 from graph_memory.ingestion import in_the_future
 from graph_memory.policy import TenantPolicy, normalise_phrase
+from graph_memory.services.access.session_scope import ScopeGuard
 from graph_memory.services.facts import sensitive
 
 __all__ = [
@@ -215,4 +216,9 @@ def check_episode(item: EpisodeInput, principal: Principal, policy: TenantPolicy
     if not 0.0 < item.confidence <= 1.0:
         raise ValidationError("confidence must be in (0, 1]", field="confidence")
     tier_for(principal, item.source, policy)
-    return parse_scope(item.scope or f"user:{item.user_id.strip()}")
+    scope = parse_scope(item.scope or f"user:{item.user_id.strip()}")
+    # A session token's bounds are checked here, per item, so an episode of another user
+    # or scope is refused in its own slot and its siblings in the batch still land.
+    ScopeGuard.same_user(principal, item.user_id, "userId")
+    ScopeGuard.within(principal, [scope], "scope")
+    return scope
