@@ -267,7 +267,9 @@ class MemoryMutation:
         results = await ctx.services.facts.assert_facts(
             ctx.principal, [_fact_input(f) for f in facts], idempotency_key
         )
-        return _fact_payload(results)
+        payload = _fact_payload(results)
+        await audit_item_denials(info, (r.error for r in payload.results))
+        return payload
 
     @strawberry.mutation(
         description="Record one session's episode and the facts it established in one call: "

@@ -68,18 +68,6 @@ async def _record_episodes(guard: ScopeGuard, p: Principal, args: Args) -> None:
         guard.within(p, [e.get("scope") or f"user:{e.get('userId')}"], "scope")
 
 
-async def _assert_facts(guard: ScopeGuard, p: Principal, args: Args) -> None:
-    facts = [f for f in args.get("facts") or [] if isinstance(f, dict)]
-    cited = [[c.get("episodeId") for c in f.get("episodes") or []] for f in facts]
-    ids = [i for c in cited for i in c] + [d for f in facts for d in f.get("dependsOn") or []]
-    found = await guard.ids_within(p, ids, "episodes")
-    for f, c in zip(facts, cited, strict=True):
-        # A fact without a scope takes its first cited episode's (a missing one is the
-        # write's own error).
-        default = found.get(str(c[0])) if c else None
-        guard.within(p, [f.get("scope") or default], "scope")
-
-
 async def _remember(guard: ScopeGuard, p: Principal, args: Args) -> None:
     """The episode as recordEpisode's; each fact cites it first, so a fact without a scope
     takes the episode's, and any other episode or premise it names must be the token's."""
@@ -137,7 +125,9 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
     # The episode gate checks each episode's user and scope (services/facts/gate.py).
     ("Mutation", "recordEpisodes"): _arguments_only,
     ("Mutation", "recordEpisode"): _arguments_only,
-    ("Mutation", "assertFacts"): _assert_facts,
+    # The write checks each fact's scope, cited episodes and premises under its locks
+    # (services/facts/rules.py: check_token_scopes, check_premises).
+    ("Mutation", "assertFacts"): _arguments_only,
     ("Mutation", "remember"): _remember,
     ("Mutation", "retractFact"): _ids("id"),
     ("Mutation", "upsertProcedure"): _arguments_only,
@@ -149,11 +139,12 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
 }
 
 # Batch arguments whose items the write path checks one by one against the token's scopes
-# (the episode gate): an item outside them is reported FORBIDDEN in its own result slot and
-# its siblings land, so the argument walk leaves their scopes out (it would refuse the whole
-# batch).
+# (the episode gate, the fact write's rules): an item outside them is reported FORBIDDEN in
+# its own result slot and its siblings land, so the argument walk leaves their scopes out (it
+# would refuse the whole batch).
 PER_ITEM_ARGUMENTS: dict[tuple[str, str], str] = {
     ("Mutation", "recordEpisodes"): "episodes",
+    ("Mutation", "assertFacts"): "facts",
 }
 
 

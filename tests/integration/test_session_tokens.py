@@ -151,17 +151,18 @@ def _writes(w: World) -> list[str]:
     alice_ep = f'{{episodeId: "{w.alice_ep}"}}'
     ep = 'sessionId: "s", summary: "a summary long enough", outcome: SUCCESS'
     fact_ = 'subject: "bob", predicate: "likes", object: "x"'
+    item_errors = "{ accepted results { error { code } } }"
     return [
         f'recordEpisode(episode: {{userId: "bob", {ep}}})',
         f'recordEpisode(episode: {{userId: "alice", scope: "user:bob", {ep}}})',
         f'recordEpisodes(episodes: [{{userId: "alice", {ep}}}, {{userId: "bob", {ep}}}]) '
         "{ ok error { code } }",
         f'assertFacts(facts: [{{{fact_}, scope: "user:bob", episodes: [{alice_ep}]}}]) '
-        "{ accepted }",
-        f"assertFacts(facts: [{{{fact_}, episodes: [{bob_ep}]}}]) {{ accepted }}",  # defaulted
-        f'assertFacts(facts: [{{{fact_}, scope: "tenant", episodes: [{bob_ep}]}}]) {{ accepted }}',
+        f"{item_errors}",
+        f"assertFacts(facts: [{{{fact_}, episodes: [{bob_ep}]}}]) {item_errors}",  # defaulted
+        f'assertFacts(facts: [{{{fact_}, scope: "tenant", episodes: [{bob_ep}]}}]) {item_errors}',
         f'assertFacts(facts: [{{{fact_}, scope: "user:alice", episodes: [{alice_ep}], '
-        f'dependsOn: ["{w.bob_fact}"]}}]) {{ accepted }}',
+        f'dependsOn: ["{w.bob_fact}"]}}]) {item_errors}',
         f'retractFact(id: "{w.bob_fact}") {{ id }}',
         'upsertProcedure(intent: "i", role: "r", steps: ["s"], scope: "user:bob") { action }',
         f'recordProcedureOutcome(id: "{w.bob_proc}", success: false, episodeId: "{w.alice_ep}") '
@@ -235,6 +236,39 @@ def test_a_tokens_episode_batch_reports_an_episode_outside_its_scopes_in_its_slo
     assert landed == {got[0]["id"], got[3]["id"]}
     denied = analyst.audit_log(action="access_denied", target="recordEpisodes")["edges"]
     assert len(denied) == 1 and "user:bob" in denied[0]["node"]["reason"], denied
+
+
+def test_a_tokens_fact_batch_reports_a_fact_outside_its_scopes_in_its_slot(
+    server: str, client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient,
+    world: World,
+) -> None:  # fmt: skip
+    secret = mint(client)["token"]
+    call = """mutation($f: [FactInput!]!) {
+      assertFacts(facts: $f) { accepted rejected results { ok factId error { code field } } } }"""
+    mine = [world.alice_ep]
+    batch = [
+        fact("alice", "likes", "tea", mine, cardinality="MANY"),
+        fact("alice", "likes", "coffee", mine, cardinality="MANY", scope="team:other"),
+        fact("alice", "likes", "cocoa", [world.bob_ep], cardinality="MANY", scope="user:alice"),
+        fact("alice", "likes", "mate", mine, cardinality="MANY", dependsOn=[world.bob_fact]),
+        fact("alice", "likes", "chai", mine, cardinality="MANY"),
+    ]
+    body = raw(server, secret, call, {"f": batch}).json()
+    assert body.get("errors") is None, body
+    got = body["data"]["assertFacts"]
+    assert (got["accepted"], got["rejected"]) == (2, 3), got
+    assert [r["error"] for r in got["results"]] == [
+        None,
+        {"code": "FORBIDDEN", "field": "scope"},
+        {"code": "FORBIDDEN", "field": "episodes"},
+        {"code": "FORBIDDEN", "field": "dependsOn"},
+        None,
+    ], got
+    landed = admin.facts(["user:alice", "team:other"])
+    liked = {e["node"]["object"] for e in landed["edges"] if e["node"]["predicate"] == "likes"}
+    assert liked == {"tea", "chai"}, landed
+    denied = analyst.audit_log(action="access_denied", target="assertFacts")["edges"]
+    assert len(denied) == 1 and "team:other" in denied[0]["node"]["reason"], denied
 
 
 def test_a_token_without_tenant_reads_no_tenant_memory(

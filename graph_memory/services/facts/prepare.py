@@ -65,8 +65,9 @@ async def checked_items(
     prelock: Prelock,
     failed: type[ItemResult],
 ) -> tuple[dict[int, ItemResult], dict[int, CheckedFact], dict[str, Record], dict[str, str]]:
-    """The gate and the citation-scope check; returns the refused items, the checked ones,
-    the cited episodes and the predicates' registered cardinalities as read now."""
+    """The gate, a session token's scopes and the citation-scope check; returns the refused
+    items, the checked ones, the cited episodes and the predicates' registered cardinalities
+    as read now."""
     tenant = principal.tenant
     results: dict[int, ItemResult] = {}
     checked: dict[int, CheckedFact] = {}
@@ -87,6 +88,9 @@ async def checked_items(
     # GraphQL, the clients, session ingestion); a forgotten contributor's episode is refused
     # for that by the write.
     visible = {k: e for k, e in episodes.items() if not e.get("forgotten")}
+    bound = {k: v.scope for k, v in premises.items()}
+    for i, err in fact_rules.check_token_scopes(principal, checked, episodes, bound).items():
+        results[i] = failed.failed(i, err)
     for i, err in refused(items, visible, premises).items():
         if i in checked:
             del checked[i]

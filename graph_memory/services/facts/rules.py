@@ -125,21 +125,32 @@ def check_citation_scopes(
 
 
 def check_token_scopes(
-    principal: Principal, checked: dict[int, CheckedFact], episodes: dict[str, Record]
+    principal: Principal,
+    checked: dict[int, CheckedFact],
+    episodes: Mapping[str, Record],
+    premises: Mapping[str, str],
 ) -> dict[int, GraphMemoryError]:
-    """A session token's bound scopes (services/access/session_scope.py) on the episodes as
-    read under the lock: the request's check before it ran could not see the scope of an
-    episode recorded since (a remember episode's id is known before it exists), so an item
-    citing one, or landing by default in its scope, is refused here when that lies outside."""
+    """A session token's bound scopes (services/access/session_scope.py) on each item: where
+    it lands, the episodes it cites and the premises (by id, their scopes) it depends on. The
+    only check of an assertFacts item's scopes (graphql/session_scope.py leaves them to it),
+    so an item outside them is reported FORBIDDEN in its own slot and its siblings land. Run
+    before the locks and again on the episodes as read under them: the first could not see
+    the scope of an episode recorded since (a remember episode's id is known before it
+    exists). Premises are checked before the locks only: a fact's scope never changes, and
+    its id is known only once it exists. An unknown episode or premise is the write's own
+    NOT_FOUND. Before the citation-scope rule: a scope the caller may not touch is FORBIDDEN
+    whatever else is wrong with the item."""
     if principal.scopes is None:
         return {}
     failed: dict[int, GraphMemoryError] = {}
     for i, cf in list(checked.items()):
-        touched = {scope_of(cf, episodes)} | {
-            str(episodes[c.episode_id]["scope"]) for c in cf.item.citations
-        }
+        cited = {str(e["scope"]) for c in cf.item.citations if (e := episodes.get(c.episode_id))}
+        rests = {premises[p] for p in cf.item.depends_on if p in premises}
         try:
-            ScopeGuard.within(principal, touched, "episodes")
+            # The field names what to change: where the fact lands, else what it rests on.
+            ScopeGuard.within(principal, [scope_or_none(cf, episodes)], "scope")
+            ScopeGuard.within(principal, cited, "episodes")
+            ScopeGuard.within(principal, rests, "dependsOn")
         except Forbidden as e:
             failed[i] = e
             del checked[i]
@@ -398,7 +409,7 @@ async def cardinalities(
     return {**known, **new_defs}, failed, declared_defs
 
 
-def scope_or_none(cf: CheckedFact, episodes: dict[str, Record]) -> str | None:
+def scope_or_none(cf: CheckedFact, episodes: Mapping[str, Record]) -> str | None:
     # An item with a bad scope or citing an unknown episode is refused by its own checks.
     try:
         return scope_of(cf, episodes)
@@ -406,7 +417,7 @@ def scope_or_none(cf: CheckedFact, episodes: dict[str, Record]) -> str | None:
         return None
 
 
-def scope_of(cf: CheckedFact, episodes: dict[str, Record]) -> str:
+def scope_of(cf: CheckedFact, episodes: Mapping[str, Record]) -> str:
     if cf.item.scope:
         return parse_scope(cf.item.scope)
     return str(episodes[cf.item.citations[0].episode_id]["scope"])

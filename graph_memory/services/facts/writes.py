@@ -294,8 +294,8 @@ class FactService:
         ]
         episodes = state.episodes
         _fail(results, fact_rules.check_citations(checked, episodes))
+        _fail(results, fact_rules.check_token_scopes(principal, checked, episodes, {}))
         _fail(results, fact_rules.check_citation_scopes(checked, episodes))
-        _fail(results, fact_rules.check_token_scopes(principal, checked, episodes))
         premises = await fact_rules.check_premises(tx, tenant, checked)
         _fail(results, premises.failed)
         cards, failed, registered = await fact_rules.cardinalities(
