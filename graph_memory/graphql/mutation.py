@@ -11,11 +11,10 @@ from strawberry.types import Info
 from graph_memory.domain import Cardinality as DCardinality
 from graph_memory.domain import Citation, EpisodeInput, FactInput, Role
 from graph_memory.domain import Outcome as DOutcome
-from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.context import require_role
 from graph_memory.graphql.denials import audit_item_denials
 from graph_memory.graphql.inputs import prebuilt
-from graph_memory.graphql.types.episode import ItemError, Outcome
+from graph_memory.graphql.types.episode import ItemError, Outcome, item_error
 from graph_memory.graphql.types.fact import (
     Cardinality,
     Fact,
@@ -158,10 +157,6 @@ def _episode_input(e: EpisodeInputGQL) -> EpisodeInput:
     )
 
 
-def _item_error(err: GraphMemoryError | None) -> ItemError | None:
-    return ItemError(code=err.code, message=err.message, field=err.field) if err else None
-
-
 def _fact_payload(results: list[ItemResult]) -> AssertFactsPayload:
     out = [
         FactResult(
@@ -230,7 +225,7 @@ class MemoryMutation:
                 index=i,
                 ok=err is None,
                 id=strawberry.ID(ep_id) if ep_id else None,
-                error=_item_error(err),
+                error=item_error(err),
             )
             for i, (ep_id, err) in enumerate(out)
         ]
@@ -295,7 +290,7 @@ class MemoryMutation:
         )
         return RememberPayload(
             episode_id=strawberry.ID(got.episode_id) if got.episode_id else None,
-            episode_error=_item_error(got.episode_error),
+            episode_error=item_error(got.episode_error),
             facts=_fact_payload(got.facts),
         )
 

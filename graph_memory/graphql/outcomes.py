@@ -10,6 +10,7 @@ import strawberry
 from strawberry.types import Info
 
 from graph_memory.errors import GraphMemoryError
+from graph_memory.graphql.types.episode import ItemError, item_error
 from graph_memory.services.trust.outcomes import Outcome, OutcomeService
 
 __all__ = ["OutcomeMutation"]
@@ -37,7 +38,14 @@ class OutcomeResult:
     harmful: int = strawberry.field(
         description="Contributors whose latest counted verdict is harmful."
     )
-    error: str | None
+    error: str | None = strawberry.field(
+        description="Why it was not recorded, as text; prefer itemError, which carries the "
+        "code (NOT_FOUND, VALIDATION, FORBIDDEN) and the field as well."
+    )
+    item_error: ItemError | None = strawberry.field(
+        description="Why it was not recorded (null when recorded): the same ItemError the "
+        "other batch mutations report per item."
+    )
 
 
 @strawberry.type
@@ -75,7 +83,8 @@ class OutcomeMutation:
                 kind=r.kind,
                 helpful=r.helpful,
                 harmful=r.harmful,
-                error=r.error,
+                error=r.error.message if r.error else None,
+                item_error=item_error(r.error),
             )
             for r in rows
         ]

@@ -165,6 +165,30 @@ def test_a_blank_or_unknown_id_is_reported_in_its_place_and_its_siblings_are_rec
     assert got[0]["harmful"] == 1 and got[4]["harmful"] == 1
 
 
+def test_a_blank_or_unknown_id_is_reported_with_a_typed_error_in_its_place(
+    client: GraphMemoryClient,
+) -> None:
+    a, _ = _two_alike(client)
+    call = (
+        "mutation($ids: [ID!]!, $o: MemoryOutcome!, $ep: ID!) {"
+        " reportOutcome(memoryIds: $ids, outcome: $o, episodeId: $ep) {"
+        " recorded error itemError { code message field } } }"
+    )
+    got = client.execute(call, {"ids": [a, " ", "fact_nope"], "o": "HELPFUL", "ep": new_ep(client)})
+    assert [(r["recorded"], r["itemError"]) for r in got["reportOutcome"]] == [
+        (True, None),
+        (False, {"code": "VALIDATION", "message": "a memory id must not be blank",
+                 "field": "memoryIds"}),
+        (False, {"code": "NOT_FOUND", "message": "no memory fact_nope", "field": "memoryIds"}),
+    ]  # fmt: skip
+    # The text field stays as it was, the typed error's message.
+    assert [r["error"] for r in got["reportOutcome"]] == [
+        None,
+        "a memory id must not be blank",
+        "no memory fact_nope",
+    ]
+
+
 M_COUNTED = (
     "mutation($ids: [ID!]!, $o: MemoryOutcome!, $ep: ID!) {"
     " reportOutcome(memoryIds: $ids, outcome: $o, episodeId: $ep) { counted helpful harmful } }"

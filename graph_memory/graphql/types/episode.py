@@ -8,9 +8,10 @@ from typing import Any
 
 import strawberry
 
+from graph_memory.errors import GraphMemoryError
 from graph_memory.graphql.convert import dt, encode_cursor
 
-__all__ = ["Episode", "ItemError", "Outcome", "episode_from_record"]
+__all__ = ["Episode", "ItemError", "Outcome", "episode_from_record", "item_error"]
 
 
 @strawberry.enum
@@ -48,6 +49,11 @@ class ItemError:
     code: str
     message: str
     field: str | None
+
+
+def item_error(err: GraphMemoryError | None) -> ItemError | None:
+    """A batch item's refusal as every batch mutation reports it."""
+    return ItemError(code=err.code, message=err.message, field=err.field) if err else None
 
 
 def episode_from_record(r: dict[str, Any]) -> Episode:

@@ -24,7 +24,7 @@ from enum import Enum
 
 from graph_memory.db import Database, Tx
 from graph_memory.domain import TIER_RANK, Principal, Role, Tier, utcnow
-from graph_memory.errors import Forbidden, NotFound, ValidationError
+from graph_memory.errors import Forbidden, GraphMemoryError, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
@@ -50,7 +50,7 @@ class OutcomeReport:
     kind: str | None  # fact | episode; None when no such memory
     helpful: int
     harmful: int
-    error: str | None
+    error: GraphMemoryError | None  # why it was not recorded (NOT_FOUND, VALIDATION)
 
 
 class OutcomeService:
@@ -99,7 +99,9 @@ class OutcomeService:
                     kind=r["kind"],
                     helpful=int(r["helpful"] or 0),
                     harmful=int(r["harmful"] or 0),
-                    error=None if r["recorded"] else f"no memory {r['id']}",
+                    error=None
+                    if r["recorded"]
+                    else NotFound(f"no memory {r['id']}", field="memoryIds"),
                 )
                 for r in rows
                 if r["id"]
@@ -137,5 +139,5 @@ def _blank(memory_id: str) -> OutcomeReport:
         kind=None,
         helpful=0,
         harmful=0,
-        error="a memory id must not be blank",
+        error=ValidationError("a memory id must not be blank", field="memoryIds"),
     )
