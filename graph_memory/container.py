@@ -115,6 +115,7 @@ def build_services(
     compactor = Compactor(CompactionRepository(db, settings.neo4j()))
     recall = RecallService(RecallRepository(db), embedder, bookkeeper)
     token_repo = SessionTokenRepository(db)
+    scope_guard = ScopeGuard(token_repo)
     auth = AuthService(ApiKeyRepository(db), settings.auth_cache_seconds, token_repo)
     session_tokens = SessionTokenService(token_repo, auth, settings.session_token_max_seconds)
     entity_repo = EntityRepository(db)
@@ -149,7 +150,7 @@ def build_services(
         denials=DenialAudit(AuditRepository(db)),
         ingest=ingest,
         memos=MemoService(db, embedder),
-        outcomes=OutcomeService(db, policies.policy_for),
+        outcomes=OutcomeService(db, policies.policy_for, scope_guard),
         consolidation=ConsolidationService(
             db,
             policies.policy_for,
@@ -159,5 +160,5 @@ def build_services(
             compactor=compactor,
         ),
         session_tokens=session_tokens,
-        scope_guard=ScopeGuard(token_repo),
+        scope_guard=scope_guard,
     )

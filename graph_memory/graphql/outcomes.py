@@ -10,6 +10,7 @@ import strawberry
 from strawberry.types import Info
 
 from graph_memory.errors import GraphMemoryError
+from graph_memory.graphql.denials import audit_item_denials
 from graph_memory.graphql.types.episode import ItemError, item_error
 from graph_memory.services.trust.outcomes import Outcome, OutcomeService
 
@@ -56,8 +57,9 @@ class OutcomeMutation:
         "Kept apart from confidence: recall demotes a memory more contributors report "
         "harmful than helpful (score.salience), each user counted once; a verdict on a "
         "memory above the reporter's tier cap is recorded, not counted. One result per id "
-        "given (1..100), in order: an unknown or blank id is reported in its place and the "
-        "others are recorded."
+        "given (1..100), in order: an unknown or blank id, or one of a memory outside a "
+        "session token's scopes (FORBIDDEN), is reported in its place and the others are "
+        "recorded."
     )
     async def report_outcome(
         self,
@@ -75,7 +77,7 @@ class OutcomeMutation:
             Outcome(outcome.value),
             str(episode_id),
         )
-        return [
+        results = [
             OutcomeResult(
                 memory_id=strawberry.ID(r.memory_id),
                 recorded=r.recorded,
@@ -88,3 +90,5 @@ class OutcomeMutation:
             )
             for r in rows
         ]
+        await audit_item_denials(info, (r.item_error for r in results))
+        return results

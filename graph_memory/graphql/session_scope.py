@@ -134,7 +134,9 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
     ("Mutation", "recordProcedureOutcome"): _ids("id", "episodeId"),
     ("Mutation", "ingestSession"): _ingest_session,
     ("Mutation", "closeTodo"): _ids("id"),
-    ("Mutation", "reportOutcome"): _ids("memoryIds", "episodeId"),
+    # A memory id outside the scopes is reported in its own result (services/trust/outcomes.py);
+    # the episode is the whole report's.
+    ("Mutation", "reportOutcome"): _ids("episodeId"),
     ("Mutation", "revokeSessionToken"): _arguments_only,
 }
 

@@ -255,3 +255,34 @@ def test_a_report_cannot_demote_memory_above_the_reporters_tier(
     out = admin.execute(M_COUNTED, {"ids": [policy], "o": "HARMFUL", "ep": new_ep(admin)})
     assert out["reportOutcome"] == [{"counted": True, "helpful": 0, "harmful": 1}]
     assert _salience(client, query, scopes, policy) == 0.5
+
+
+def test_a_tokens_report_names_a_memory_outside_its_scopes_in_its_place(
+    server: str, client: GraphMemoryClient, admin: GraphMemoryClient, analyst: GraphMemoryClient
+) -> None:
+    # Alice's token may report on her memory, not on bob's: bob's fact is refused FORBIDDEN
+    # in its own place (as reading it is), an unknown id is NOT_FOUND, and hers is recorded.
+    mine, _ = _two_alike(client)
+    bobs = one(admin, fact("Bob", "likes", "coffee", [new_ep(admin, "bob")], scope="user:bob"))
+    token = GraphMemoryClient(server, mint(client)["token"])
+    call = (
+        "mutation($ids: [ID!]!, $o: MemoryOutcome!, $ep: ID!) {"
+        " reportOutcome(memoryIds: $ids, outcome: $o, episodeId: $ep) {"
+        " memoryId recorded harmful itemError { code field } } }"
+    )
+    try:
+        ids = [bobs, "fact_nope", mine]
+        got = token.execute(call, {"ids": ids, "o": "HARMFUL", "ep": new_ep(token)})
+    finally:
+        token.close()
+    assert got["reportOutcome"] == [
+        {"memoryId": bobs, "recorded": False, "harmful": 0,
+         "itemError": {"code": "FORBIDDEN", "field": "memoryIds"}},
+        {"memoryId": "fact_nope", "recorded": False, "harmful": 0,
+         "itemError": {"code": "NOT_FOUND", "field": "memoryIds"}},
+        {"memoryId": mine, "recorded": True, "harmful": 1, "itemError": None},
+    ]  # fmt: skip
+    reported = analyst.audit_log(action="report_outcome", first=10)["edges"]
+    assert {e["node"]["targetId"] for e in reported} == {mine}
+    denied = analyst.audit_log(action="access_denied", target="reportOutcome")["edges"]
+    assert len(denied) == 1 and bobs in denied[0]["node"]["reason"], denied

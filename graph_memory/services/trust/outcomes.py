@@ -12,8 +12,9 @@ credential from burying memory for everyone:
   is recorded and audited but not counted, so it cannot demote system or admin memory, as it
   could not supersede it.
 
-Unknown or blank memory ids are reported per item and the others recorded; an unknown episode
-refuses the whole report.
+Unknown or blank memory ids, and for a session token ids of memories outside its scopes
+(FORBIDDEN, as a read of them is), are reported per item and the others recorded; an unknown
+episode refuses the whole report.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.outcomes import OutcomeRepository
+from graph_memory.services.access.session_scope import ScopeGuard
 from graph_memory.services.audit import events as audit
 
 __all__ = ["MAX_MEMORIES", "Outcome", "OutcomeReport", "OutcomeService"]
@@ -54,16 +56,23 @@ class OutcomeReport:
 
 
 class OutcomeService:
-    def __init__(self, db: Database, policy_for: Callable[[str], Awaitable[TenantPolicy]]) -> None:
+    def __init__(
+        self,
+        db: Database,
+        policy_for: Callable[[str], Awaitable[TenantPolicy]],
+        guard: ScopeGuard,
+    ) -> None:
         self.db = db
         self._policy_for = policy_for
+        self.guard = guard
 
     async def report(
         self, principal: Principal, memory_ids: Sequence[str], outcome: Outcome, episode_id: str
     ) -> list[OutcomeReport]:
-        """Agents and admins: one report per id given, in order (a blank or unknown id is
-        reported, its siblings recorded). Raises Forbidden, ValidationError (no ids, more
-        than MAX_MEMORIES, blank episodeId), NotFound (episodeId)."""
+        """Agents and admins: one report per id given, in order (a blank or unknown id, or one
+        outside a session token's scopes, is reported, its siblings recorded). Raises
+        Forbidden (role), ValidationError (no ids, more than MAX_MEMORIES, blank episodeId),
+        NotFound (episodeId)."""
         if principal.role not in (Role.AGENT, Role.ADMIN):
             raise Forbidden(f"role {principal.role.value} may not report outcomes")
         # The bound counts what was sent (a repeated id is still work to answer); a blank id
@@ -71,7 +80,9 @@ class OutcomeService:
         if not memory_ids or len(memory_ids) > MAX_MEMORIES:
             raise ValidationError(f"memoryIds: 1..{MAX_MEMORIES} ids", field="memoryIds")
         given = [i.strip() for i in memory_ids]
-        ids = [i for i in dict.fromkeys(given) if i]
+        # A memory's scope never changes, so what is outside now stays outside in the write.
+        outside = await self.guard.outside(principal, given)
+        ids = [i for i in dict.fromkeys(given) if i and i not in outside]
         if not episode_id.strip():
             raise ValidationError("episodeId must not be blank", field="episodeId")
         tenant = principal.tenant
@@ -106,7 +117,7 @@ class OutcomeService:
                 for r in rows
                 if r["id"]
             }
-            out = [by_id.get(i) or _blank(i) for i in given]
+            out = [by_id.get(i) or _refused(i, outside) for i in given]
             events = [
                 audit.event(
                     principal,
@@ -131,7 +142,16 @@ class OutcomeService:
         return result
 
 
-def _blank(memory_id: str) -> OutcomeReport:
+def _refused(memory_id: str, outside: set[str]) -> OutcomeReport:
+    """The report of an id not sent to the write: outside the token's scopes, or blank."""
+    error: GraphMemoryError = (
+        Forbidden(
+            f"this session token may not touch memory {memory_id}: it is outside its scopes",
+            field="memoryIds",
+        )
+        if memory_id in outside
+        else ValidationError("a memory id must not be blank", field="memoryIds")
+    )
     return OutcomeReport(
         memory_id=memory_id,
         recorded=False,
@@ -139,5 +159,5 @@ def _blank(memory_id: str) -> OutcomeReport:
         kind=None,
         helpful=0,
         harmful=0,
-        error=ValidationError("a memory id must not be blank", field="memoryIds"),
+        error=error,
     )
