@@ -289,7 +289,10 @@ def create_app(
                 Refusal(503, e.code, e.message), {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
         except GraphMemoryError as e:
-            if introspection_only(await _query_text(request, limits), limits.max_tokens):
+            text = await _query_text(request, limits)
+            # Keyless texts are parsed aside too, all of them one at a time ("": no tenant).
+            await parse_aside(text, limits.max_tokens, "")
+            if introspection_only(text, limits.max_tokens):
                 # The schema is public (GraphiQL's docs load before a key is pasted);
                 # anything that touches data still needs one.
                 request.state.principal = ANONYMOUS
@@ -305,6 +308,9 @@ def create_app(
     async def _run(request: Request, limits: Limits) -> Response:
         try:
             read_only = request.method == "GET"  # strawberry refuses mutations over GET
+            if request.method == "GET":
+                tenant = request.state.principal.tenant or ""
+                await parse_aside(request.query_params.get("query"), limits.max_tokens, tenant)
             if request.method == "POST":
                 await read_body(request, limits)
                 if "json" in request.headers.get("content-type", ""):

@@ -55,10 +55,11 @@ def _parse(query: str, max_tokens: int | None) -> DocumentNode:
 
 
 # Agents resend the same short texts: many are kept. A long text's tree is tens of thousands
-# of objects: only the last few are kept (the readers of one request), or a few hundred of
-# them would make every garbage collection of the process walk millions of objects.
+# of objects: only the last 64 are kept (the readers of the requests waiting for admission,
+# parsed aside before it), or a few hundred of them would make every garbage collection of
+# the process walk millions of objects.
 _short = functools.lru_cache(maxsize=512)(_parse)
-_long = functools.lru_cache(maxsize=16)(_parse)
+_long = functools.lru_cache(maxsize=64)(_parse)
 
 
 async def parse_aside(query: object, max_tokens: int | None, tenant: str) -> None:

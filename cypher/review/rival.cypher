@@ -9,6 +9,10 @@ MATCH (f:Fact {id: $id})
 WHERE f.tenant = $tenant AND f.status = 'active' AND f.needs_verification = true
   AND f.superseded_at IS NULL AND f.retracted_at IS NULL
   AND coalesce(f.cardinality, 'one') = 'one'
+  // Still that flag: another flag since (a premise in doubt) replaces the reason and not the
+  // rival, and approving it must not turn down an answer the reviewer was not shown. The
+  // merge's reason ends naming the rival (consolidation/merge_disagreements).
+  AND f.verification_reason ENDS WITH 'its answer is fact ' + f.verification_rival
 MATCH (r:Fact {id: f.verification_rival})
 WHERE r.tenant = $tenant AND r.scope = f.scope AND r.subject = f.subject
   AND r.predicate = f.predicate AND r.object_key <> f.object_key

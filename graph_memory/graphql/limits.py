@@ -50,7 +50,9 @@ from graphql import (
     InlineFragmentNode,
     OperationDefinitionNode,
     OperationType,
+    SchemaMetaFieldDef,
     SelectionSetNode,
+    TypeMetaFieldDef,
     Undefined,
     get_named_type,
     get_nullable_type,
@@ -81,9 +83,11 @@ MAX_SIZE_ESTIMATE = 500
 SIZE_ARGS = {"first": MAX_SIZE_ESTIMATE, "k": MAX_K}
 INTROSPECTION_LISTS = 3
 INTROSPECTION_DEPTH = 16
-# GraphiQL's introspection query is ~400 visits; a page of facts with every field ~100.
+# GraphiQL's introspection query is ~400 visits; a page of facts with every field ~100. A
+# client that adds `id` / `__typename` to each of many fragments spread in one place repeats a
+# key tens of times; 50 copies cost validation ~1,200 pairwise comparisons, 190 seconds.
 MAX_VISITS = 20_000
-MAX_REPEATS = 10
+MAX_REPEATS = 50
 # Mutation arguments holding one item per write, and the limit each answers to.
 EPISODE_BATCH_FIELDS = frozenset({"recordEpisodes"})
 
@@ -125,10 +129,26 @@ def check_operation(
         OperationType.MUTATION: schema.mutation_type,
         OperationType.SUBSCRIPTION: schema.subscription_type,
     }[operation.operation]
-    walk = _Walk(schema, fragments, variables or {}, limits, visits=visits)
+    walk = _Walk(schema, fragments, _with_defaults(operation, variables), limits, visits=visits)
     if root is not None:
         _selections(walk, operation.selection_set, root, 1, 1, None, (), None)
     return Shape(depth=walk.depth, aliases=walk.aliases, cost=walk.cost, visits=walk.visits)
+
+
+def _with_defaults(
+    operation: OperationDefinitionNode, variables: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The variables sent, and the operation's defaults for those left out: `$n: Int = 500`
+    sent without `n` lists 500, and is costed so (it was costed as no size at all)."""
+    values = dict(variables or {})
+    for d in operation.variable_definitions or ():
+        name = d.variable.name.value
+        if name not in values and d.default_value is not None:
+            try:
+                values[name] = value_from_ast_untyped(d.default_value)
+            except (ValueError, RecursionError):
+                continue  # validation refuses the literal in its own words
+    return values
 
 
 def check_document(
@@ -183,7 +203,7 @@ def _fields(
 def _selections(
     walk: _Walk,
     selection_set: SelectionSetNode,
-    parent: GraphQLNamedType,
+    parent: GraphQLNamedType | None,
     depth: int,
     multiplier: int,
     pending: int | None,
@@ -191,10 +211,10 @@ def _selections(
     introspection: tuple[int, int] | None,
 ) -> None:
     """``pending``: a size argument given above, for the first list below. ``introspection``:
-    (depth, nested lists) inside ``__schema`` / ``__type``, None outside."""
-    if not isinstance(parent, GraphQLObjectType):
-        # Interfaces and unions are not in this schema; nothing below them is costed.
-        return
+    (depth, nested lists) inside ``__schema`` / ``__type``, None outside. ``parent`` None (or
+    no object type): selections under a field the schema does not have (validation refuses
+    it, after reading it all) are not costed but count toward the visits and repeats."""
+    obj = parent if isinstance(parent, GraphQLObjectType) else None
     limits = walk.limits
     repeats: dict[str, int] = {}
     for node, path in _fields(walk, selection_set, spread):
@@ -213,9 +233,11 @@ def _selections(
                 )
         if name == "__typename":
             continue
-        field_def = parent.fields.get(name)
-        if field_def is None:
-            continue  # validation has refused it already
+        field_def = _field(walk.schema, obj, name) if obj is not None else None
+        if field_def is None or obj is None:
+            if node.selection_set is not None:
+                _selections(walk, node.selection_set, None, depth, 1, None, path, introspection)
+            continue
         nullable = get_nullable_type(field_def.type)
         is_list = isinstance(nullable, GraphQLList)
         child = get_named_type(field_def.type)
@@ -235,7 +257,7 @@ def _selections(
         walk.depth = max(walk.depth, depth)
         if depth > limits.max_depth:
             raise QueryTooComplex(f"the operation nests deeper than {limits.max_depth} levels")
-        args = _arguments(walk, node, field_def.args, parent, depth)
+        args = _arguments(walk, node, field_def.args, obj, depth)
         size = next((_size(args[a], cap) for a, cap in SIZE_ARGS.items() if a in args), None)
         inner_pending, inner = pending, multiplier
         if is_list:
@@ -256,6 +278,16 @@ def _selections(
             _selections(
                 walk, node.selection_set, child, depth + 1, inner, inner_pending, path, None
             )
+
+
+def _field(schema: GraphQLSchema, parent: GraphQLObjectType, name: str) -> Any:
+    """The field's definition, the introspection entry points included (graphql-core keeps
+    them out of the root type's fields); None for a field the schema does not have."""
+    if parent is schema.query_type and name == "__schema":
+        return SchemaMetaFieldDef
+    if parent is schema.query_type and name == "__type":
+        return TypeMetaFieldDef
+    return parent.fields.get(name)
 
 
 def _size(value: Any, cap: int) -> int | None:
@@ -364,7 +396,7 @@ def limit_error(error: GraphMemoryError) -> GraphQLError:
 
 
 class QueryLimits(SchemaExtension):
-    """Runs ``check_operation`` with the deployment's limits (from the request's services)
+    """Runs ``check_document`` with the deployment's limits (from the request's services)
     before validation (whose cost grows with what the check bounds), and caps the parser's
     token count. A refusal stands as the validation's errors (LimitedValidationCache keeps
     it), so nothing validates or executes."""

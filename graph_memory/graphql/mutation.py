@@ -288,10 +288,14 @@ class MemoryMutation:
             [_fact_input(f) for f in facts or []],
             idempotency_key,
         )
+        payload = _fact_payload(got.facts)
+        refused = item_error(got.episode_error)
+        # Its episode's and facts' per-item refusals are audited as assertFacts' are.
+        await audit_item_denials(info, [refused, *(r.error for r in payload.results)])
         return RememberPayload(
             episode_id=strawberry.ID(got.episode_id) if got.episode_id else None,
-            episode_error=item_error(got.episode_error),
-            facts=_fact_payload(got.facts),
+            episode_error=refused,
+            facts=payload,
         )
 
     @strawberry.mutation(

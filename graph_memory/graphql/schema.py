@@ -45,7 +45,8 @@ Query = merge_types("Query", QUERIES)
 Mutation = merge_types("Mutation", MUTATIONS)
 
 # Agents send the same few operations over and over: parse and validate each text once.
-# QueryLimits runs after OneOperation (which picks the operation) and before validation.
+# QueryLimits runs before validation (over every operation of the document: OneOperation
+# refuses an unnamed choice at execution).
 schema = LoggedSchema(
     query=Query,
     mutation=Mutation,

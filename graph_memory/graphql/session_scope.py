@@ -125,8 +125,8 @@ ROOT_FIELDS: dict[tuple[str, str], Rule] = {
     # The episode gate checks each episode's user and scope (services/facts/gate.py).
     ("Mutation", "recordEpisodes"): _arguments_only,
     ("Mutation", "recordEpisode"): _arguments_only,
-    # The write checks each fact's scope, cited episodes and premises under its locks
-    # (services/facts/rules.py: check_token_scopes, check_premises).
+    # The write checks each fact's scope, cited episodes and premises (services/facts/
+    # rules.py: check_token_scopes, before its locks, the episodes again under them).
     ("Mutation", "assertFacts"): _arguments_only,
     ("Mutation", "remember"): _remember,
     ("Mutation", "retractFact"): _ids("id"),

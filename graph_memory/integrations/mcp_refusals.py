@@ -82,14 +82,17 @@ def request_id(body: bytes) -> str | int | None:
     return None if raw is None else _as_id(raw)
 
 
-def expects_answer(body: bytes) -> bool:
+def expects_answer(body: bytes, whole: bool = True) -> bool:
     """Whether a refused message gets an error back: a notification (a method, no id) gets
     none, as JSON-RPC says, nor does a response of the peer's (a result or an error, no
     method), whose id numbers the peer's own requests; anything whose kind cannot be told
-    (no JSON, a broken member before those keys) does, with the id found or null."""
+    (no JSON, a broken member before those keys) does, with the id found or null. ``whole``
+    False: ``body`` is only the start of the message (a line too long to keep), where an id
+    may come after the params (the TypeScript SDK writes it last): a method without an id
+    seen is answered, with the id null, rather than left waiting."""
     keys = _top_level(body)
     if b'"method"' in keys:
-        return b'"id"' in keys
+        return b'"id"' in keys or not whole
     return b'"result"' not in keys and b'"error"' not in keys
 
 

@@ -114,8 +114,8 @@ async def guarded_stdio(
             await sink.write(line.encode("utf-8") + b"\n")
             await sink.flush()
 
-    async def refuse(line: bytes, r: Refusal) -> None:
-        if not expects_answer(line):  # a notification, or a response of the client's
+    async def refuse(line: bytes, r: Refusal, whole: bool = True) -> None:
+        if not expects_answer(line, whole):  # a notification, or a response of the client's
             log.warning("mcp stdio: a message refused unanswered: %s: %s", r.code, r.message)
             return
         answer = refusal_message(r, request_id(line))
@@ -125,7 +125,7 @@ async def guarded_stdio(
         async with read_writer:
             async for line in _lines(source, limits.max_body_bytes):
                 if isinstance(line, _TooLong):
-                    await refuse(line.head, too_large(limits))
+                    await refuse(line.head, too_large(limits), whole=False)
                     continue
                 if not line.strip():
                     continue

@@ -447,6 +447,14 @@ def test_stdio_a_line_the_sdk_cannot_parse_is_answered_and_the_server_reads_on()
         out = ask(huge)
         assert out["id"] == 8 and out["error"]["data"]["code"] == "PAYLOAD_TOO_LARGE", out
         assert _peak_rss_kb(proc.pid) - peak < 16 << 10, (peak, _peak_rss_kb(proc.pid))
+        # The TypeScript SDK writes the id last: past the kept start, it is answered with id
+        # null rather than taken for a notification.
+        late = (
+            b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "recall", '
+            b'"arguments": {"query": "' + b"y" * (3 << 20) + b'"}}, "id": 9}'
+        )
+        out = ask(late)
+        assert out["id"] is None and out["error"]["data"]["code"] == "PAYLOAD_TOO_LARGE", out
         # A refused notification, or a refused response of the client's (its id numbers the
         # client's own requests), gets no answer: the next line out answers tools/list.
         stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/x", "params": "\\ud800"}\n')

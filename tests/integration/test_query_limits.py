@@ -132,6 +132,25 @@ def test_one_field_repeated_is_refused_before_validation(server: str, key: str) 
     assert few.json() == {"data": {"facts": {"edges": []}}}
 
 
+def test_introspection_repeated_without_a_key_is_refused_before_validation(server: str) -> None:
+    """The schema is public (no key), so its introspection is bounded like any operation:
+    300 copies of a type's fields cost validation over a second (each text new)."""
+    copy = "fields { name type { name } } "
+    q = '{ __type(name: "Fact") { ' + copy * 300 + "} } # " + str(time.time())
+    started = time.perf_counter()
+    r = httpx.post(server, json={"query": q}, timeout=30)
+    assert code(r) == "QUERY_TOO_COMPLEX", r.text[:300]
+    assert time.perf_counter() - started < 1.0
+
+
+def test_cost_counts_list_sizes_given_as_variable_defaults(server: str, key: str) -> None:
+    q = """query($n: Int = 500) { facts(filter: {scopes: ["user:alice"]}, first: $n) {
+      edges { node { id provenance { episodeId } dependents { id dependsOn { id
+        provenance { episodeId userId summary } } } } } } }"""
+    assert code(post(server, key, q)) == "QUERY_TOO_COMPLEX"
+    assert post(server, key, q, {"n": 5}).json()["data"]["facts"]["edges"] == []
+
+
 def test_cost_counts_list_sizes_sent_as_variables(server: str, key: str) -> None:
     q = """query($n: Int!) { facts(filter: {scopes: ["user:alice"]}, first: $n) {
       edges { node { id provenance { episodeId } dependents { id dependsOn { id

@@ -5,7 +5,7 @@ for verification (a contradiction consolidation found, a premise in doubt) wait 
 decides or fresh evidence verifies them. Only analysts and admins decide. Approval makes a
 candidate active at once and marks it as human-approved, and clears a flag as verified (a
 claim an entity merge left answering nothing beside a served version of another value is kept
-as the answer: that version is superseded by it, review/rival);
+as the answer: that version is turned down by the same decision, review/rival);
 rejection ends either (status 'rejected', never served, kept in history) and flags facts
 derived from it. Both are audited with who, when and the state before/after.
 """
