@@ -26,7 +26,7 @@ def test_only_the_last_few_long_trees_are_kept() -> None:
     texts = ["{ " + f"a{i}: __typename " * (ASIDE_CHARS // 10) + "}" for i in range(80)]
     for t in texts:
         document(t, None)
-    assert graphql_text._long.cache_info().currsize <= 64
+    assert graphql_text._long.cache_info().currsize <= 16
 
 
 def test_a_long_text_is_parsed_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
