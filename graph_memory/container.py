@@ -13,6 +13,7 @@ from graph_memory.repositories.compaction import CompactionRepository
 from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.repositories.ingest import IngestRepository
+from graph_memory.repositories.read_basis import ReadBasisRepository
 from graph_memory.repositories.recall import RecallRepository
 from graph_memory.repositories.resolution import ResolutionRepository
 from graph_memory.repositories.session_tokens import SessionTokenRepository
@@ -35,6 +36,7 @@ from graph_memory.services.forget.service import ForgetService
 from graph_memory.services.ingest.memos import MemoService
 from graph_memory.services.ingest.service import IngestService
 from graph_memory.services.procedures.service import ProcedureService
+from graph_memory.services.read_basis import ReadBasis
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.recall.context_pack import ContextService
 from graph_memory.services.recall.service import RecallService
@@ -113,7 +115,9 @@ def build_services(
     ingest = IngestService(IngestRepository(db), settings)
     # Episode compaction (a consolidation step) and its forget residue share one repository.
     compactor = Compactor(CompactionRepository(db, settings.neo4j()))
-    recall = RecallService(RecallRepository(db), embedder, bookkeeper)
+    # One per process: what it learns of the scopes' stamps serves every read (read_basis.py).
+    basis = ReadBasis(ReadBasisRepository(db))
+    recall = RecallService(RecallRepository(db), embedder, basis, bookkeeper)
     token_repo = SessionTokenRepository(db)
     scope_guard = ScopeGuard(token_repo)
     auth = AuthService(ApiKeyRepository(db), settings.auth_cache_seconds, token_repo)
@@ -128,7 +132,7 @@ def build_services(
         fact_repo=fact_repo,
         entity_repo=entity_repo,
         facts=facts,
-        reads=ReadService(fact_repo, entity_repo),
+        reads=ReadService(fact_repo, entity_repo, basis),
         episodes=episodes,
         remember=RememberService(episodes, facts),
         auth=auth,
@@ -145,7 +149,7 @@ def build_services(
         bookkeeper=bookkeeper,
         recall=recall,
         context=ContextService(recall),
-        procedures=ProcedureService(db, embedder, bookkeeper),
+        procedures=ProcedureService(db, embedder, basis, bookkeeper),
         predicates=PredicateService(db),
         denials=DenialAudit(AuditRepository(db)),
         ingest=ingest,

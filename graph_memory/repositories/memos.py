@@ -76,8 +76,9 @@ class MemoRepository:
             },
         )
 
-    async def close(
-        self,
+    @staticmethod
+    async def close_in_tx(
+        tx: Tx,
         tenant: str,
         memo_id: str,
         now: datetime,
@@ -85,7 +86,7 @@ class MemoRepository:
         acted_for: str | None,
         reason: str | None,
     ) -> Record | None:
-        rows = await self.db.write(
+        rows = await tx.run(
             "memo.close",
             {
                 "tenant": require_tenant(tenant),

@@ -159,7 +159,9 @@ class EpisodeService:
         # its user is being forgotten waits, then lands attributed to a live user
         # node instead of linking to one the forget just deleted.
         await WriteLocks.scopes(tx, principal.tenant, {r["scope"] for r in rows})
-        now = utcnow()  # under the lock: recordedAt follows commit order
+        # Under the lock, after the scope's last stamp: recordedAt follows commit order, and the
+        # lock remembers it at commit (a read as of a moment waits on it: read_basis.py).
+        now = tx.clock(utcnow())
         events = [
             audit.event(
                 principal,

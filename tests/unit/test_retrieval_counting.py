@@ -26,7 +26,9 @@ def _item() -> Scored:
 
 def test_a_read_about_the_past_is_not_counted_as_a_retrieval() -> None:
     recorder = _Recorder()
-    service = RecallService(cast(Any, None), cast(Any, None), cast(RetrievalBookkeeper, recorder))
+    service = RecallService(
+        cast(Any, None), cast(Any, None), cast(Any, None), cast(RetrievalBookkeeper, recorder)
+    )
     service.note_retrieved("t", [_item()])
     service.note_retrieved("t", [_item()], utcnow() - timedelta(seconds=5))  # a client's now
     service.note_retrieved("t", [_item()], utcnow() - AUDIT_READ - timedelta(seconds=1))

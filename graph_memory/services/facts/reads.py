@@ -24,6 +24,7 @@ from graph_memory.errors import ValidationError
 from graph_memory.repositories.entities import EntityRepository
 from graph_memory.repositories.facts import FactRepository
 from graph_memory.services.facts.belief import as_believed_at
+from graph_memory.services.read_basis import ReadBasis
 from graph_memory.versions import EntityRef, Evidence, FactDependencies, FactVersion
 
 __all__ = ["FactFilter", "ReadService"]
@@ -42,14 +43,20 @@ class FactFilter:
 
 
 class ReadService:
-    def __init__(self, facts: FactRepository, entities: EntityRepository) -> None:
+    def __init__(self, facts: FactRepository, entities: EntityRepository, basis: ReadBasis) -> None:
         self.facts = facts
         self.entities = entities
+        self.basis = basis
 
-    @staticmethod
-    def moments(as_of: datetime | None, valid_at: datetime | None) -> tuple[datetime, datetime]:
+    async def moments(
+        self, tenant: str, scopes: list[str], as_of: datetime | None, valid_at: datetime | None
+    ) -> tuple[datetime, datetime]:
+        """The read's (asOf, validAt), now by default; an answer as of a given moment is
+        final before it is read (services/read_basis.py)."""
         now = utcnow()
-        return (require_aware(as_of, "asOf") or now, require_aware(valid_at, "validAt") or now)
+        at = require_aware(as_of, "asOf")
+        await self.basis.settle(tenant, scopes, at)
+        return (at or now, require_aware(valid_at, "validAt") or now)
 
     async def list_facts(
         self,
@@ -64,10 +71,11 @@ class ReadService:
         """Facts in force at (as_of, valid_at), newest recorded first; first+1 rows for paging."""
         if not 1 <= first <= MAX_PAGE:
             raise ValidationError(f"first must be in 1..{MAX_PAGE}", field="first")
-        at, valid = self.moments(as_of, valid_at)
+        scopes = parse_scopes(flt.scopes)
+        at, valid = await self.moments(principal.tenant, scopes, as_of, valid_at)
         rows = await self.facts.in_force(
             principal.tenant,
-            parse_scopes(flt.scopes),
+            scopes,
             subject=entity_key(flt.subject) if flt.subject else None,
             predicate=normalise_predicate(flt.predicate) if flt.predicate else None,
             statuses=list(SERVABLE_STATUSES),
@@ -90,10 +98,11 @@ class ReadService:
         as_of: datetime | None,
     ) -> list[FactVersion]:
         """Every version of (subject, predicate) recorded by as_of, oldest first."""
-        at, _ = self.moments(as_of, None)
+        wanted = parse_scopes(scopes)
+        at, _ = await self.moments(principal.tenant, wanted, as_of, None)
         rows = await self.facts.slot_versions(
             principal.tenant,
-            parse_scopes(scopes),
+            wanted,
             entity_key(subject),
             normalise_predicate(predicate),
             at,

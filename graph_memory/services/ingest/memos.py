@@ -24,6 +24,7 @@ from graph_memory.embeddings import Embedder
 from graph_memory.errors import Conflict, GraphMemoryError, NotFound, ValidationError
 from graph_memory.policy import TenantPolicy
 from graph_memory.repositories.audit import AuditRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.memos import MemoRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts.gate import check_text, tier_for
@@ -174,7 +175,7 @@ class MemoService:
         told in an earlier session), and the audit events of those created, for the caller
         to record in the same transaction."""
         rows = prepared.rows
-        now = utcnow()
+        now = tx.clock(utcnow())  # under the session's scope locks (ingest/session_tx.py)
         landed = await MemoRepository.create_in_tx(tx, principal.tenant, rows, now)
         written = {str(w["row_id"]): (str(w["id"]), bool(w["created"])) for w in landed}
         created = {rid: made for rid, (mid, made) in written.items() if mid == rid}
@@ -252,16 +253,19 @@ class MemoService:
             raise NotFound(f"no todo {memo_id}", field="id")
         if found[0]["memo"].get("status") == "done":
             raise Conflict(f"todo {memo_id} is already done", field="id")
-        now = utcnow()
-        row = await self.repo.close(
-            principal.tenant, memo_id, now, principal.actor, principal.user_id, reason
-        )
-        if row is None:
-            raise NotFound(f"no todo {memo_id}", field="id")
-        await AuditRepository(self.db).record(
-            principal.tenant,
-            [
-                audit.event(
+        tenant = principal.tenant
+
+        async def work(tx: Tx) -> Record | None:
+            # Under the todo's scope lock, as every writer of a scope's memories: closedAt
+            # follows the scope's commit order, and a read as of a moment waits for it
+            # (services/read_basis.py). The close and its audit event commit together.
+            await WriteLocks.scopes(tx, tenant, [str(found[0]["memo"]["scope"])])
+            now = tx.clock(utcnow())
+            row = await MemoRepository.close_in_tx(
+                tx, tenant, memo_id, now, principal.actor, principal.user_id, reason
+            )
+            if row is not None:
+                event = audit.event(
                     principal,
                     "close",
                     "todo",
@@ -271,7 +275,11 @@ class MemoService:
                     after={"status": "done"},
                     reason=reason,
                 )
-            ],
-        )
+                await AuditRepository.record_in_tx(tx, tenant, [event])
+            return row
+
+        row = await self.db.write_tx(work)
+        if row is None:
+            raise NotFound(f"no todo {memo_id}", field="id")
         memo: Record = row["memo"]
         return memo, [p for p in found[0]["provenance"] if p]

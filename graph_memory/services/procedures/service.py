@@ -33,9 +33,11 @@ from graph_memory.embeddings import Embedder
 from graph_memory.errors import NotFound, ValidationError
 from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.episodes import EpisodeRepository
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.procedures import ProcedureRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts.gate import no_nul
+from graph_memory.services.read_basis import ReadBasis
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 
 __all__ = [
@@ -93,11 +95,16 @@ class OutcomeResult:
 
 class ProcedureService:
     def __init__(
-        self, db: Database, embedder: Embedder | None, bookkeeper: RetrievalBookkeeper | None = None
+        self,
+        db: Database,
+        embedder: Embedder | None,
+        basis: ReadBasis,
+        bookkeeper: RetrievalBookkeeper | None = None,
     ) -> None:
         self.db = db
         self.repo = ProcedureRepository(db)
         self.embedder = embedder
+        self.basis = basis
         self.bookkeeper = bookkeeper
 
     async def upsert(
@@ -176,7 +183,10 @@ class ProcedureService:
         reviewed = principal.role is Role.ADMIN
         # Serialised per tenant: two concurrent upserts cannot both become version 2.
         await ProcedureRepository.lock_tenant(tx, tenant)
-        now = utcnow()  # under the lock: versions' times follow commit order
+        # And the scope's lock, as every writer of a scope's memories takes it: its clock follows
+        # the scope's commit order, and a read as of a moment waits on it (read_basis.py).
+        await WriteLocks.scopes(tx, tenant, [scope])
+        now = tx.clock(utcnow())
         current = await ProcedureRepository.current(tx, tenant, scope, intent, role)
         if (
             current is not None
@@ -252,10 +262,13 @@ class ProcedureService:
         # Serialised per tenant: the recount reads every verdict, and a concurrent report
         # that flips an existing verdict locks only its own edge (a lost update otherwise).
         await ProcedureRepository.lock_tenant(tx, tenant)
-        now = utcnow()  # under the lock: counts and event times follow commit order
         found = await ProcedureRepository.get_in_tx(tx, tenant, [procedure_id])
         if procedure_id not in found:
             raise NotFound(f"no procedure {procedure_id}", field="id")
+        # Under its scope's lock too: counts and event times follow commit order, and a read
+        # as of a moment waits on it (read_basis.py).
+        await WriteLocks.scopes(tx, tenant, [str(found[procedure_id]["scope"])])
+        now = tx.clock(utcnow())
         await EpisodeRepository.refuse_forgotten(tx, tenant, [episode_id])
         linked = await ProcedureRepository.add_evidence(
             tx, tenant, procedure_id, episode_id, success, now
@@ -323,13 +336,16 @@ class ProcedureService:
         if not 1 <= limit <= 100:
             raise ValidationError("first must be in 1..100", field="first")
         statuses = ["active", "candidate"] if include_candidates else ["active"]
+        wanted, at = parse_scopes(scopes), require_aware(as_of, "asOf")
+        # An answer as of a given moment is final before it is read (services/read_basis.py).
+        await self.basis.settle(principal.tenant, wanted, at)
         rows = await self.repo.list(
             principal.tenant,
-            parse_scopes(scopes),
+            wanted,
             intent=normalise_name(intent, "intent"),
             role=normalise_name(role, "role") if role else None,
             statuses=statuses,
-            as_of=require_aware(as_of, "asOf") or utcnow(),
+            as_of=at or utcnow(),
             limit=limit,
         )
         if self.bookkeeper is not None and rows:

@@ -45,6 +45,7 @@ from graph_memory.services.facts.belief import (
     held_at,
     procedure_as_of,
 )
+from graph_memory.services.read_basis import ReadBasis
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.recall.digest_members import lift_members
 from graph_memory.services.recall.fusion import Pool, pool_of
@@ -116,10 +117,12 @@ class RecallService:
         self,
         repo: RecallRepository,
         embedder: Embedder,
+        basis: ReadBasis,
         bookkeeper: RetrievalBookkeeper | None = None,
     ) -> None:
         self.repo = repo
         self.embedder = embedder
+        self.basis = basis
         self.bookkeeper = bookkeeper
 
     async def rank(
@@ -130,6 +133,8 @@ class RecallService:
         Raises ValidationError for bad arguments.
         """
         req = checked(request)
+        # An answer as of a given moment is final before it is read (services/read_basis.py).
+        await self.basis.settle(principal.tenant, req.scopes, req.as_of)
         now = utcnow()
         as_of, valid_at = req.as_of or now, req.valid_at or now
         query = req.query.strip()
