@@ -38,6 +38,8 @@ __all__ = ["ReadBasis"]
 # How far ahead of our clock an asOf is waited for rather than answered unpinned: clock skew
 # between a client and the service, not a way to hold a read open.
 AHEAD_WAITED = timedelta(milliseconds=250)
+# A moment at most this far back is taken as not passed yet by its scopes' writers.
+RECENT = timedelta(seconds=1)
 # Scopes whose settled moment is remembered (per tenant and scope; least recently used go).
 REMEMBERED = 50_000
 
@@ -61,9 +63,13 @@ class ReadBasis:
         open_ = sorted({s for s in scopes if not self._settled_at(tenant, s, as_of)})
         if not open_:
             return
-        for scope, stamp in (await self.repo.stamps(tenant, open_)).items():
-            if stamp is not None:
-                self._remember(tenant, scope, stamp)
+        if ahead < -RECENT:
+            # Long enough ago that the scopes' writers have most likely passed it: one read of
+            # their stamps, no lock. A moment just past (asOf = the client's now) is rarely
+            # passed yet, so it goes straight to the pin.
+            for scope, stamp in (await self.repo.stamps(tenant, open_)).items():
+                if stamp is not None:
+                    self._remember(tenant, scope, stamp)
         behind = [s for s in open_ if not self._settled_at(tenant, s, as_of)]
         if behind:
             await self.repo.pin(tenant, behind, as_of)

@@ -187,8 +187,10 @@ def test_a_read_of_a_moment_the_scope_has_passed_writes_nothing_and_a_later_one_
     )
 
     async def go(services: Services) -> dict[str, Any]:
+        # A moment more than a second back, before the scope's first write (a moment just past
+        # goes straight to the pin: read_basis.RECENT).
+        before = utcnow() - timedelta(seconds=2)
         ep = await _episode(services, agent, "s1")
-        before = utcnow()
         await services.facts.assert_facts(agent, [_lives("Paris", ep)])
 
         async def facts(as_of: datetime | None) -> list[str]:
