@@ -44,6 +44,7 @@ from graph_memory.container import build_services
 from graph_memory.db import Record
 from graph_memory.domain import EpisodeInput, Outcome, Principal, Role
 from graph_memory.migrations import migrate
+from graph_memory.repositories.recall import Search
 from graph_memory.services.recall import service as recall_module
 from graph_memory.services.recall.ranking import Scored, build_lucene, coverage, recency
 from graph_memory.services.recall.service import RecallRequest
@@ -151,11 +152,11 @@ async def report(
         scope = f"user:{q.conversation}"
         vector = await services.embedder.embed_query(q.text)  # type: ignore[attr-defined]
         for mode, at in MODES.items():
-            rows, _ = await recall.repo.episodes(
-                principal.tenant, [scope], vector=vector, k=OVER_RECALL,
-                lucene=build_lucene(principal.tenant, [scope], q.text),
-                as_of=datetime.now(at.tzinfo), valid_at=at,
+            search = Search(
+                principal.tenant, [scope], vector,
+                build_lucene(principal.tenant, [scope], q.text), datetime.now(at.tzinfo), at,
             )  # fmt: skip
+            rows, _ = await recall.repo.search_kind(search, "episode", OVER_RECALL)
             rows_of[(q.index, mode)] = rows
             for name, ranker in METHODS.items():
                 if ranker is None:

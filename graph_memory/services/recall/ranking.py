@@ -92,11 +92,14 @@ __all__ = [
     "evidence_contributors",
     "mask_names",
     "name_keys",
+    "query_stems",
     "query_terms",
     "recency",
     "score_rows",
     "settle_conflicts",
+    "stem",
     "text_stems",
+    "tokens",
 ]
 
 TIER_MULTIPLIER: dict[str, float] = {
@@ -131,6 +134,11 @@ _STOP = frozenset(_STOP_WORDS.split())
 _PORTER = snowballstemmer.stemmer("porter")
 
 
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` as the full-text index's tokenizer splits them."""
+    return _TOKEN.findall(text)
+
+
 def escape_lucene(term: str) -> str:
     """Backslash every Lucene special character, so user text is only ever terms."""
     return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in term)
@@ -163,7 +171,7 @@ def query_terms(query: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=65_536)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     # Pure-Python Porter stemming of every candidate's words was half the event loop's time
     # under recall load (bench/load.py --profile); a memory's words recur across recalls, so
     # each word is stemmed once (65k words: a few MB at most).
@@ -174,7 +182,7 @@ def _stem(word: str) -> str:
 def _stems(words: list[str]) -> set[str]:
     # The full-text indexes use Lucene's English analyzer (Porter stemming), so coverage
     # compares stems too: "refunds" covers "refund".
-    return {_stem(w) for w in words}
+    return {stem(w) for w in words}
 
 
 def coverage(query: str, text: str) -> float:
@@ -187,7 +195,7 @@ def covered(query: str, found: frozenset[str]) -> float:
     judges each candidate's coverage up to three times (ranking and relevance floors, with
     and without the names), and splitting and stemming its text each time was a tenth of the
     event loop's time under load (bench/load.py, py-spy)."""
-    wanted = _query_stems(query)
+    wanted = query_stems(query)
     if not wanted:
         return 0.0
     return len(wanted & found) / len(wanted)
@@ -200,7 +208,7 @@ def text_stems(text: str) -> frozenset[str]:
 # Queries recur across recalls (an agent asks the same thing each turn). Memories' texts are
 # not cached across recalls: a forgotten contributor's words would stay in the process.
 @functools.lru_cache(maxsize=1_024)
-def _query_stems(query: str) -> frozenset[str]:
+def query_stems(query: str) -> frozenset[str]:
     return frozenset(_stems([t for w in query_terms(query) for t in _TOKEN.findall(w)]))
 
 

@@ -49,6 +49,7 @@ from graph_memory.services.read_basis import ReadBasis
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.recall.digest_members import lift_members
 from graph_memory.services.recall.fusion import Pool, pool_of
+from graph_memory.services.recall.keywords import TermStats, term_stats, with_keywords
 from graph_memory.services.recall.neighbours import asks, lift_replies
 from graph_memory.services.recall.ranking import (
     Scored,
@@ -105,6 +106,8 @@ class Scoring:
     content_vector: list[float] | None
     pool: Pool
     valid_at: datetime
+    # The candidates' term statistics, which a later pass's keyword scores use too.
+    terms: TermStats
 
 
 # A read as of a moment longer ago than this is a look at the past (a client's own "now" may
@@ -165,6 +168,10 @@ class RecallService:
             fetched[at] = await self._confidence_then(principal.tenant, fetched[at], req.as_of)
             fetched = await self._outcomes_then(principal.tenant, fetched, req.as_of)
         considered = sum(len(rows) for rows in fetched)
+        # The keyword signal on the candidates' own statistics, not the shared index's
+        # (services/recall/keywords.py says why).
+        terms = term_stats((r for rows in fetched for r in rows), query)
+        fetched = [with_keywords(rows, query, terms) for rows in fetched]
         # One scale for every kind: they share the embedding space and the recency anchor.
         pool = pool_of(
             (r for rows in fetched for r in rows),
@@ -205,7 +212,7 @@ class RecallService:
         drops["relative_relevance"] = len(scored) - len(relevant)
         scored = sorted(relevant, key=lambda s: (-s.total, -s.tier_rank, s.id))
         below = considered - len(scored)
-        scoring = Scoring(vector, content_vector if on_content else None, pool, valid_at)
+        scoring = Scoring(vector, content_vector if on_content else None, pool, valid_at, terms)
         scored = await self._with_replies(principal.tenant, req, scored, scoring, as_of)
         scored = await self._with_members(principal.tenant, req, scored, scoring, as_of)
         scored = settle_conflicts(scored)
@@ -315,7 +322,8 @@ class RecallService:
             return ranked
         of = {str(row["id"]): digest for digest, row in pairs}
         members: dict[str, list[Scored]] = {}
-        for s in self._score("episode", [row for _, row in pairs], req, pool, valid_at, None):
+        rows = with_keywords([row for _, row in pairs], req.query.strip(), scoring.terms)
+        for s in self._score("episode", rows, req, pool, valid_at, None):
             if self._floor(s, req) is None:
                 members.setdefault(of[s.id], []).append(s)
         return lift_members(ranked, members)
