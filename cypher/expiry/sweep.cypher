@@ -1,9 +1,11 @@
-// params: tenant, now, limit
+// params: tenant, due, now, limit
 // returns: id, status_before, expires_at, ttl_days, confidence
 // TTL elapsed: the fact is demoted to expired/needs-verification, never served as truth.
-// One batch of at most $limit facts; the caller loops until a batch comes back short.
+// One batch of at most $limit facts due by $due; the caller loops until a batch comes back
+// short. The change is stamped $now, the transaction's clock read under its locks (a read as
+// of a moment waits on them: services/read_basis.py), not the sweep's due moment.
 MATCH (f:Fact {tenant: $tenant})
-WHERE f.expires_at <= $now AND f.status IN ['active', 'candidate']
+WHERE f.expires_at <= $due AND f.status IN ['active', 'candidate']
   AND f.superseded_at IS NULL AND f.retracted_at IS NULL
 WITH f ORDER BY f.expires_at ASC, f.id ASC LIMIT $limit
 WITH f, f.status AS status_before

@@ -158,9 +158,13 @@ class TrustRepository:
 
     # -- TTL expiry -------------------------------------------------------------------------
     @staticmethod
-    async def expire_due(tx: Tx, tenant: str, now: datetime, limit: int) -> list[Record]:
+    async def expire_due(
+        tx: Tx, tenant: str, due: datetime, now: datetime, limit: int
+    ) -> list[Record]:
+        """Expire facts due by ``due``, the change stamped ``now``."""
         return await tx.run(
-            "expiry.sweep", {"tenant": require_tenant(tenant), "now": now, "limit": limit}
+            "expiry.sweep",
+            {"tenant": require_tenant(tenant), "due": due, "now": now, "limit": limit},
         )
 
     async def tenants_due(self, now: datetime) -> list[str]:

@@ -62,10 +62,15 @@ class ExpiryService:
         return [await self.sweep(t, None, at) for t in await self.repo.tenants_due(at)]
 
     async def _batch(
-        self, tx: Tx, tenant: str, principal: Principal | None, now: datetime
+        self, tx: Tx, tenant: str, principal: Principal | None, due: datetime
     ) -> tuple[int, int]:
         await WriteLocks.everything(tx, tenant)
-        rows = await TrustRepository.expire_due(tx, tenant, now, self.batch)
+        # Facts due by the sweep's moment, the changes stamped with the clock read under the
+        # locks: after what the scopes' writers and readers already fixed (read_basis.py), as
+        # every writer stamps. A sweep's one moment, reused batch after batch and tenant after
+        # tenant, could land a change before a moment a read already answered.
+        now = tx.clock(utcnow())
+        rows = await TrustRepository.expire_due(tx, tenant, due, now, self.batch)
         if not rows:
             return 0, 0
         who: dict[str, Any] = (
