@@ -62,12 +62,31 @@ def _unavailable(e: Exception) -> StoreUnavailable:
     return StoreUnavailable("the memory store is unavailable; retry later")
 
 
+class LockedLate(Exception):  # a signal to run the transaction again, never a caller's
+    """A scope lock taken after the transaction read its clock whose last writer or reader
+    (services/read_basis.py) had already passed that clock: changes stamped with it would land
+    before a moment already fixed in the scope. The transaction is run again, the scopes
+    locked before its clock (``Tx.early``)."""
+
+    def __init__(self, scopes: set[tuple[str, str]]) -> None:
+        super().__init__(f"scope locks taken after the clock: {sorted(scopes)}")
+        self.scopes = scopes
+
+
 class Tx:
     """A transaction handed to repository code: runs named queries only."""
 
-    def __init__(self, tx: AsyncManagedTransaction, queries: CypherCatalog) -> None:
+    def __init__(
+        self,
+        tx: AsyncManagedTransaction,
+        queries: CypherCatalog,
+        early: set[tuple[str, str]] | None = None,
+    ) -> None:
         self._tx = tx
         self._queries = queries
+        # (tenant, scope) locks to take with the first scope locks, before the clock: a
+        # previous attempt took them after it, too late (LockedLate).
+        self.early: set[tuple[str, str]] = set(early or ())
         # The write locks this transaction holds (repositories/locks.py): taking one again is
         # a no-op, since re-locking a lock node we hold can deadlock against a waiter.
         self.held: set[tuple[str, ...]] = set()
@@ -77,9 +96,13 @@ class Tx:
         self.floor: datetime | None = None
         self.stamp: datetime | None = None
 
-    def locked(self, lock_stamp: Any) -> None:
-        """Note the stamp a lock statement read from the locks it took."""
+    def locked(self, lock_stamp: Any, scopes: Iterable[tuple[str, str]] = ()) -> None:
+        """Note the stamp a lock statement read from the locks it took (``scopes``, as
+        (tenant, scope)). Raises LockedLate when the clock was read already and the locks'
+        stamp is not before it (write_tx runs the transaction again, those locked first)."""
         at = as_datetime(lock_stamp)
+        if at is not None and self.stamp is not None and at >= self.stamp:
+            raise LockedLate(set(scopes))
         if at is not None and (self.floor is None or at > self.floor):
             self.floor = at
 
@@ -112,6 +135,9 @@ class Tx:
 
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
+# How often a write runs again to take late scope locks before its clock (LockedLate): each
+# attempt adds the scopes found late, so a change's reach is settled in a few.
+LATE_LOCK_RETRIES = 4
 _BATCHED = re.compile(r"\bIN\s+TRANSACTIONS\b", re.IGNORECASE)
 
 # The driver's Record.data() walks every value through abstract-base-class isinstance checks:
@@ -244,19 +270,33 @@ class Database:
     async def write_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
         """Run ``fn`` in one write transaction (retried whole on transient faults)."""
 
+        early: set[tuple[str, str]] = set()
+
         async def work(tx: AsyncManagedTransaction) -> T:
-            t = Tx(tx, self.queries)
+            t = Tx(tx, self.queries, early)
             out = await fn(t)
             await t.seal()
             return out
 
         try:
-            result: T = await self._with_retry(work, write=True)
+            result: T = await self._with_early_locks(work, early)
         except ConstraintError as e:
             # A uniqueness constraint refused the write (two writers racing to create one
             # id): the caller's conflict to resolve, not a fault of the service.
             raise Conflict("the write conflicts with data already stored; retry it") from e
         return result
+
+    async def _with_early_locks(self, work: Any, early: set[tuple[str, str]]) -> Any:
+        """``work`` run (and retried) as a write; run again with the scope locks it took after
+        its clock taken first (LockedLate), as long as each attempt finds new ones."""
+        for _ in range(LATE_LOCK_RETRIES):
+            try:
+                return await self._with_retry(work, write=True)
+            except LockedLate as e:
+                if e.scopes <= early:
+                    break  # nothing new to lock first: another attempt would meet it too
+                early |= e.scopes
+        raise Conflict("the write kept meeting newer changes of the scopes it reaches; retry it")
 
     async def read_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
         async def work(tx: AsyncManagedTransaction) -> T:

@@ -2,11 +2,11 @@
 // returns: id, premise
 // A conclusion whose premise was superseded or retracted must not be served as if nothing
 // changed: flag it needs-verification with the reason. Conclusions drawn from that conclusion
-// lose their grounds too, so doubt follows DEPENDS_ON all the way down (bounded: a chain of
-// conclusions deeper than 8 is not a thing a memory should hold).
+// lose their grounds too, so doubt follows DEPENDS_ON all the way down (fact/_conclusions).
+// The caller holds the locks of their scopes (repositories/facts.py).
 UNWIND $premises AS p
-MATCH path = (d:Fact)-[:DEPENDS_ON*1..8]->(premise:Fact {id: p.id})
-WHERE d.tenant = $tenant AND d.superseded_at IS NULL AND d.retracted_at IS NULL
+MATCH (premise:Fact {id: p.id})
+#include fact/_conclusions(premise)
 // One flag per conclusion, by its nearest changed premise.
 WITH d, p, length(path) AS hops
 ORDER BY hops

@@ -1,7 +1,10 @@
 // params: tenant, ids, outcome, episode_id, now, actor, outranking
 // returns: id, kind, recorded, counted, helpful, harmful
-// What retrieved memories (facts or episodes) led to in an episode: one verdict per
-// (episode, memory), a second report replacing the first. A verdict counts only when the
+// What retrieved memories (facts or episodes) led to in an episode: one verdict in force per
+// (episode, memory), a second report replacing the first from its moment on. A verdict is
+// never rewritten: each report adds one (as each adds its audit event), so the counts as of a
+// moment between two reports keep the first (outcome/_verdicts takes each user's latest by
+// then), and a repeated verdict is the user's latest again. A verdict counts only when the
 // memory's tier is not above the reporter's role cap (``outranking``: the tiers above it), so
 // a user-tier credential cannot demote (or restore) system or admin memory; it is still
 // recorded. The counts are per contributor, each user's latest counted verdict (an episode's
@@ -21,10 +24,9 @@ WITH ep, id, coalesce(f, e) AS m,
 CALL (ep, m) {
   WITH ep, m WHERE m IS NOT NULL
   SET m.last_outcome_at = $now
-  MERGE (ep)-[v:LED_TO]->(m)
-  SET v.outcome = $outcome, v.at = $now, v.actor = $actor,
-      v.counted = NOT coalesce(m.tier, '') IN $outranking
-  WITH m, v.counted AS counted
+  WITH ep, m, NOT coalesce(m.tier, '') IN $outranking AS counted
+  CREATE (ep)-[:LED_TO {outcome: $outcome, at: $now, actor: $actor, counted: counted}]->(m)
+  WITH m, counted
 #include outcome/_recount(m)
   RETURN counted, helpful, harmful
   UNION

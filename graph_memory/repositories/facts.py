@@ -181,6 +181,15 @@ class FactRepository:
     ) -> list[Record]:
         if not premises:
             return []
+        # Conclusions may live in other scopes than their premise (a user's conclusion from a
+        # tenant policy): flagging writes there, so under those scopes' locks too, as every
+        # writer of a scope (a read as of a moment waits on them: services/read_basis.py).
+        # Taken after the clock, a lock whose scope moved past it makes the transaction run
+        # again with it locked first (db.LockedLate).
+        rows = await tx.run(
+            "fact.conclusion_scopes", {"tenant": tenant, "ids": sorted({p["id"] for p in premises})}
+        )
+        await WriteLocks.scopes(tx, tenant, [str(r["scope"]) for r in rows])
         return await tx.run(
             "fact.flag_dependents", {"tenant": tenant, "premises": premises, "now": now}
         )

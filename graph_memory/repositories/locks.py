@@ -29,13 +29,21 @@ class WriteLocks:
             tx.held.add(key)
 
     @staticmethod
-    async def scopes(tx: Tx, tenant: str, scopes: Iterable[str]) -> None:
+    def wanted(tx: Tx, tenant: str, scopes: Iterable[str]) -> list[str]:
+        """The scope locks to take, sorted: ``scopes`` and those an earlier attempt of the
+        transaction took too late (Tx.early), less those it holds."""
+        more = {s for t, s in tx.early if t == tenant}
+        tx.early -= {(tenant, s) for s in more}
+        return sorted(s for s in set(scopes) | more if ("scope", tenant, s) not in tx.held)
+
+    @classmethod
+    async def scopes(cls, tx: Tx, tenant: str, scopes: Iterable[str]) -> None:
         tenant = require_tenant(tenant)
-        ordered = sorted(s for s in set(scopes) if ("scope", tenant, s) not in tx.held)
+        ordered = cls.wanted(tx, tenant, scopes)
         if ordered:
             rows = await tx.run("lock.scopes", {"tenant": tenant, "scopes": ordered})
             tx.held.update(("scope", tenant, s) for s in ordered)
-            tx.locked(rows[0]["lock_stamp"])
+            tx.locked(rows[0]["lock_stamp"], [(tenant, s) for s in ordered])
 
     @classmethod
     async def facts(cls, tx: Tx, tenant: str, ids: Iterable[str]) -> None:
@@ -44,6 +52,16 @@ class WriteLocks:
         if wanted:
             rows = await tx.run(
                 "lock.fact_scopes", {"tenant": require_tenant(tenant), "ids": wanted}
+            )
+            await cls.scopes(tx, tenant, [r["scope"] for r in rows])
+
+    @classmethod
+    async def memories(cls, tx: Tx, tenant: str, ids: Iterable[str]) -> None:
+        """The scope locks of these facts and episodes (unknown ids lock nothing)."""
+        wanted = sorted(set(ids))
+        if wanted:
+            rows = await tx.run(
+                "lock.memory_scopes", {"tenant": require_tenant(tenant), "ids": wanted}
             )
             await cls.scopes(tx, tenant, [r["scope"] for r in rows])
 

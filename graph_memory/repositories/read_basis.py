@@ -23,11 +23,13 @@ class ReadBasisRepository:
         )
         return {str(r["scope"]): as_datetime(r["stamp"]) for r in rows}
 
-    async def pin(self, tenant: str, scopes: list[str], as_of: datetime) -> None:
+    async def pin(self, tenant: str, scopes: list[str], as_of: datetime) -> set[str]:
         """Wait for the writers of ``scopes`` in flight, then make every later one stamp after
-        ``as_of`` (``scopes`` sorted: the order writers take their locks in)."""
+        ``as_of`` (``scopes`` sorted: the order writers take their locks in). Returns the
+        scopes never written (no lock kept, so nothing raised)."""
         params = {"tenant": require_tenant(tenant), "scopes": require_scopes(scopes)}
         # Two statements: the second reads the stamps only once the first holds the locks.
-        await self.db.write_many(
+        _, stamped = await self.db.write_many(
             [("lock.pin", params), ("lock.pin_stamp", {**params, "as_of": as_of})]
         )
+        return {str(s) for s in stamped[0]["unwritten"]}

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from graph_memory.db import Database, Record, Tx
 from graph_memory.repositories._scope import require_tenant
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.timeline import _segment, life_of
 from graph_memory.temporal import Segment, VersionLife
 
@@ -137,7 +138,7 @@ class WriteStateRepository:
         # A lock this transaction holds already (a session's ingestion writes its episode
         # first) is not taken again: re-locking a held node can deadlock against a writer
         # waiting for it (repositories/locks.py).
-        wanted = sorted(s for s in set(scopes) if ("scope", tenant, s) not in tx.held)
+        wanted = WriteLocks.wanted(tx, tenant, scopes)
         rows = await tx.run(
             "fact.write_state",
             {
@@ -158,7 +159,7 @@ class WriteStateRepository:
         )
         tx.held.update(("scope", tenant, s) for s in wanted)
         row = rows[0]
-        tx.locked(row["lock_stamp"])
+        tx.locked(row["lock_stamp"], [(tenant, s) for s in wanted])
         states = {k: SlotState() for k in keys}
         for r in row["slots"]:
             states[(r["scope"], r["subject"], r["predicate"])] = _slot(r)

@@ -12,9 +12,14 @@ the scope locks every writer takes (repositories/locks.py):
   after ``as_of``: the answer is final. That is the common case (any moment before the scope's
   last write), read once and then remembered, since a stamp never moves back;
 - otherwise the read pins its scopes (lock/pin): it waits for the writer holding a lock to
-  commit, then raises the stamp to ``as_of``. Writers after it stamp after ``as_of``, in this
-  process or another whose clock runs behind (a scope never written keeps no lock to raise:
-  its first writer stamps by its own clock, after ``as_of`` unless that clock runs behind).
+  commit, then raises the stamp to ``as_of`` (or to our clock when the pin began, if later:
+  every moment until then is final as well). Writers after it stamp after it, in this process
+  or another whose clock runs behind. A scope never written keeps no lock to raise: its first
+  writer stamps by its own clock (after ``as_of`` unless that clock runs behind), and the
+  scope is not remembered as settled.
+- a writer whose change reaches a scope it locked only after reading its clock (a conclusion
+  in another scope flagged, a held candidate released) and finds that scope already past its
+  clock runs again with that lock taken first (db.LockedLate).
 
 A moment a little in the future is waited for (a client's clock may run ahead of ours); a
 moment further ahead is answered with what is believed now and promises nothing, since writes
@@ -72,9 +77,15 @@ class ReadBasis:
                     self._remember(tenant, scope, stamp)
         behind = [s for s in open_ if not self._settled_at(tenant, s, as_of)]
         if behind:
-            await self.repo.pin(tenant, behind, as_of)
+            # Pinned up to now, not only to asOf (taken before the pin waits for the locks):
+            # every moment until then is final too, so the next reads of this scope as of any
+            # of them need nothing.
+            upto = max(as_of, utcnow())
+            unwritten = await self.repo.pin(tenant, behind, upto)
+            # A scope never written keeps no lock to carry the pin (see above): not remembered.
             for scope in behind:
-                self._remember(tenant, scope, as_of)
+                if scope not in unwritten:
+                    self._remember(tenant, scope, upto)
 
     def _settled_at(self, tenant: str, scope: str, as_of: datetime) -> bool:
         known = self._settled.get((tenant, scope))

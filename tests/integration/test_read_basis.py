@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from graph_memory.container import Services, build_services
 from graph_memory.db import Database, Tx
 from graph_memory.domain import (
+    Cardinality,
     Citation,
     EpisodeInput,
     FactInput,
@@ -25,14 +26,18 @@ from graph_memory.domain import (
     utcnow,
 )
 from graph_memory.embeddings import Embedder
+from graph_memory.repositories.trust import TrustRepository
+from graph_memory.services.facts.expiry import ExpiryService
 from graph_memory.services.facts.reads import FactFilter
 from graph_memory.services.facts.results import ItemResult
 from graph_memory.services.recall.request import RecallRequest
+from graph_memory.services.trust.outcomes import Outcome as VerdictOutcome
 from graph_memory.settings import Settings
 from tests.integration.conftest import bolt
 
 T = TypeVar("T")
 SCOPE = "user:alice"
+ONE = Cardinality.ONE
 LIVES = FactFilter(scopes=(SCOPE,), subject="alice", predicate="lives_in")
 
 
@@ -226,7 +231,9 @@ def test_a_read_of_a_moment_the_scope_has_passed_writes_nothing_and_a_later_one_
     assert seen["now_unpinned"] == ["Paris"] and seen["after_now"]["pins"] is None
     assert seen["pinned"] == ["Paris"]
     assert seen["after_pin"]["pins"] == 1
-    assert as_datetime(seen["after_pin"]["stamp"]) == seen["pinned_at"]
+    # Raised to the moment asked, or to when the pin ran, whichever is later.
+    pinned = as_datetime(seen["after_pin"]["stamp"])
+    assert pinned is not None and pinned >= seen["pinned_at"]
     assert seen["after_again"]["pins"] == 1
     rome = bolt(
         settings,
@@ -276,5 +283,153 @@ def test_an_as_of_just_ahead_of_the_clock_is_waited_for_and_one_far_ahead_is_not
     waited, ahead, far_took, stamp = _run(settings, embedder, go)
     assert stamp is not None
     assert waited >= 0.1
-    assert stamp == ahead  # pinned once reached; the far moment left the stamp alone
+    # Pinned once reached (to the moment asked, or a little later, when the pin ran); the far
+    # moment left the stamp alone.
+    assert ahead <= stamp < ahead + timedelta(seconds=2)
     assert far_took < 1.0
+
+
+def test_a_change_reaching_another_scope_waits_for_it_and_a_read_of_it_waits_for_the_change(
+    settings: Settings, embedder: Embedder, tenant: str, monkeypatch: Any
+) -> None:
+    """Retracting a tenant-scope premise flags a user-scope conclusion: the retraction takes the
+    user scope's lock too, so a read of the user scope as of a moment after its stamp waits
+    for it, and asked again answers the same."""
+    admin = Principal(tenant, Role.ADMIN, "k-test")
+
+    async def go(services: Services) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+        [(ep_t, _)] = await services.episodes.record(
+            admin,
+            [
+                EpisodeInput(
+                    user_id="alice",
+                    session_id="s0",
+                    started_at=None,
+                    ended_at=None,
+                    summary="The company policy named the headquarters.",
+                    outcome=Outcome.SUCCESS,
+                    source="user",
+                    scope="tenant",
+                )
+            ],
+        )
+        assert ep_t is not None
+        ep = await _episode(services, admin, "s1")
+        [p] = await services.facts.assert_facts(
+            admin,
+            [
+                FactInput(
+                    "acme", "hq_in", "Paris", (Citation(ep_t),), scope="tenant", cardinality=ONE
+                )
+            ],
+        )
+        assert p.ok and p.fact_id is not None
+        [d] = await services.facts.assert_facts(
+            admin,
+            [
+                FactInput(
+                    "alice",
+                    "works_in",
+                    "Paris",
+                    (Citation(ep),),
+                    depends_on=(p.fact_id,),
+                    cardinality=ONE,
+                )
+            ],
+        )
+        assert d.ok
+        works = FactFilter(scopes=(SCOPE,), subject="alice", predicate="works_in")
+
+        async def read(at: datetime) -> list[tuple[str, bool]]:
+            rows = await services.reads.list_facts(
+                admin, works, as_of=at, valid_at=None, first=10, after=None
+            )
+            return [(r.object, r.needs_verification) for r in rows]
+
+        # The retraction held open just before its commit (its changes made and stamped).
+        stamped: asyncio.Future[datetime] = asyncio.get_running_loop().create_future()
+        release = asyncio.Event()
+        seal = Tx.seal
+
+        async def held(self: Tx) -> None:
+            if not stamped.done() and self.stamp is not None:
+                stamped.set_result(self.stamp)
+                await release.wait()
+            await seal(self)
+
+        monkeypatch.setattr(Tx, "seal", held)
+        writer = asyncio.create_task(services.facts.retract(admin, p.fact_id, "wrong"))
+        stamp = await stamped
+        await asyncio.sleep(0.02)
+        at = utcnow()
+        assert at > stamp
+        reader = asyncio.create_task(read(at))
+        await asyncio.sleep(0.5)
+        waited = not reader.done()
+        release.set()
+        await writer
+        first = await reader
+        assert waited, "the read answered while a change reaching its scope was in flight"
+        return first, await read(at)
+
+    first, again = _run(settings, embedder, go)
+    assert first == again == [("Paris", True)]
+
+
+def test_expiry_and_outcome_reports_land_after_a_moment_already_answered(
+    settings: Settings, embedder: Embedder, tenant: str
+) -> None:
+    """The expiry sweep stamps under its locks (not with the sweep's due moment), and an
+    outcome report adds a verdict instead of rewriting one: what a read as of a moment answered
+    stays (flags, and the outcome counts recall's salience reads)."""
+    admin = Principal(tenant, Role.ADMIN, "k-test")
+
+    async def go(services: Services) -> dict[str, Any]:
+        ep = await _episode(services, admin, "s1")
+        [p] = await services.facts.assert_facts(
+            admin, [FactInput("alice", "badge", "B1", (Citation(ep),), ttl_days=1, cardinality=ONE)]
+        )
+        assert p.fact_id is not None
+        [d] = await services.facts.assert_facts(
+            admin,
+            [
+                FactInput(
+                    "alice",
+                    "works_in",
+                    "Paris",
+                    (Citation(ep),),
+                    depends_on=(p.fact_id,),
+                    cardinality=ONE,
+                )
+            ],
+        )
+        assert p.ok and d.ok and d.fact_id is not None
+        assert services.outcomes is not None and services.recall is not None
+        recall, outcomes = services.recall, services.outcomes
+        await outcomes.report(admin, [d.fact_id], VerdictOutcome.HELPFUL, ep)
+        await services.db.run_raw(
+            "MATCH (f:Fact {id: $id}) SET f.expires_at = datetime() - duration('PT1H')",
+            {"id": p.fact_id},
+        )
+        due = utcnow()  # the sweep's moment, taken before its locks
+        await asyncio.sleep(0.05)
+        at = utcnow()
+        works = FactFilter(scopes=(SCOPE,), subject="alice", predicate="works_in")
+
+        async def read() -> tuple[list[tuple[str, bool]], Any]:
+            rows = await services.reads.list_facts(
+                admin, works, as_of=at, valid_at=None, first=5, after=None
+            )
+            counts = await recall.repo.outcomes_at(tenant, [d.fact_id or ""], at)
+            return [(r.object, r.needs_verification) for r in rows], counts
+
+        seen: dict[str, Any] = {"first": await read()}
+        await ExpiryService(TrustRepository(services.db)).sweep(tenant, None, due)
+        await outcomes.report(admin, [d.fact_id], VerdictOutcome.HARMFUL, ep)
+        seen["again"] = await read()
+        return {**seen, "now": await recall.repo.outcomes_at(tenant, [d.fact_id], utcnow())}
+
+    seen = _run(settings, embedder, go)
+    assert seen["first"] == seen["again"]
+    assert seen["first"][0] == [("Paris", False)]
+    assert seen["now"] != seen["first"][1]  # the later report counts from its moment on

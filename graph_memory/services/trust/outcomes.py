@@ -94,8 +94,12 @@ class OutcomeService:
             # before this read (and is refused here) or waits for this report (and its purge
             # drops it).
             await WriteLocks.tenant(tx, tenant)
+            # And the locks of the reported memories' scopes, as every writer of a scope's
+            # memories: the verdicts' times follow its commit order, and a recall as of a
+            # moment (salience from the verdicts told by then) waits on them (read_basis.py).
+            await WriteLocks.memories(tx, tenant, ids)
             await EpisodeRepository.refuse_forgotten(tx, tenant, [episode_id])
-            now = utcnow()
+            now = tx.clock(utcnow())
             # No row at all names an unknown episode (as with [""]: no id to report on).
             rows = await OutcomeRepository.report(
                 tx, tenant, ids or [""], outcome.value, episode_id, now, principal.actor, outranking
