@@ -264,6 +264,9 @@ class MemoService:
             row = await MemoRepository.close_in_tx(
                 tx, tenant, memo_id, now, principal.actor, principal.user_id, reason
             )
+            if row is not None and row["before"] == "done":
+                # Closed by a concurrent call since the check above: one close, one event.
+                raise Conflict(f"todo {memo_id} is already done", field="id")
             if row is not None:
                 event = audit.event(
                     principal,
