@@ -46,16 +46,6 @@ class WriteLocks:
             tx.locked(rows[0]["lock_stamp"], [(tenant, s) for s in ordered])
 
     @classmethod
-    async def facts(cls, tx: Tx, tenant: str, ids: Iterable[str]) -> None:
-        """The scope locks of these versions (unknown ids lock nothing)."""
-        wanted = sorted(set(ids))
-        if wanted:
-            rows = await tx.run(
-                "lock.fact_scopes", {"tenant": require_tenant(tenant), "ids": wanted}
-            )
-            await cls.scopes(tx, tenant, [r["scope"] for r in rows])
-
-    @classmethod
     async def memories(cls, tx: Tx, tenant: str, ids: Iterable[str]) -> None:
         """The scope locks of these facts and episodes (unknown ids lock nothing)."""
         wanted = sorted(set(ids))
@@ -64,6 +54,9 @@ class WriteLocks:
                 "lock.memory_scopes", {"tenant": require_tenant(tenant), "ids": wanted}
             )
             await cls.scopes(tx, tenant, [r["scope"] for r in rows])
+
+    # A change to named fact versions locks their scopes.
+    facts = memories
 
     @staticmethod
     async def everything(tx: Tx, tenant: str) -> None:

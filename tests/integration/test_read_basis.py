@@ -71,6 +71,24 @@ async def _episode(services: Services, agent: Principal, session: str) -> str:
     return ep
 
 
+async def _conclusion(services: Services, admin: Principal, ep: str, premise: str) -> ItemResult:
+    """Alice works in Paris, drawn from ``premise``."""
+    [d] = await services.facts.assert_facts(
+        admin,
+        [
+            FactInput(
+                "alice",
+                "works_in",
+                "Paris",
+                (Citation(ep),),
+                depends_on=(premise,),
+                cardinality=ONE,
+            )
+        ],
+    )
+    return d
+
+
 def _lives(city: str, ep: str) -> FactInput:
     return FactInput("alice", "lives_in", city, (Citation(ep),), source="user")
 
@@ -324,19 +342,7 @@ def test_a_change_reaching_another_scope_waits_for_it_and_a_read_of_it_waits_for
             ],
         )
         assert p.ok and p.fact_id is not None
-        [d] = await services.facts.assert_facts(
-            admin,
-            [
-                FactInput(
-                    "alice",
-                    "works_in",
-                    "Paris",
-                    (Citation(ep),),
-                    depends_on=(p.fact_id,),
-                    cardinality=ONE,
-                )
-            ],
-        )
+        d = await _conclusion(services, admin, ep, p.fact_id)
         assert d.ok
         works = FactFilter(scopes=(SCOPE,), subject="alice", predicate="works_in")
 
@@ -390,19 +396,7 @@ def test_expiry_and_outcome_reports_land_after_a_moment_already_answered(
             admin, [FactInput("alice", "badge", "B1", (Citation(ep),), ttl_days=1, cardinality=ONE)]
         )
         assert p.fact_id is not None
-        [d] = await services.facts.assert_facts(
-            admin,
-            [
-                FactInput(
-                    "alice",
-                    "works_in",
-                    "Paris",
-                    (Citation(ep),),
-                    depends_on=(p.fact_id,),
-                    cardinality=ONE,
-                )
-            ],
-        )
+        d = await _conclusion(services, admin, ep, p.fact_id)
         assert p.ok and d.ok and d.fact_id is not None
         assert services.outcomes is not None and services.recall is not None
         recall, outcomes = services.recall, services.outcomes
