@@ -26,6 +26,7 @@ from graph_memory.domain import (
     utcnow,
 )
 from graph_memory.embeddings import Embedder
+from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.trust import TrustRepository
 from graph_memory.services.facts.expiry import ExpiryService
 from graph_memory.services.facts.reads import FactFilter
@@ -427,3 +428,67 @@ def test_expiry_and_outcome_reports_land_after_a_moment_already_answered(
     assert seen["first"] == seen["again"]
     assert seen["first"][0] == [("Paris", False)]
     assert seen["now"] != seen["first"][1]  # the later report counts from its moment on
+
+
+def test_a_lock_taken_after_the_clock_on_a_scope_already_past_it_runs_the_write_again(
+    settings: Settings, embedder: Embedder, tenant: str
+) -> None:
+    """A write that locks a scope only after reading its clock, and finds a read pinned that
+    scope past the clock meanwhile, runs again with the scope locked first: its stamp then
+    comes after the pin (db.LockedLate)."""
+    agent = Principal(tenant, Role.AGENT, "k-test")
+
+    async def go(services: Services) -> tuple[list[set[tuple[str, str]]], datetime, datetime]:
+        # Both scopes written once, so both have locks that carry stamps.
+        await _episode(services, agent, "s1")
+        [(bob, _)] = await services.episodes.record(
+            agent,
+            [
+                EpisodeInput(
+                    user_id="bob",
+                    session_id="b1",
+                    started_at=None,
+                    ended_at=None,
+                    summary="Bob said where he lives.",
+                    outcome=Outcome.SUCCESS,
+                    source="user",
+                )
+            ],
+        )
+        assert bob is not None
+        attempts: list[set[tuple[str, str]]] = []
+        clocked, go_on = asyncio.Event(), asyncio.Event()
+
+        async def work(tx: Tx) -> datetime:
+            attempts.append(set(tx.early))
+            await WriteLocks.scopes(tx, tenant, [SCOPE])
+            now = tx.clock(utcnow())
+            if len(attempts) == 1:
+                clocked.set()
+                await go_on.wait()
+            await WriteLocks.scopes(tx, tenant, ["user:bob"])  # after the clock
+            return now
+
+        writer = asyncio.create_task(services.db.write_tx(work))
+        await clocked.wait()
+        await asyncio.sleep(0.01)
+        bobs = FactFilter(scopes=("user:bob",), subject="bob", predicate="lives_in")
+        await services.reads.list_facts(
+            agent, bobs, as_of=utcnow(), valid_at=None, first=1, after=None
+        )
+        pinned = as_datetime(
+            (
+                await services.db.run_raw(
+                    "MATCH (l:ScopeLock {tenant: $t, scope: 'user:bob'}) "
+                    "RETURN toString(l.stamp) AS s",
+                    {"t": tenant},
+                )
+            )[0]["s"]
+        )
+        assert pinned is not None
+        go_on.set()
+        return attempts, await writer, pinned
+
+    attempts, stamp, pinned = _run(settings, embedder, go)
+    assert attempts == [set(), {(tenant, "user:bob")}]
+    assert stamp > pinned
