@@ -99,9 +99,13 @@ class IngestRepository:
         episode_id: str,
         facts: list[dict[str, Any]],
         extractor: str,
+        events: list[dict[str, Any]],
+        vectors: dict[str, list[dict[str, Any]]],
     ) -> bool:
-        """Inside the session's write transaction: mark the job done and tag what it wrote
-        (ingest.complete_job); False when the claim ``token`` no longer holds the job."""
+        """Inside the session's write transaction: mark the job done, tag what it wrote, record
+        the session's audit ``events`` and set the vectors of what it created (``vectors``:
+        {id, embedding} rows under episodes, facts, memos) (ingest.complete_job); False when
+        the claim ``token`` no longer holds the job."""
         rows = await tx.run(
             "ingest.complete_job",
             {
@@ -112,6 +116,10 @@ class IngestRepository:
                 "episode_id": episode_id,
                 "facts": facts,
                 "extractor": extractor,
+                "events": events,
+                "episode_vectors": vectors.get("episodes", []),
+                "fact_vectors": vectors.get("facts", []),
+                "memo_vectors": vectors.get("memos", []),
             },
         )
         return bool(rows)
