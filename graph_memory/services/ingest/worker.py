@@ -223,19 +223,15 @@ class IngestWorker:
         tenant = str(record["tenant"])
         try:
             # The job acts as the key that submitted it: a key (or session token) revoked while
-            # the session waited takes its queued work with it, before the model is paid for.
-            # (Inside the try: a store outage here puts the job back like any other.)
-            # (The registry is read beside the check: reads one after the other are most of
-            # what a session costs us before the model.)
-            policy = await self.services.facts.policy(tenant)
-            revoked, (shown, known) = await asyncio.gather(
-                self.repo.credential_revoked(tenant, principal.key_id),
-                self._registry(principal, policy),
-            )
-            if revoked:
+            # the session waited takes its queued work with it, before the model is paid for
+            # (the claim read it). (Inside the try: a store outage here puts the job back like
+            # any other.)
+            if record.get("credential_revoked"):
                 reason = "the key that submitted this session was revoked before it was extracted"
                 await self._finish(record, "failed", [], error=("UNAUTHENTICATED", reason))
                 return
+            policy = await self.services.facts.policy(tenant)
+            shown, known = await self._registry(principal, policy)
             checkpoint = None
             if record.get("extraction_json"):
                 extraction = Extraction.model_validate_json(str(record["extraction_json"]))
