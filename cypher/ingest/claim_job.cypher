@@ -9,6 +9,11 @@
 // from overwriting a completion or renewal that committed meanwhile (those take only the
 // job's lock: update_job, complete_job). $token names this claim: every later write to the
 // job compares it, so a worker that lost the job (even to itself) changes nothing.
+// The job comes back with credential_revoked: whether the API key (or the session token, or
+// the key that minted it) that submitted it was revoked since; the worker then does not run
+// it, since a revoked credential's queued work stops with it. A job naming neither (from
+// before keys were recorded on jobs) counts as not revoked. Read here rather than by a read
+// of its own after the claim: a round trip fewer on the path of every session.
 MERGE (q:IngestQueue {id: 'ingest'})
 ON CREATE SET q.caption = 'ingest queue'
 SET q.seq = coalesce(q.seq, 0) + 1
@@ -23,4 +28,15 @@ REMOVE j._lock
 WITH j WHERE free
 SET j.status = 'running', j.lease_owner = $owner, j.lease_token = $token,
     j.available_at = $lease_until, j.attempts = j.attempts + 1, j.claimed_at = $now
-RETURN j {.*} AS job
+WITH j
+CALL (j) {
+  OPTIONAL MATCH (k:ApiKey {id: j.principal_key})
+  WHERE k.tenant = j.tenant
+  OPTIONAL MATCH (t:SessionToken {id: j.principal_key})
+  WHERE t.tenant = j.tenant
+  OPTIONAL MATCH (p:ApiKey {id: t.parent_id})
+  WHERE p.tenant = j.tenant
+  RETURN k.revoked_at IS NOT NULL OR t.revoked_at IS NOT NULL OR p.revoked_at IS NOT NULL
+         AS revoked
+}
+RETURN j {.*, credential_revoked: revoked} AS job

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graph_memory import metrics
-from graph_memory.embeddings.base import EmbedderError, QueryCache, l2_normalise
+from graph_memory.embeddings.base import EmbedderError, QueryCache, l2_normalise, vectors_of
 
 __all__ = [
     "DIMENSIONS",
@@ -263,8 +263,7 @@ class LocalEmbedder:
             return []
         with metrics.timed_embedding(self.model, len(texts)):
             vectors = await asyncio.to_thread(self.encode, list(texts))
-        result: list[list[float]] = vectors.tolist()
-        return result
+        return vectors_of(vectors)
 
     async def embed_query(self, text: str) -> list[float]:
         cached = self._cache.get(text)
@@ -272,6 +271,6 @@ class LocalEmbedder:
             return cached
         with metrics.timed_embedding(self.model, 1):
             vectors = await asyncio.to_thread(self.encode, [text])
-        vector: list[float] = vectors[0].tolist()
+        (vector,) = vectors_of(vectors)
         self._cache.put(text, vector)
         return vector

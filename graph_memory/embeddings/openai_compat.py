@@ -24,7 +24,7 @@ from tenacity import (
 )
 
 from graph_memory import metrics
-from graph_memory.embeddings.base import EmbedderError, QueryCache, l2_normalise
+from graph_memory.embeddings.base import EmbedderError, QueryCache, l2_normalise, vectors_of
 
 __all__ = ["KNOWN_DIMENSIONS", "OpenAIEmbedder"]
 
@@ -177,8 +177,7 @@ class OpenAIEmbedder:
                 f"{sorted(sizes)}; check openai_embedding_dimensions"
             )
         vectors = np.asarray(data, dtype=np.float32)
-        result: list[list[float]] = l2_normalise(vectors).tolist()
-        return result
+        return vectors_of(l2_normalise(vectors))
 
     async def _request(self, batch: list[str]) -> list[list[float]]:
         kwargs: dict[str, Any] = {"model": self._model, "input": batch}

@@ -55,7 +55,9 @@ class IngestRepository:
         its own tenant, which every later step passes on. ``probe``: look first, without a
         lock, whether any job is free (an idle worker's poll then takes no write lock); a
         worker that just finished a job skips the look, since more are likely waiting.
-        ``full``: tenants whose jobs are passed over (at their share of the worker's slots)."""
+        ``full``: tenants whose jobs are passed over (at their share of the worker's slots).
+        The job comes with ``credential_revoked``: whether the key or session token that
+        submitted it was revoked since."""
         params = {"now": now, "tenants": tenants, "full": full or []}
         if probe and not await self.db.read("ingest.any_due", params):
             return None
@@ -71,13 +73,6 @@ class IngestRepository:
             },
         )
         return rows[0]["job"] if rows else None
-
-    async def credential_revoked(self, tenant: str, key_id: str) -> bool:
-        """Whether the key or session token that submitted a job was revoked since."""
-        rows = await self.db.read(
-            "ingest.credential_revoked", {"tenant": require_tenant(tenant), "id": key_id}
-        )
-        return bool(rows and rows[0]["revoked"])
 
     async def update(self, tenant: str, job_id: str, token: str, changes: dict[str, Any]) -> bool:
         """Apply ``changes`` while the claim ``token`` still holds the job; False when it lost
@@ -99,9 +94,13 @@ class IngestRepository:
         episode_id: str,
         facts: list[dict[str, Any]],
         extractor: str,
+        events: list[dict[str, Any]],
+        vectors: dict[str, list[dict[str, Any]]],
     ) -> bool:
-        """Inside the session's write transaction: mark the job done and tag what it wrote
-        (ingest.complete_job); False when the claim ``token`` no longer holds the job."""
+        """Inside the session's write transaction: mark the job done, tag what it wrote, record
+        the session's audit ``events`` and set the vectors of what it created (``vectors``:
+        {id, embedding} rows under episodes, facts, memos) (ingest.complete_job); False when
+        the claim ``token`` no longer holds the job."""
         rows = await tx.run(
             "ingest.complete_job",
             {
@@ -112,6 +111,10 @@ class IngestRepository:
                 "episode_id": episode_id,
                 "facts": facts,
                 "extractor": extractor,
+                "events": events,
+                "episode_vectors": vectors.get("episodes", []),
+                "fact_vectors": vectors.get("facts", []),
+                "memo_vectors": vectors.get("memos", []),
             },
         )
         return bool(rows)

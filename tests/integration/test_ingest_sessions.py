@@ -1135,6 +1135,39 @@ def test_what_a_session_writes_carries_the_vector_of_its_written_text(
         assert max(abs(a - b) for a, b in zip(r["v"], v, strict=True)) < 1e-5, r["text"]
 
 
+def test_the_episode_and_memos_a_session_writes_carry_the_vectors_of_their_texts(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder, settings: Settings
+) -> None:
+    """The texts are embedded while the session's statements run, and their vectors land with
+    its completion: the episode, the event and the todo each carry their own text's."""
+    c = make(tenant)
+    s = session()
+    fake.script(
+        s["sessionId"],
+        Answer(
+            content=extraction(
+                summary="Alice moved to Berlin and has a passport to renew.",
+                events=[{"text": "Alice moved to Berlin", "turns": [0]}],
+                todos=[{"text": "Renew the passport before June", "turns": [2]}],
+            )
+        ),
+    )
+    sub = ingest(c, s)
+    drain(llm, embedder, tenants=[tenant])
+    assert job(c, sub["job"]["id"])["status"] == "DONE"
+    rows = bolt(
+        settings,
+        "MATCH (n) WHERE (n:Episode OR n:Memo) AND n.tenant = $t "
+        "RETURN n.text AS text, n.embedding AS v ORDER BY text",
+        {"t": tenant},
+    )
+    assert len(rows) == 3
+    wanted = asyncio.run(embedder.embed([r["text"] for r in rows]))
+    for r, v in zip(rows, wanted, strict=True):
+        assert r["v"] is not None, r["text"]
+        assert max(abs(a - b) for a, b in zip(r["v"], v, strict=True)) < 1e-5, r["text"]
+
+
 def test_forgetting_a_contributor_removes_their_memos_and_ingest_jobs(
     make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
 ) -> None:

@@ -178,7 +178,8 @@ async def prepare_session(
     extraction: Extraction,
     known: dict[str, Any],
 ) -> SessionPlan | Applied:
-    """Check every item and embed every text of the session in one embedder call.
+    """Check every item, and start embedding every text of the session in one embedder call
+    (``SessionPlan.vectors``; the caller writes the plan or drops them: plan.drop_vectors).
 
     Returns the plan to write, or the outcomes when nothing is to be written: nothing
     qualifies (no items), or the gate refused the episode (it and its dependents refused).
@@ -268,11 +269,13 @@ async def prepare_session(
             fact_refused=fact_refused,
             memo_refused=memo_refused,
         )
-        # Only the facts still standing after the gate are written (FactService.prepare
-        # decided the gate and the citation scopes), so only their vectors are kept.
-        await embed_plan(services, plan, ahead)
-    finally:
+    except BaseException:
         ahead.close()
+        raise
+    # Only the facts still standing after the gate are written (FactService.prepare decided
+    # the gate and the citation scopes), so only their vectors are kept. Not awaited here:
+    # the session's transaction runs its statements while the texts are embedded.
+    plan.vectors = asyncio.ensure_future(embed_plan(services, plan, ahead))
     return plan
 
 

@@ -20,7 +20,16 @@ from graph_memory.services.procedures.practice import PracticePlan
 if TYPE_CHECKING:
     from graph_memory.container import Services
 
-__all__ = ["Ahead", "Applied", "FactPlan", "JobScope", "SessionPlan", "embed_plan"]
+__all__ = [
+    "Ahead",
+    "Applied",
+    "FactPlan",
+    "JobScope",
+    "SessionPlan",
+    "SessionVectors",
+    "drop_vectors",
+    "embed_plan",
+]
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,11 @@ class Applied:
     items: list[dict[str, Any]] = field(default_factory=list)
     # Per fact written: its id and the turns its evidence rests on (tagged at completion).
     fact_tags: list[dict[str, Any]] = field(default_factory=list)
+    # Written by the completion too (ingest.complete_job): the session's audit events (the
+    # episode's and the memos'; facts record theirs) and the vectors of what it created,
+    # {id, embedding} rows under "episodes", "facts" and "memos".
+    events: list[dict[str, Any]] = field(default_factory=list)
+    vectors: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _tagged: dict[str, int] = field(default_factory=dict, repr=False)
 
     def tag(self, fact_id: str, turns: Iterable[int]) -> None:
@@ -77,9 +91,22 @@ class FactPlan:
     batch: PreparedBatch | None
 
 
+@dataclass(frozen=True)
+class SessionVectors:
+    """The vectors of the session's texts, by what they belong to: an episode row's id, a
+    fact's index in the batch, a memo row's id, the procedure's intent."""
+
+    episodes: dict[str, list[float]] = field(default_factory=dict)
+    facts: dict[int, list[float]] = field(default_factory=dict)
+    memos: dict[str, list[float]] = field(default_factory=dict)
+    practice: list[float] | None = None
+
+
 @dataclass
 class SessionPlan:
-    """Everything the session's write transaction needs, decided and embedded beforehand."""
+    """Everything the session's write transaction needs, decided beforehand; its vectors
+    are still being computed when the transaction begins (``vectors``, see
+    services/ingest/session_tx.py). The rows keep ``embedding`` None."""
 
     job: JobScope
     policy: Any
@@ -95,8 +122,7 @@ class SessionPlan:
     # Outcomes decided before the write (bad items), per kind as the report lists them.
     fact_refused: Applied
     memo_refused: Applied
-    fact_vectors: dict[int, list[float]] = field(default_factory=dict)
-    practice_vector: list[float] | None = None
+    vectors: asyncio.Future[SessionVectors] | None = None
 
 
 class Ahead:
@@ -132,33 +158,40 @@ class Ahead:
             self._task.add_done_callback(_retrieved)
 
 
-def _retrieved(task: asyncio.Future[list[list[float]]]) -> None:
+def _retrieved(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
 
 
-async def embed_plan(services: Services, plan: SessionPlan, ahead: Ahead) -> None:
+async def embed_plan(services: Services, plan: SessionPlan, ahead: Ahead) -> SessionVectors:
     """Every text of the session embedded: the episode, its facts, memos and procedure intent
-    (most of them ahead, see ``Ahead``)."""
-    if services.embedder is None:
+    (most of them ahead, see ``Ahead``, which is closed when done)."""
+    try:
+        if services.embedder is None:
+            return SessionVectors()
+        checked = plan.facts.batch.checked if plan.facts.batch is not None else {}
+        memo_ids = [str(r["id"]) for r in plan.memos.rows] if plan.memos is not None else []
+        texts = [r["text"] for r in plan.episode_rows] + [c.text for c in checked.values()]
+        texts += plan.memos.texts if plan.memos is not None else []
+        if plan.practice_text is not None:
+            texts.append(plan.practice_text)
+        if not texts:
+            return SessionVectors()
+        vectors = iter(await ahead.vectors(texts))
+        return SessionVectors(
+            episodes={str(r["id"]): next(vectors) for r in plan.episode_rows},
+            facts={i: next(vectors) for i in checked},
+            memos={m: next(vectors) for m in memo_ids},
+            practice=next(vectors) if plan.practice_text is not None else None,
+        )
+    finally:
+        ahead.close()
+
+
+def drop_vectors(vectors: asyncio.Future[SessionVectors] | None) -> None:
+    """The session's write is over (or never began): stop its embedding if it still runs,
+    and retrieve a failure nobody awaited (not reported as never retrieved)."""
+    if vectors is None:
         return
-    checked = plan.facts.batch.checked if plan.facts.batch is not None else {}
-    memo_texts = plan.memos.texts if plan.memos is not None else []
-    texts = [r["text"] for r in plan.episode_rows] + [c.text for c in checked.values()]
-    texts += memo_texts
-    if plan.practice_text is not None:
-        texts.append(plan.practice_text)
-    if not texts:
-        return
-    keys = list(checked)
-    vectors = await ahead.vectors(texts)
-    n = len(plan.episode_rows)
-    for r, v in zip(plan.episode_rows, vectors[:n], strict=True):
-        r["embedding"] = v
-    plan.fact_vectors = dict(zip(keys, vectors[n : n + len(keys)], strict=True))
-    n += len(keys)
-    if plan.memos is not None:
-        plan.memos.embed(vectors[n : n + len(memo_texts)])
-    n += len(memo_texts)
-    if plan.practice_text is not None:
-        plan.practice_vector = vectors[n]
+    vectors.cancel()
+    vectors.add_done_callback(_retrieved)

@@ -8,6 +8,13 @@ completion is the last statement and is conditional on the worker's claim: a wor
 lost its lease (or whose job a forget stopped) rolls the whole session back, and a crash
 anywhere before the commit leaves nothing half written, so a resumed job starts clean.
 
+The session's texts are still being embedded when the transaction begins (SessionPlan.
+vectors): its statements write the rows without vectors, and the completion sets them with
+the session's audit events (Applied.events, .vectors; one round trip for the three). The
+procedure's vector, which its statement reads, is awaited before it. The embedding (a core
+of its own) and the statements (the store's) overlap instead of following each other; the
+locks are held no longer than the slower of the two.
+
 Lock order, the same as every writer's (repositories/locks.py): the tenant lock when a fact
 registers a predicate or the session records procedure evidence, then scope locks
 (the facts' and the episode's, in one sorted statement), and the job's own lock last.
@@ -15,18 +22,21 @@ registers a predicate or the session records procedure evidence, then scope lock
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from graph_memory.db import Tx
 from graph_memory.errors import GraphMemoryError
-from graph_memory.repositories.audit import AuditRepository
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.services.episodes import EpisodeService
 from graph_memory.services.facts.writes import ItemResult
 from graph_memory.services.ingest.memos import MemoService
-from graph_memory.services.ingest.plan import Applied, SessionPlan
+from graph_memory.services.ingest.plan import (
+    Applied,
+    SessionPlan,
+    SessionVectors,
+    drop_vectors,
+)
 from graph_memory.services.procedures.practice import practice_in_tx
 
 if TYPE_CHECKING:
@@ -34,8 +44,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Complete", "write_session"]
 
-# Runs the job's completion inside the session's transaction, given the outcomes; raises
-# (rolling the session back) when the worker's claim no longer holds the job.
+# Runs the job's completion inside the session's transaction, given the outcomes, writing
+# with it the session's audit events and vectors (Applied.events, .vectors); raises (rolling
+# the session back) when the worker's claim no longer holds the job.
 Complete = Callable[[Tx, Applied], Awaitable[None]]
 
 
@@ -45,8 +56,6 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
     principal = plan.job.principal
     tenant = principal.tenant
     batch = plan.facts.batch
-    if batch is not None:
-        batch = dataclasses.replace(batch, vectors=plan.fact_vectors)
 
     async def work(tx: Tx) -> Applied:
         # Rebuilt on every attempt: a retried transaction starts from the plan.
@@ -67,12 +76,13 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
         if plan.episode_rows:
             events += await EpisodeService.record_in_tx(tx, principal, plan.episode_rows)
         facts = Applied(items=list(plan.fact_refused.items))
+        results: list[ItemResult] = []
         if batch is not None:
             results = await services.facts.write_prepared(tx, batch)
             _fact_outcomes(plan, results, facts)
         memos = Applied(items=list(plan.memo_refused.items))
+        written: dict[str, tuple[str, bool]] = {}
         if plan.memos is not None:
-            written: dict[str, tuple[str, bool]] = {}
             if plan.memos.rows:
                 written, memo_events = await MemoService.write_in_tx(tx, principal, plan.memos)
                 events += memo_events
@@ -80,9 +90,8 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
             _memo_outcomes(plan, written, memos)
         practice = Applied()
         if plan.practice is not None:
-            res = await practice_in_tx(
-                tx, principal, plan.practice, plan.practice_vector, plan.episode_id
-            )
+            vector = (await _vectors(plan)).practice
+            res = await practice_in_tx(tx, principal, plan.practice, vector, plan.episode_id)
             p = plan.practice
             practice.add(
                 "procedure",
@@ -95,15 +104,54 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
                 reason=res.reason,
                 error=res.error,
             )
-        # The episode's and the memos' audit events in one statement (facts record theirs).
-        await AuditRepository.record_in_tx(tx, tenant, events)
         out.items += facts.items + memos.items + practice.items
         out.fact_tags = facts.fact_tags
+        out.events = events
+        out.vectors = _vector_rows(plan, await _vectors(plan), results, written)
         await complete(tx, out)
         return out
 
-    applied: Applied = await services.db.write_tx(work)
+    try:
+        applied: Applied = await services.db.write_tx(work)
+    finally:
+        drop_vectors(plan.vectors)
     return applied
+
+
+async def _vectors(plan: SessionPlan) -> SessionVectors:
+    # A retried transaction awaits the same embedding again: it is computed once.
+    return await plan.vectors if plan.vectors is not None else SessionVectors()
+
+
+# The actions of a fact item that wrote a new version (services/facts/decide.py): only those
+# carry the item's text as theirs; a corroborated one is a version already stored.
+_NEW_VERSION = frozenset({"created", "superseded"})
+
+
+def _vector_rows(
+    plan: SessionPlan,
+    vectors: SessionVectors,
+    results: list[ItemResult],
+    written: dict[str, tuple[str, bool]],
+) -> dict[str, list[dict[str, Any]]]:
+    """The vectors of what this transaction created: its episode, new fact versions and new
+    memos (a memo told before, or found by a resumed job, keeps its own)."""
+    facts = [
+        {"id": r.fact_id, "embedding": vectors.facts[r.index]}
+        for r in results
+        if r.ok and r.action in _NEW_VERSION and r.index in vectors.facts
+    ]
+    memos = [
+        {"id": memo, "embedding": vectors.memos[rid]}
+        for rid, (memo, made) in written.items()
+        if made and rid in vectors.memos
+    ]
+    episodes = [
+        {"id": r["id"], "embedding": vectors.episodes[r["id"]]}
+        for r in plan.episode_rows
+        if r["id"] in vectors.episodes
+    ]
+    return {"episodes": episodes, "facts": facts, "memos": memos}
 
 
 def _fact_outcomes(plan: SessionPlan, results: list[ItemResult], out: Applied) -> None:

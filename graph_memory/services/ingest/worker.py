@@ -223,19 +223,15 @@ class IngestWorker:
         tenant = str(record["tenant"])
         try:
             # The job acts as the key that submitted it: a key (or session token) revoked while
-            # the session waited takes its queued work with it, before the model is paid for.
-            # (Inside the try: a store outage here puts the job back like any other.)
-            # (The registry is read beside the check: reads one after the other are most of
-            # what a session costs us before the model.)
-            policy = await self.services.facts.policy(tenant)
-            revoked, (shown, known) = await asyncio.gather(
-                self.repo.credential_revoked(tenant, principal.key_id),
-                self._registry(principal, policy),
-            )
-            if revoked:
+            # the session waited takes its queued work with it, before the model is paid for
+            # (the claim read it). (Inside the try: a store outage here puts the job back like
+            # any other.)
+            if record.get("credential_revoked"):
                 reason = "the key that submitted this session was revoked before it was extracted"
                 await self._finish(record, "failed", [], error=("UNAUTHENTICATED", reason))
                 return
+            policy = await self.services.facts.policy(tenant)
+            shown, known = await self._registry(principal, policy)
             checkpoint = None
             if record.get("extraction_json"):
                 extraction = Extraction.model_validate_json(str(record["extraction_json"]))
@@ -273,46 +269,54 @@ class IngestWorker:
                 extractor=extractor,
                 attempt=attempts,
             )
-            prepare = prepare_session(self.services, scope, session, turns, extraction, known)
-            if checkpoint is not None:
-                saved = asyncio.ensure_future(checkpoint)
-                try:
-                    plan = await prepare
-                finally:
-                    await saved  # it lands (or the lease is lost) before the job is written again
-            else:
-                plan = await prepare
-            if isinstance(plan, Applied):  # nothing qualifies, or the episode was refused
-                await self._finish(
-                    record,
-                    "done" if plan.kept else "nothing",
-                    plan.items,
-                    keep_turns=policy.keep_raw_turns,
-                    extra={"overhead_ms": _overhead(began, model_ms)},
+            # The checkpoint lands (or the lease is lost) before the job is written again: the
+            # completion awaits it, in the session's transaction, which runs beside it; and
+            # this run does not end before it.
+            saved = asyncio.ensure_future(checkpoint) if checkpoint is not None else None
+            try:
+                plan = await prepare_session(
+                    self.services, scope, session, turns, extraction, known
                 )
-                return
+                if isinstance(plan, Applied):  # nothing qualifies, or the episode was refused
+                    if saved is not None:
+                        await saved
+                    await self._finish(
+                        record,
+                        "done" if plan.kept else "nothing",
+                        plan.items,
+                        keep_turns=policy.keep_raw_turns,
+                        extra={"overhead_ms": _overhead(began, model_ms)},
+                    )
+                    return
 
-            async def complete(tx: Tx, applied: Applied) -> None:
-                changes = _finished(
-                    "done" if applied.kept else "nothing",
-                    applied.items,
-                    episode_id=applied.episode_id,
-                    keep_turns=policy.keep_raw_turns,
-                    extra={"overhead_ms": _overhead(began, model_ms)},
-                )
-                if not await IngestRepository.complete_in_tx(
-                    tx,
-                    tenant,
-                    scope.job_id,
-                    str(record["lease_token"]),
-                    changes,
-                    episode_id=plan.episode_id,
-                    facts=applied.fact_tags,
-                    extractor=extractor,
-                ):
-                    raise _LeaseLost(scope.job_id)  # rolls the whole session back
+                async def complete(tx: Tx, applied: Applied) -> None:
+                    if saved is not None:
+                        await saved
+                    changes = _finished(
+                        "done" if applied.kept else "nothing",
+                        applied.items,
+                        episode_id=applied.episode_id,
+                        keep_turns=policy.keep_raw_turns,
+                        extra={"overhead_ms": _overhead(began, model_ms)},
+                    )
+                    if not await IngestRepository.complete_in_tx(
+                        tx,
+                        tenant,
+                        scope.job_id,
+                        str(record["lease_token"]),
+                        changes,
+                        episode_id=plan.episode_id,
+                        facts=applied.fact_tags,
+                        extractor=extractor,
+                        events=applied.events,
+                        vectors=applied.vectors,
+                    ):
+                        raise _LeaseLost(scope.job_id)  # rolls the whole session back
 
-            applied = await write_session(self.services, plan, complete)
+                applied = await write_session(self.services, plan, complete)
+            finally:
+                if saved is not None:
+                    await saved
             metrics.INGEST_JOBS.labels("done" if applied.kept else "nothing").inc()
         except ModelOutputInvalid as e:
             item = {
