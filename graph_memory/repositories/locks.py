@@ -34,6 +34,8 @@ class WriteLocks:
         transaction took too late (Tx.early), less those it holds."""
         more = {s for t, s in tx.early if t == tenant}
         tx.early -= {(tenant, s) for s in more}
+        if ("all_scopes", tenant) in tx.held:
+            return []  # every scope lock of the tenant is held already (``everything``)
         return sorted(s for s in set(scopes) | more if ("scope", tenant, s) not in tx.held)
 
     @classmethod

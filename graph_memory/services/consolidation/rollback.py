@@ -134,8 +134,9 @@ async def _begin(
         stale += await Repo.later_versions(tx, tenant, run_id, run.get("started_at"))
         if stale:
             raise _refuse(run_id, stale)
-    # Whether or not the scopes were written (an outcome report takes no scope lock): a
-    # digest others built on would go with the rollback.
+    # Whether or not the scopes were written (an outcome report on a digest writes no memory
+    # a snapshot compares, only a verdict on it): a digest others built on would go with the
+    # rollback.
     used = await Repo.used_digests(tx, tenant, run_id)
     if used:
         raise _refuse(run_id, used)

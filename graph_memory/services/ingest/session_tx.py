@@ -37,6 +37,7 @@ from graph_memory.services.ingest.plan import (
     SessionVectors,
     drop_vectors,
 )
+from graph_memory.services.procedures.practice import SCOPE as PRACTICE_SCOPE
 from graph_memory.services.procedures.practice import practice_in_tx
 
 if TYPE_CHECKING:
@@ -65,13 +66,17 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
         )
         events: list[dict[str, Any]] = []
         registers = batch is not None and batch.register
-        if registers or (plan.practice is not None and plan.practice.done is None):
+        practising = plan.practice is not None and plan.practice.done is None
+        if registers or practising:
             # Procedures and new predicates are decided under the tenant lock, which comes
             # before scope locks.
             await WriteLocks.tenant(tx, tenant)
-        # Every scope lock the session needs in one sorted statement (the facts' and the
-        # episode's), the order every writer takes them in; the writes below find them held.
+        # Every scope lock the session needs in one sorted statement (the facts', the
+        # episode's, and the practice procedures' scope when it records one), the order every
+        # writer takes them in and before the clock; the writes below find them held.
         scopes = set(batch.scopes) if batch is not None else set()
+        if practising:
+            scopes.add(PRACTICE_SCOPE)
         await WriteLocks.scopes(tx, tenant, scopes | {r["scope"] for r in plan.episode_rows})
         if plan.episode_rows:
             events += await EpisodeService.record_in_tx(tx, principal, plan.episode_rows)
@@ -111,6 +116,11 @@ async def write_session(services: Services, plan: SessionPlan, complete: Complet
         await complete(tx, out)
         return out
 
+    if services.settings.embedder.strip().lower() != "local" and plan.vectors is not None:
+        # A remote embedder may take seconds (timeouts, retries): waited for before the
+        # transaction takes its locks, which would stall the scopes' writers and their as-of
+        # readers meanwhile. The local one (~20 ms) runs beside the statements.
+        await plan.vectors
     try:
         applied: Applied = await services.db.write_tx(work)
     finally:

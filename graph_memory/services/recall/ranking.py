@@ -209,7 +209,9 @@ def text_stems(text: str) -> frozenset[str]:
 # not cached across recalls: a forgotten contributor's words would stay in the process.
 @functools.lru_cache(maxsize=1_024)
 def query_stems(query: str) -> frozenset[str]:
-    return frozenset(_stems([t for w in query_terms(query) for t in _TOKEN.findall(w)]))
+    # No empty stem: Porter makes "" of the lone "s" of "Bob's", and it is no word.
+    words = [t for w in query_terms(query) for t in _TOKEN.findall(w)]
+    return frozenset(s for s in _stems(words) if s)
 
 
 # Words as the query spells them, with a possessive ("Alice's", "James'") cut off.
@@ -371,8 +373,9 @@ def score_rows(
         cos = cosine(r["similarity"])
         vec = share_of_best(scoring_cosine(rec, pool.on_content), pool.best_cosine)
         kw_share = share_of_best(float(r["keyword"] or 0.0), best_kw)
-        # Only a keyword hit is judged on its words (every use below weighs them by kw_share).
-        found = text_stems(str(rec.get("text") or "")) if kw_share > 0 else frozenset()
+        # Only a keyword hit is judged on its words (every use below weighs them by kw_share):
+        # the query stems it holds, as the keyword scoring found them (recall/keywords.py).
+        found = _found(rec) if kw_share > 0 else frozenset()
         # With entity names in the query, keyword counts the words beyond them: sharing
         # "Alice" with a question about Alice says nothing about relevance, and Lucene's
         # length norm on the name alone would otherwise rank her shortest memory first.
@@ -418,6 +421,11 @@ def score_rows(
             )
         )
     return out
+
+
+def _found(rec: Record) -> frozenset[str]:
+    known = rec.get("found")
+    return known if known is not None else text_stems(str(rec.get("text") or ""))
 
 
 def content_relevance(
