@@ -45,12 +45,19 @@ class ExpiryService:
     ) -> ExpiryReport:
         """Expire the tenant's facts with ``expires_at <= now`` (default: the server clock).
         ``principal`` is the admin who asked; None means the scheduled/CLI sweep (system)."""
-        at = require_aware(now, "now") or utcnow()
+        due = require_aware(now, "now") or utcnow()
         expired = flagged = 0
+        # The moment reported: when the expiries were stamped (the last batch's clock, which
+        # its audit events carry), or the due moment when nothing was due.
+        at = due
         while True:
-            n, f = await self.repo.db.write_tx(lambda tx: self._batch(tx, tenant, principal, at))
+            n, f, stamped = await self.repo.db.write_tx(
+                lambda tx: self._batch(tx, tenant, principal, due)
+            )
             expired += n
             flagged += f
+            if n:
+                at = stamped
             if n < self.batch:
                 return ExpiryReport(
                     tenant=tenant, expired=expired, dependents_flagged=flagged, at=at
@@ -63,7 +70,7 @@ class ExpiryService:
 
     async def _batch(
         self, tx: Tx, tenant: str, principal: Principal | None, due: datetime
-    ) -> tuple[int, int]:
+    ) -> tuple[int, int, datetime]:
         await WriteLocks.everything(tx, tenant)
         # Facts due by the sweep's moment, the changes stamped with the clock read under the
         # locks: after what the scopes' writers and readers already fixed (read_basis.py), as
@@ -72,7 +79,7 @@ class ExpiryService:
         now = tx.clock(utcnow())
         rows = await TrustRepository.expire_due(tx, tenant, due, now, self.batch)
         if not rows:
-            return 0, 0
+            return 0, 0, now
         who: dict[str, Any] = (
             {} if principal is not None else {"actor": SWEEP_ACTOR, "actor_type": "system"}
         )
@@ -105,4 +112,4 @@ class ExpiryService:
         )
         events += audit.flagged(principal, flagged, now, "expired", **who)
         await AuditRepository.record_in_tx(tx, tenant, events)
-        return len(rows), len(flagged)
+        return len(rows), len(flagged), now
