@@ -53,18 +53,26 @@ def _run(settings: Settings, embedder: Embedder, go: Callable[[Services], Awaita
     return asyncio.run(main())
 
 
-async def _episode(services: Services, agent: Principal, session: str) -> str:
+async def _episode(
+    services: Services,
+    agent: Principal,
+    session: str,
+    user: str = "alice",
+    scope: str | None = None,
+) -> str:
+    """An episode of ``user`` (in their own scope unless ``scope`` is given)."""
     [(ep, _)] = await services.episodes.record(
         agent,
         [
             EpisodeInput(
-                user_id="alice",
+                user_id=user,
                 session_id=session,
                 started_at=None,
                 ended_at=None,
-                summary=f"Alice said where she lives now ({session}).",
+                summary=f"{user.title()} said where they live now ({session}).",
                 outcome=Outcome.SUCCESS,
                 source="user",
+                scope=scope,
             )
         ],
     )
@@ -317,22 +325,7 @@ def test_a_change_reaching_another_scope_waits_for_it_and_a_read_of_it_waits_for
     admin = Principal(tenant, Role.ADMIN, "k-test")
 
     async def go(services: Services) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
-        [(ep_t, _)] = await services.episodes.record(
-            admin,
-            [
-                EpisodeInput(
-                    user_id="alice",
-                    session_id="s0",
-                    started_at=None,
-                    ended_at=None,
-                    summary="The company policy named the headquarters.",
-                    outcome=Outcome.SUCCESS,
-                    source="user",
-                    scope="tenant",
-                )
-            ],
-        )
-        assert ep_t is not None
+        ep_t = await _episode(services, admin, "s0", scope="tenant")
         ep = await _episode(services, admin, "s1")
         [p] = await services.facts.assert_facts(
             admin,
@@ -441,21 +434,7 @@ def test_a_lock_taken_after_the_clock_on_a_scope_already_past_it_runs_the_write_
     async def go(services: Services) -> tuple[list[set[tuple[str, str]]], datetime, datetime]:
         # Both scopes written once, so both have locks that carry stamps.
         await _episode(services, agent, "s1")
-        [(bob, _)] = await services.episodes.record(
-            agent,
-            [
-                EpisodeInput(
-                    user_id="bob",
-                    session_id="b1",
-                    started_at=None,
-                    ended_at=None,
-                    summary="Bob said where he lives.",
-                    outcome=Outcome.SUCCESS,
-                    source="user",
-                )
-            ],
-        )
-        assert bob is not None
+        await _episode(services, agent, "b1", user="bob")
         attempts: list[set[tuple[str, str]]] = []
         clocked, go_on = asyncio.Event(), asyncio.Event()
 
