@@ -18,11 +18,12 @@ WITH p, hidden, CASE WHEN p.status_log_at IS NULL THEN p.status
 WHERE status IN $statuses
 // Its evidence as told by then (procedure/recompute.cypher counts the same edges today): a
 // read as of T is what a read at T answered.
-OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(e:Episode)
-WHERE coalesce(r.at, p.created_at) <= $as_of AND NOT
+#include procedure/_verdicts(p)
+WITH p, status, r, e IS NOT NULL AND NOT
 #include forget/_hidden_episode(e)
-WITH p, status, count(CASE WHEN r.success THEN 1 END) AS wins,
-     count(CASE WHEN r.success = false THEN 1 END) AS losses
+     AS counts
+WITH p, status, count(CASE WHEN counts AND r.success THEN 1 END) AS wins,
+     count(CASE WHEN counts AND r.success = false THEN 1 END) AS losses
 // Current at as_of (the filter above): any supersession came later.
 RETURN p {.*, embedding: null, status_log_at: null, status_log: null, status: status,
           success_count: wins, failure_count: losses, superseded_at: null,

@@ -1,4 +1,4 @@
-// params: tenant, ids, promote_successes, demote_margin, demote_streak, now
+// params: tenant, ids, promote_successes, demote_margin, demote_streak, now, as_of
 // returns: id, status_before, status, success_count, failure_count
 // Evidence counts and status are derived from EVIDENCED_BY edges, never typed in, so removing
 // evidence (a forgotten contributor) recomputes them: demoted once failures outnumber
@@ -8,7 +8,7 @@
 UNWIND $ids AS id
 MATCH (p:Procedure {id: id})
 WHERE p.tenant = $tenant
-OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(e:Episode)
+#include procedure/_verdicts(p)
 WITH p, r, e
 ORDER BY e.started_at DESC, r.at DESC, e.id DESC
 // Newest first: by the session, then by when its outcome was told (an unmatched OPTIONAL

@@ -1,4 +1,4 @@
-// params: tenant, facts, episodes, procedures, memos
+// params: tenant, facts, episodes, procedures, memos, as_of
 // returns: id, node, evidence, touched
 // The full records of recalled items and their provenance, in one round trip: supporting
 // episodes (fact and memo DERIVED_FROM, procedure EVIDENCED_BY; an episode is its own
@@ -25,9 +25,10 @@ CALL (hidden) {
   MATCH (p:Procedure {id: id})
   WHERE p.tenant = $tenant AND NOT
 #include forget/_hidden_procedure(p)
-  OPTIONAL MATCH (p)-[r:EVIDENCED_BY]->(src:Episode)
-  WHERE NOT
-#include forget/_hidden_episode(src)
+#include procedure/_verdicts(p)
+  WITH p, CASE WHEN NOT
+#include forget/_hidden_episode(e)
+       THEN e END AS src, r
   RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at, p.text AS text,
          null AS touched
   UNION ALL

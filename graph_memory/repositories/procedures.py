@@ -84,6 +84,8 @@ class ProcedureRepository:
                 "demote_margin": demote_margin,
                 "demote_streak": demote_streak,
                 "now": now,
+                # Every verdict told counts (procedure/_verdicts), whatever the clocks say.
+                "as_of": None,
             },
         )
 

@@ -262,6 +262,8 @@ class RecallRepository:
                 "episodes": episodes,
                 "procedures": procedures,
                 "memos": list(memos),
+                # A procedure's verdicts as told by then (procedure/_verdicts).
+                "as_of": as_of,
             },
         )
         out = {r["id"]: (dict(r["node"]), r["evidence"]) for r in rows}

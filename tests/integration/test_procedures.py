@@ -180,3 +180,25 @@ def test_new_steps_an_agent_writes_replace_proven_ones_only_once_proven(
     (only,) = client.procedures("reset_password", [TEAM], include_candidates=True)
     assert only["id"] == final["id"]
     assert waiting["id"] != final["id"]
+
+
+def test_a_corrected_verdict_leaves_earlier_reads_as_they_were(client: GraphMemoryClient) -> None:
+    """Reporting an episode's outcome again replaces its verdict from then on only: a read as
+    of a moment between the two reports still counts the first (the past never changes)."""
+    proc = _upsert(client, STEPS_V1)["procedure"]
+    ep = client.record_episode(**episode("alice", scope=TEAM))
+    client.record_procedure_outcome(proc["id"], True, ep)
+    between = datetime.now(UTC)
+    time.sleep(0.05)
+    r = client.record_procedure_outcome(proc["id"], False, ep)
+    assert (r["procedure"]["successCount"], r["procedure"]["failureCount"]) == (0, 1)
+    (past,) = client.procedures("reset_password", [TEAM], include_candidates=True, as_of=between)
+    assert (past["successCount"], past["failureCount"]) == (1, 0)
+    (now,) = client.procedures("reset_password", [TEAM], include_candidates=True)
+    assert (now["successCount"], now["failureCount"]) == (0, 1)
+    # Told back to success, and once more the same: one verdict, the latest.
+    client.record_procedure_outcome(proc["id"], True, ep)
+    r = client.record_procedure_outcome(proc["id"], True, ep)
+    assert (r["procedure"]["successCount"], r["procedure"]["failureCount"]) == (1, 0)
+    (past,) = client.procedures("reset_password", [TEAM], include_candidates=True, as_of=between)
+    assert (past["successCount"], past["failureCount"]) == (1, 0)
