@@ -1584,3 +1584,26 @@ def test_a_session_writes_no_more_than_an_api_batch_holds(
     todos = sorted((i for i in j["items"] if i["kind"] == "todo"), key=lambda i: i["index"])
     assert [i["ok"] for i in todos] == [True, False], todos
     assert j["counts"]["facts"] == 2 and j["counts"]["todos"] == 1
+
+
+def test_memo_search_scores_are_the_tenants_own(
+    make: Make, tenant: str, fake: FakeLLM, llm: Settings, embedder: Embedder
+) -> None:
+    """Keyword scores of memos(query:) come from the found memos themselves, not the
+    full-text index every tenant shares: another tenant writing the same words moves none."""
+    c = make(tenant)
+    run(c, llm, embedder, _berlin_and_passport(fake), tenant)
+
+    def ask() -> list[tuple[str, float]]:
+        found = c.execute(MEMOS, {"q": "passport Berlin", "kinds": ["todo", "event"]})["memos"]
+        return [(m["id"], m["score"]) for m in found]
+
+    before = ask()
+    assert len(before) == 2
+    other = f"{tenant}-other"
+    s = session()
+    todos = [{"text": f"Renew the passport of client {i}", "turns": [2]} for i in range(12)]
+    fake.script(s["sessionId"], extraction(summary="Passport renewals for clients.", todos=todos))
+    j = run(make(other), llm, embedder, s, other)
+    assert j["counts"]["todos"] == 12
+    assert ask() == before

@@ -28,6 +28,7 @@ from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.memos import MemoRepository
 from graph_memory.services.audit import events as audit
 from graph_memory.services.facts.gate import check_text, tier_for
+from graph_memory.services.recall.keywords import score_pool
 from graph_memory.services.recall.ranking import build_lucene
 
 __all__ = ["MEMO_KINDS", "MemoDraft", "MemoService", "PreparedMemos", "memo_id"]
@@ -234,10 +235,15 @@ class MemoService:
             statuses=statuses,
             now=now,
         )
-        top = max((float(r["keyword"] or 0.0) for r in rows), default=0.0) or 1.0
+        # Keyword scores on the found memos' own statistics, as recall's (recall/keywords.py):
+        # Lucene's come from the index every tenant shares, so another tenant's writes would
+        # reorder these answers. The index only finds candidates.
+        pool = [{**r, "text": r["memo"].get("text")} for r in rows]
+        (found,), _ = await score_pool([pool], query)
+        top = max((float(r["keyword"] or 0.0) for r in found), default=0.0) or 1.0
         scored = [
             (r, 0.7 * float(r["similarity"] or 0.0) + 0.3 * float(r["keyword"] or 0.0) / top)
-            for r in rows
+            for r in found
         ]
         scored.sort(key=lambda x: -x[1])
         return [(r["memo"], list(r["provenance"]), s) for r, s in scored[:limit]]

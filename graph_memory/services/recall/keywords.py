@@ -24,6 +24,7 @@ words would otherwise all be stemmed, twice). Rows a forgotten contributor worde
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 from collections import Counter
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from graph_memory.db import Record
 from graph_memory.services.recall.ranking import query_stems, stem, tokens
 
-__all__ = ["TermStats", "scored_pool", "with_keywords"]
+__all__ = ["ASIDE_POOL", "TermStats", "score_pool", "scored_pool", "with_keywords"]
 
 K1, B = 1.2, 0.75
 # Lucene's EnglishAnalyzer stop set (the index drops these words, so they are no terms).
@@ -78,6 +79,9 @@ _POSSESSIVE = re.compile(r"['\u2019]s\b", re.IGNORECASE)
 # A memory's words past this are not scored (an episode's long transcript): the bound on a
 # recall's work whatever its pool.
 MAX_SCORED_CHARS = 4_000
+# Candidates past which the analysis runs in a worker thread (score_pool): a pool of
+# thousands of long memories costs up to about a second, and other requests go on meanwhile.
+ASIDE_POOL = 200
 # Porter keeps a word's first two letters ("sky" -> "ski", "dies" -> "di": not always three):
 # only words sharing them with a query stem are stemmed.
 PREFIX = 2
@@ -172,3 +176,12 @@ def scored_pool(
 def with_keywords(rows: Sequence[Record], query: str, stats: TermStats) -> list[Record]:
     """``rows`` of a later pass scored against the pool's ``stats``."""
     return _scored(rows, _texts(rows, _wanted(query)), stats)
+
+
+async def score_pool(
+    kinds: Sequence[Sequence[Record]], query: str
+) -> tuple[list[list[Record]], TermStats]:
+    """``scored_pool``, off the event loop when the pool is large (ASIDE_POOL)."""
+    if sum(len(rows) for rows in kinds) > ASIDE_POOL:
+        return await asyncio.to_thread(scored_pool, kinds, query)
+    return scored_pool(kinds, query)

@@ -49,7 +49,7 @@ from graph_memory.services.read_basis import ReadBasis
 from graph_memory.services.recall.bookkeeping import RetrievalBookkeeper
 from graph_memory.services.recall.digest_members import lift_members
 from graph_memory.services.recall.fusion import Pool, pool_of
-from graph_memory.services.recall.keywords import TermStats, scored_pool, with_keywords
+from graph_memory.services.recall.keywords import TermStats, score_pool, with_keywords
 from graph_memory.services.recall.neighbours import asks, lift_replies
 from graph_memory.services.recall.ranking import (
     Scored,
@@ -109,9 +109,6 @@ class Scoring:
     # The candidates' term statistics, which a later pass's keyword scores use too.
     terms: TermStats
 
-
-# Candidates past which the keyword analysis runs in a worker thread (recall/keywords.py).
-ASIDE_POOL = 200
 
 # A read as of a moment longer ago than this is a look at the past (a client's own "now" may
 # lag the service's by clock skew and a round trip).
@@ -173,12 +170,7 @@ class RecallService:
         considered = sum(len(rows) for rows in fetched)
         # The keyword signal on the candidates' own statistics, not the shared index's
         # (services/recall/keywords.py says why).
-        if considered > ASIDE_POOL:
-            # A large pool of long memories costs the analysis up to about a second: off the
-            # event loop, so other requests go on meanwhile.
-            fetched, terms = await asyncio.to_thread(scored_pool, fetched, query)
-        else:
-            fetched, terms = scored_pool(fetched, query)
+        fetched, terms = await score_pool(fetched, query)
         # One scale for every kind: they share the embedding space and the recency anchor.
         pool = pool_of(
             (r for rows in fetched for r in rows),
