@@ -11,7 +11,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from neo4j import (
@@ -21,9 +21,11 @@ from neo4j import (
     AsyncManagedTransaction,
     AsyncResult,
     RoutingControl,
+    unit_of_work,
 )
 from neo4j._data import RecordExporter
 from neo4j.exceptions import (
+    ClientError,
     ConstraintError,
     ServiceUnavailable,
     SessionExpired,
@@ -135,6 +137,12 @@ class Tx:
 
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
+# The longest a write transaction runs before Neo4j ends it (rolled back, nothing of it saved).
+# A writer reads its clock inside its transaction, so no write still in flight stamps a moment
+# older than this: services/read_basis.py answers a read as of an older moment with no look
+# at the locks. Far above any write's batch (a few seconds at most).
+WRITE_TX_LIMIT = timedelta(minutes=5)
+_TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
 # How often a write runs again to take late scope locks before its clock (LockedLate): each
 # attempt adds the scopes found late, so a change's reach is settled in a few.
 LATE_LOCK_RETRIES = 4
@@ -347,10 +355,19 @@ class Database:
                         self.driver.session(database=self.database) as session,
                     ):
                         if write:
-                            return await session.execute_write(work)
+                            limited = unit_of_work(timeout=WRITE_TX_LIMIT.total_seconds())
+                            return await session.execute_write(limited(work))
                         return await session.execute_read(work)
         except (ServiceUnavailable, SessionExpired) as e:
             raise _unavailable(e) from e
+        except ClientError as e:
+            if e.code != _TIMED_OUT:
+                raise
+            log.warning("a write transaction ran past %s and was ended", WRITE_TX_LIMIT)
+            raise StoreUnavailable(
+                f"the write ran longer than {WRITE_TX_LIMIT.total_seconds():.0f} s and was "
+                "ended; nothing of it was saved"
+            ) from e
         finally:
             metrics.observe_neo4j_call(access, time.perf_counter() - began)
         raise AssertionError("unreachable")  # pragma: no cover

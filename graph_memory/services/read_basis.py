@@ -21,6 +21,10 @@ the scope locks every writer takes (repositories/locks.py):
   in another scope flagged, a held candidate released) and finds that scope already past its
   clock runs again with that lock taken first (db.LockedLate).
 
+A moment older than FINAL_AFTER needs no look at all: a write transaction runs at most
+db.WRITE_TX_LIMIT (Neo4j ends it then) and reads its clock inside, so no write in flight can
+stamp before such a moment, provided service processes' clocks agree within CLOCK_SKEW.
+
 A moment a little in the future is waited for (a client's clock may run ahead of ours); a
 moment further ahead is answered with what is believed now and promises nothing, since writes
 before it are still to come. A read without ``as_of`` (now) is not pinned: it already sees every
@@ -35,6 +39,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from graph_memory.db import WRITE_TX_LIMIT
 from graph_memory.domain import utcnow
 from graph_memory.repositories.read_basis import ReadBasisRepository
 
@@ -45,6 +50,11 @@ __all__ = ["ReadBasis"]
 AHEAD_WAITED = timedelta(milliseconds=250)
 # A moment at most this far back is taken as not passed yet by its scopes' writers.
 RECENT = timedelta(seconds=1)
+# How far the clocks of service processes writing one store may disagree (NTP keeps them
+# within milliseconds; this is the assumption the rule below rests on, not a target).
+CLOCK_SKEW = timedelta(minutes=1)
+# A moment at least this far back is final with no look at the locks (the module says why).
+FINAL_AFTER = WRITE_TX_LIMIT + CLOCK_SKEW
 # Scopes whose settled moment is remembered (per tenant and scope; least recently used go).
 REMEMBERED = 50_000
 
@@ -65,6 +75,8 @@ class ReadBasis:
             return
         if ahead > timedelta(0):
             await asyncio.sleep(ahead.total_seconds())
+        elif -ahead > FINAL_AFTER:
+            return
         open_ = sorted({s for s in scopes if not self._settled_at(tenant, s, as_of)})
         if not open_:
             return

@@ -12,6 +12,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+import pytest
+
+from graph_memory import db as db_module
 from graph_memory.container import Services, build_services
 from graph_memory.db import Database, Tx
 from graph_memory.domain import (
@@ -26,8 +29,10 @@ from graph_memory.domain import (
     utcnow,
 )
 from graph_memory.embeddings import Embedder
+from graph_memory.errors import StoreUnavailable
 from graph_memory.repositories.locks import WriteLocks
 from graph_memory.repositories.trust import TrustRepository
+from graph_memory.services import read_basis
 from graph_memory.services.facts.expiry import ExpiryService
 from graph_memory.services.facts.reads import FactFilter
 from graph_memory.services.facts.results import ItemResult
@@ -471,3 +476,78 @@ def test_a_lock_taken_after_the_clock_on_a_scope_already_past_it_runs_the_write_
     attempts, stamp, pinned = _run(settings, embedder, go)
     assert attempts == [set(), {(tenant, "user:bob")}]
     assert stamp > pinned
+
+
+def test_a_moment_older_than_any_write_in_flight_is_answered_without_the_locks(
+    settings: Settings, embedder: Embedder, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No write in flight can stamp before a moment older than the write limit (with the
+    clocks' skew): a read as of one answers at once, even after the scope's last stamp and
+    while a writer of the scope is in flight, and pins nothing (read_basis.FINAL_AFTER,
+    shortened here so the test need not wait minutes)."""
+    monkeypatch.setattr(read_basis, "FINAL_AFTER", timedelta(seconds=1.5))
+    agent = Principal(tenant, Role.AGENT, "k-test")
+
+    async def go(services: Services) -> tuple[list[str], bool, Any, list[str]]:
+        ep = await _episode(services, agent, "s1")
+        await services.facts.assert_facts(agent, [_lives("Paris", ep)])
+        ep2 = await _episode(services, agent, "s2")
+        await asyncio.sleep(2.0)
+        # After the scope's last stamp (so not final by the lock's stamp) and past FINAL_AFTER.
+        as_of = utcnow() - timedelta(seconds=1.6)
+        writer, _, release = await _in_flight(services, agent, _lives("Berlin", ep2))
+        reader = asyncio.create_task(
+            services.reads.list_facts(
+                agent, LIVES, as_of=as_of, valid_at=None, first=10, after=None
+            )
+        )
+        await asyncio.sleep(0.5)
+        answered = reader.done()
+        release.set()
+        await writer
+        first = [r.object for r in await reader]
+        lock = await services.db.run_raw(
+            "MATCH (l:ScopeLock {tenant: $t, scope: $s}) RETURN l.pins AS pins",
+            {"t": tenant, "s": SCOPE},
+        )
+        again = await services.reads.list_facts(
+            agent, LIVES, as_of=as_of, valid_at=None, first=10, after=None
+        )
+        return first, answered, lock[0]["pins"], [r.object for r in again]
+
+    first, answered, pins, again = _run(settings, embedder, go)
+    assert answered, "a read as of a moment older than any write in flight waited for one"
+    assert first == again == ["Paris"]
+    assert pins is None
+
+
+def test_a_write_running_past_the_limit_is_ended_and_saves_nothing(
+    settings: Settings, embedder: Embedder, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neo4j ends a write transaction that runs past db.WRITE_TX_LIMIT (shortened here): the
+    caller gets a typed error and nothing of the write is saved. The bound is what lets a read
+    as of an older moment skip the locks."""
+    monkeypatch.setattr(db_module, "WRITE_TX_LIMIT", timedelta(seconds=1))
+    agent = Principal(tenant, Role.AGENT, "k-test")
+
+    async def go(services: Services) -> tuple[str, list[str]]:
+        ep = await _episode(services, agent, "s1")
+        batch = await services.facts.prepare(agent, [_lives("Paris", ep)])
+
+        async def slow(tx: Tx) -> None:
+            await services.facts.write_prepared(tx, batch)
+            await asyncio.sleep(4.0)  # the server's transaction monitor looks every ~2 s
+
+        try:
+            await services.db.write_tx(slow)
+            code = "none"
+        except StoreUnavailable as e:
+            code = e.code
+        rows = await services.reads.list_facts(
+            agent, LIVES, as_of=None, valid_at=None, first=10, after=None
+        )
+        return code, [r.object for r in rows]
+
+    code, left = _run(settings, embedder, go)
+    assert code == "STORE_UNAVAILABLE"
+    assert left == []
