@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 import pytest
+from neo4j.exceptions import TransientError
 
 from graph_memory.client import GraphMemoryClient, GraphMemoryClientError
 from graph_memory.db import Database
@@ -260,3 +261,41 @@ def test_an_empty_list_of_steps_is_refused_not_taken_for_all(
         "query($s: String) { consolidationRuns(scope: $s) { id } }", {"s": SCOPES[0]}
     )["consolidationRuns"]
     assert runs == []
+
+
+def test_a_dry_run_retried_after_a_transient_fault_reports_every_step(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """A dry run is one transaction. Retried after a transient fault part way (a deadlock
+    Neo4j broke, a dropped connection), it runs every step again: its report is the one a
+    run without the fault gives, not only the steps after the fault."""
+    build_store(settings, tenant, client, admin)
+    who = Principal(tenant=tenant, role=Role.ADMIN, key_id="k", name="ops")
+
+    def shape(report: Any) -> tuple[list[str], list[tuple[str, str, str]], dict[str, Any]]:
+        counts = {s.step: sorted((c.name, c.value) for c in s.counts) for s in report.steps}
+        changes = sorted((c.step, c.action, c.target_id) for c in report.changes or ())
+        return [s.step for s in report.steps], changes, counts
+
+    async def go() -> tuple[Any, Any, list[str]]:
+        db = Database.connect(settings.neo4j())
+        try:
+            svc = ConsolidationService(db, PolicyStore(TrustRepository(db)).policy_for, 1.0)
+            clean = await svc.run(who, SCOPES, dry_run=True)
+            seen: list[str] = []
+
+            def progress(name: str, done: int, total: int) -> None:
+                seen.append(name)
+                if len(seen) == 2:  # two steps done: the transaction breaks off
+                    raise TransientError("the store broke the transaction off")
+
+            faulted = await svc.run(who, SCOPES, dry_run=True, progress=progress)
+            return clean, faulted, seen
+        finally:
+            await db.close()
+
+    clean, faulted, seen = asyncio.run(go())
+    assert faulted.status == "dry_run"
+    assert len(seen) > len(clean.steps)  # it did run again
+    assert shape(faulted) == shape(clean)
+    assert clean.changes  # the store has something to consolidate

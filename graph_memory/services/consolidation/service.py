@@ -162,15 +162,22 @@ class ConsolidationService:
             # before that journaled only entity merges'): a quiet rollback recomputes nothing.
             "settles_journaled": True,
         }
-        ctx = self._context(tenant, scopes, run["id"], policy)
         if dry_run:
             t0 = time.perf_counter()
             try:
-                await self.db.write_tx(lambda tx: self._dry(tx, ctx, run, names, progress))
+                # A fresh context for every attempt: a transaction retried after a transient
+                # fault starts over, and the steps a failed attempt finished (done_steps,
+                # counts, changes) were rolled back with it.
+                await self.db.write_tx(
+                    lambda tx: self._dry(
+                        tx, self._context(tenant, scopes, run["id"], policy), run, names, progress
+                    )
+                )
             except _DryRun as done:
                 metrics.observe_consolidation("dry_run", "dry_run", time.perf_counter() - t0, 0)
                 return done.report
             raise AssertionError("a dry run always rolls back")  # pragma: no cover
+        ctx = self._context(tenant, scopes, run["id"], policy)
 
         await self._sweep_left(tenant)
         started = await self.db.write_tx(lambda tx: self._claim(tx, tenant, scopes, run))
