@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,7 @@ from graph_memory.versions import FactVersion
 if TYPE_CHECKING:
     from graph_memory.services.facts.writes import ItemResult
 
-__all__ = ["PreparedBatch", "checked_items", "lock_plan"]
+__all__ = ["CheckedItems", "PreparedBatch", "checked_items", "lock_plan"]
 
 SlotKey = tuple[str, str, str]
 
@@ -57,6 +58,19 @@ class PreparedBatch:
     register: bool  # a predicate is not registered yet: take the tenant lock first
 
 
+@dataclass(frozen=True)
+class CheckedItems:
+    """What the checks before any lock found."""
+
+    refused: dict[int, ItemResult]
+    checked: dict[int, CheckedFact]
+    # The cited episodes and the predicates' registered cardinalities, as read now.
+    episodes: dict[str, Record]
+    registered: dict[str, str]
+    # Each named premise's scope (a fact's scope never changes once written).
+    premise_scopes: dict[str, str]
+
+
 async def checked_items(
     principal: Principal,
     policy: TenantPolicy,
@@ -64,10 +78,8 @@ async def checked_items(
     facts: FactRepository,
     prelock: Prelock,
     failed: type[ItemResult],
-) -> tuple[dict[int, ItemResult], dict[int, CheckedFact], dict[str, Record], dict[str, str]]:
-    """The gate, a session token's scopes and the citation-scope check; returns the refused
-    items, the checked ones, the cited episodes and the predicates' registered cardinalities
-    as read now."""
+) -> CheckedItems:
+    """The gate, a session token's scopes and the citation-scope check."""
     tenant = principal.tenant
     results: dict[int, ItemResult] = {}
     checked: dict[int, CheckedFact] = {}
@@ -95,7 +107,7 @@ async def checked_items(
         if i in checked:
             del checked[i]
             results[i] = failed.failed(i, err)
-    return results, checked, episodes, registered
+    return CheckedItems(results, checked, episodes, registered, bound)
 
 
 async def _no_versions() -> dict[str, FactVersion]:
@@ -106,13 +118,19 @@ def lock_plan(
     checked: dict[int, CheckedFact],
     episodes: dict[str, Record],
     idempotency_key: str | None,
+    premise_scopes: Mapping[str, str] | None = None,
 ) -> tuple[frozenset[str], dict[SlotKey, frozenset[str]]]:
     """The scope locks a batch takes before it reads what it decides on, the scope of every
-    fact and of every episode it cites (a forget of that episode's user holds it) and the
+    fact and of every episode it cites (a forget of that episode's user holds it), of every
+    premise a fact depends on (a retraction of the premise holds it while it flags the
+    premise's conclusions: a conclusion written beside it would be flagged by neither) and the
     idempotency key's, and the slots its items land in, each with the objects its items name
     there (of a many-valued slot only those objects' versions compete with the batch's:
     graph_memory/temporal)."""
     scopes: set[str] = set()
+    bound = premise_scopes or {}
+    for cf in checked.values():
+        scopes.update(bound[p] for p in cf.item.depends_on if p in bound)
     slots: dict[SlotKey, set[str]] = {}
     for cf in checked.values():
         scope = fact_rules.scope_or_none(cf, episodes)

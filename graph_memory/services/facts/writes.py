@@ -142,7 +142,7 @@ class FactService:
         session's ingestion, in one call for all its texts) and sets ``vectors``.
         ``prelock``: those reads, already started (PrelockAhead)."""
         policy = await self.policy(principal.tenant)
-        results, checked, episodes, registered = await checked_items(
+        found = await checked_items(
             principal,
             policy,
             items,
@@ -150,21 +150,22 @@ class FactService:
             prelock or PrelockRepository(self.db),
             ItemResult,
         )
+        checked = found.checked
         embeddings = await self._embed([c.text for c in checked.values()]) if embed else []
         vectors = dict(zip(checked.keys(), embeddings, strict=True)) if embeddings else {}
-        scopes, slots = lock_plan(checked, episodes, idempotency_key)
+        scopes, slots = lock_plan(checked, found.episodes, idempotency_key, found.premise_scopes)
         return PreparedBatch(
             principal=principal,
             policy=policy,
             items=tuple(items),
             idempotency_key=idempotency_key,
             request_hash=request_hash,
-            refused=results,
+            refused=found.refused,
             checked=checked,
             vectors=vectors,
             scopes=scopes,
             slots=slots,
-            register=any(cf.predicate not in registered for cf in checked.values()),
+            register=any(cf.predicate not in found.registered for cf in checked.values()),
         )
 
     async def write_prepared(self, tx: Tx, batch: PreparedBatch) -> list[ItemResult]:
