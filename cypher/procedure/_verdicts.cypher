@@ -9,6 +9,6 @@ OPTIONAL CALL (@node) {
   MATCH (@node)-[v:EVIDENCED_BY]->(e:Episode)
   WHERE $as_of IS NULL OR coalesce(v.at, @node.created_at) <= $as_of
   WITH e, v
-  ORDER BY v.at DESC
+  ORDER BY coalesce(v.at, @node.created_at) DESC
   RETURN e, head(collect(v)) AS r
 }

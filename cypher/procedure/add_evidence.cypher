@@ -11,7 +11,7 @@ WHERE e.tenant = $tenant
 OPTIONAL CALL (p, e) {
   MATCH (p)-[r:EVIDENCED_BY]->(e)
   RETURN r.success AS told
-  ORDER BY r.at DESC
+  ORDER BY coalesce(r.at, p.created_at) DESC
   LIMIT 1
 }
 CALL (p, e, told) {

@@ -46,9 +46,11 @@ CALL (hidden, hits) {
     AND ($role IS NULL OR p.role = $role)
     AND NOT
 #include forget/_hidden_procedure(p)
+  // Ranked by its evidence and freshness as they stood at as_of (procedure/_as_of).
+#include procedure/_as_of(p)
   RETURN collect({
-    id: p.id, text: p.text, success_count: p.success_count,
-    failure_count: p.failure_count, fresh_ms: coalesce(p.updated_at, p.created_at).epochMillis,
+    id: p.id, text: p.text, success_count: then.success_count,
+    failure_count: then.failure_count, fresh_ms: then.updated_at.epochMillis,
     similarity: coalesce(vscore, vector.similarity.cosine(p.embedding, $vector)),
     content: CASE WHEN $content_vector IS NULL THEN null
                   ELSE vector.similarity.cosine(p.embedding, $content_vector) END,

@@ -25,12 +25,14 @@ CALL (hidden) {
   MATCH (p:Procedure {id: id})
   WHERE p.tenant = $tenant AND NOT
 #include forget/_hidden_procedure(p)
+  // As it stood at as_of (status, counts), with each episode's verdict then.
+#include procedure/_as_of(p)
 #include procedure/_verdicts(p)
-  WITH p, CASE WHEN NOT
+  WITH then, CASE WHEN NOT
 #include forget/_hidden_episode(e)
        THEN e END AS src, r
-  RETURN p AS n, src, null AS weight, r.success AS success, null AS linked_at, p.text AS text,
-         null AS touched
+  RETURN then AS n, src, null AS weight, r.success AS success, null AS linked_at,
+         then.text AS text, null AS touched
   UNION ALL
   UNWIND $memos AS id
   MATCH (m:Memo {id: id})

@@ -202,3 +202,26 @@ def test_a_corrected_verdict_leaves_earlier_reads_as_they_were(client: GraphMemo
     assert (r["procedure"]["successCount"], r["procedure"]["failureCount"]) == (1, 0)
     (past,) = client.procedures("reset_password", [TEAM], include_candidates=True, as_of=between)
     assert (past["successCount"], past["failureCount"]) == (1, 0)
+
+
+def test_recall_as_of_a_moment_shows_the_procedure_as_it_stood_then(
+    admin: GraphMemoryClient,
+) -> None:
+    """Recall ranks and returns a procedure with the evidence it had at asOf: a verdict told
+    again later moves neither its counts nor the episode's verdict in the answer."""
+    proc = _upsert(admin, STEPS_V1, description="when a customer cannot log in")["procedure"]
+    ep = admin.record_episode(**episode("alice", scope=TEAM))
+    admin.record_procedure_outcome(proc["id"], True, ep)
+    between = datetime.now(UTC)
+    time.sleep(0.05)
+    admin.record_procedure_outcome(proc["id"], False, ep)
+    kw: dict[str, Any] = {"kinds": ["PROCEDURE"], "intent": "reset_password"}
+
+    def asked(**more: Any) -> tuple[int, int, list[bool]]:
+        (item,) = admin.recall("the customer needs a password reset", [TEAM], **kw, **more)["items"]
+        p = item["procedure"]
+        told = [e["success"] for e in item["provenance"]["episodes"]]
+        return p["successCount"], p["failureCount"], told
+
+    assert asked(as_of=between.isoformat()) == (1, 0, [True])
+    assert asked() == (0, 1, [False])

@@ -241,7 +241,8 @@ class ProcedureService:
     ) -> OutcomeResult:
         """Record that following the procedure in an episode succeeded or failed.
 
-        One episode is one piece of evidence (reporting it again replaces its verdict); counts
+        One episode is one piece of evidence (reporting it again replaces its verdict from then
+        on; reads as of an earlier moment keep the earlier one: procedure/_verdicts); counts
         and status are recomputed from all evidence in the same transaction, and a promotion
         or demotion is audited. Raises NotFound for an unknown procedure or episode.
         """
