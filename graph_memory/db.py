@@ -21,11 +21,9 @@ from neo4j import (
     AsyncManagedTransaction,
     AsyncResult,
     RoutingControl,
-    unit_of_work,
 )
 from neo4j._data import RecordExporter
 from neo4j.exceptions import (
-    ClientError,
     ConstraintError,
     ServiceUnavailable,
     SessionExpired,
@@ -97,6 +95,8 @@ class Tx:
         # locks at commit by ``seal``).
         self.floor: datetime | None = None
         self.stamp: datetime | None = None
+        # When (monotonic seconds) the clock was first read: seal holds it to WRITE_TX_LIMIT.
+        self.clocked: float | None = None
 
     def locked(self, lock_stamp: Any, scopes: Iterable[tuple[str, str]] = ()) -> None:
         """Note the stamp a lock statement read from the locks it took (``scopes``, as
@@ -114,14 +114,26 @@ class Tx:
         changed slots hold) and of the clocks earlier writers of its scopes used, which
         another service process whose clock runs ahead may have written."""
         at = clock_after(now, [*stamps, self.floor])
+        if self.clocked is None:
+            self.clocked = time.monotonic()
         if self.stamp is None or at > self.stamp:
             self.stamp = at
         return at
 
     async def seal(self) -> None:
-        """Before commit: the scope locks held remember this transaction's clock."""
+        """Before commit: the scope locks held remember this transaction's clock. Raises
+        StoreUnavailable (the transaction rolls back) when the clock was read longer than
+        WRITE_TX_LIMIT ago: a read as of a moment that old already took it as final."""
         if self.stamp is None:  # (always after ``floor`` otherwise: clock_after)
             return
+        if self.clocked is not None and time.monotonic() - self.clocked > (
+            WRITE_TX_LIMIT.total_seconds()
+        ):
+            log.warning("a write held its clock past %s; rolled back", WRITE_TX_LIMIT)
+            raise StoreUnavailable(
+                f"the write took longer than {WRITE_TX_LIMIT.total_seconds():.0f} s from its "
+                "clock to its commit and was rolled back; nothing of it was saved"
+            )
         locks = [{"tenant": k[1], "scope": k[2]} for k in self.held if k[0] == "scope"]
         tenants = [k[1] for k in self.held if k[0] == "all_scopes"]
         if locks or tenants:
@@ -137,12 +149,13 @@ class Tx:
 
 
 _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
-# The longest a write transaction runs before Neo4j ends it (rolled back, nothing of it saved).
-# A writer reads its clock inside its transaction, so no write still in flight stamps a moment
+# The longest a transaction may hold a clock reading before it commits (Tx.seal refuses to
+# commit later: rolled back, nothing of it saved). So no write still in flight stamps a moment
 # older than this: services/read_basis.py answers a read as of an older moment with no look
-# at the locks. Far above any write's batch (a few seconds at most).
+# at the locks. Far above any stamping write's batch (a few seconds at most); a transaction
+# that stamps nothing (a consolidation dry run, which never commits; a bulk statement) is not
+# bound by it.
 WRITE_TX_LIMIT = timedelta(minutes=5)
-_TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
 # How often a write runs again to take late scope locks before its clock (LockedLate): each
 # attempt adds the scopes found late, so a change's reach is settled in a few.
 LATE_LOCK_RETRIES = 4
@@ -355,19 +368,10 @@ class Database:
                         self.driver.session(database=self.database) as session,
                     ):
                         if write:
-                            limited = unit_of_work(timeout=WRITE_TX_LIMIT.total_seconds())
-                            return await session.execute_write(limited(work))
+                            return await session.execute_write(work)
                         return await session.execute_read(work)
         except (ServiceUnavailable, SessionExpired) as e:
             raise _unavailable(e) from e
-        except ClientError as e:
-            if e.code != _TIMED_OUT:
-                raise
-            log.warning("a write transaction ran past %s and was ended", WRITE_TX_LIMIT)
-            raise StoreUnavailable(
-                f"the write ran longer than {WRITE_TX_LIMIT.total_seconds():.0f} s and was "
-                "ended; nothing of it was saved"
-            ) from e
         finally:
             metrics.observe_neo4j_call(access, time.perf_counter() - began)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -21,9 +21,10 @@ the scope locks every writer takes (repositories/locks.py):
   in another scope flagged, a held candidate released) and finds that scope already past its
   clock runs again with that lock taken first (db.LockedLate).
 
-A moment older than FINAL_AFTER needs no look at all: a write transaction runs at most
-db.WRITE_TX_LIMIT (Neo4j ends it then) and reads its clock inside, so no write in flight can
-stamp before such a moment, provided service processes' clocks agree within CLOCK_SKEW.
+A moment older than FINAL_AFTER needs no look at all: a write commits within
+db.WRITE_TX_LIMIT of reading its clock (Tx.seal rolls it back otherwise), so no write in flight
+can stamp before such a moment, provided service processes' clocks agree within CLOCK_SKEW
+(which also covers a commit's own few milliseconds).
 
 A moment a little in the future is waited for (a client's clock may run ahead of ours); a
 moment further ahead is answered with what is believed now and promises nothing, since writes
