@@ -90,23 +90,33 @@ class Tx:
         # The write locks this transaction holds (repositories/locks.py): taking one again is
         # a no-op, since re-locking a lock node we hold can deadlock against a waiter.
         self.held: set[tuple[str, ...]] = set()
-        # The latest clock earlier writers stamped on the scope locks taken (lock/_scopes), and
-        # the latest this transaction stamps its changes with (``clock``; recorded on its scope
-        # locks at commit by ``seal``).
+        # The latest clock earlier writers stamped on the scope locks taken (lock/_scopes) or
+        # the server's clock when they were taken, whichever is later, and the latest this
+        # transaction stamps its changes with (``clock``; recorded on its scope locks at
+        # commit by ``seal``).
         self.floor: datetime | None = None
         self.stamp: datetime | None = None
         # When (monotonic seconds) the clock was first read: seal holds it to WRITE_TX_LIMIT.
         self.clocked: float | None = None
 
-    def locked(self, lock_stamp: Any, scopes: Iterable[tuple[str, str]] = ()) -> None:
+    def locked(
+        self, lock_stamp: Any, scopes: Iterable[tuple[str, str]] = (), server_now: Any = None
+    ) -> None:
         """Note the stamp a lock statement read from the locks it took (``scopes``, as
-        (tenant, scope)). Raises LockedLate when the clock was read already and the locks'
-        stamp is not before it (write_tx runs the transaction again, those locked first)."""
+        (tenant, scope)) and the server's clock then. Raises LockedLate when the clock was
+        read already and the locks' stamp is not before it (write_tx runs the transaction
+        again, those locked first)."""
         at = as_datetime(lock_stamp)
         if at is not None and self.stamp is not None and at >= self.stamp:
             raise LockedLate(set(scopes))
-        if at is not None and (self.floor is None or at > self.floor):
-            self.floor = at
+        # Before the clock is read, the server's clock is a floor too: a process whose clock
+        # runs behind still stamps after every moment the store has reached, also in a scope
+        # no one has written yet (whose lock carries no stamp) and in one idle for longer than
+        # a read takes as final without looking (services/read_basis.FINAL_AFTER).
+        server = as_datetime(server_now) if self.stamp is None else None
+        for t in (at, server):
+            if t is not None and (self.floor is None or t > self.floor):
+                self.floor = t
 
     def clock(self, now: datetime, stamps: Iterable[datetime | None] = ()) -> datetime:
         """The moment this transaction stamps its changes with, read after its locks

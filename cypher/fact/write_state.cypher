@@ -1,5 +1,5 @@
 // params: tenant, scopes, ids, names, slots
-// returns: locked, lock_stamp, episodes, predicates, slots
+// returns: locked, lock_stamp, server_now, episodes, predicates, slots
 // Everything a fact batch decides on, read under its write locks in one round trip: the scope
 // locks first (lock/_scopes), then the cited episodes (forgotten: their contributor was
 // forgotten, a write citing it is refused), the predicates' registered cardinalities, and for each
@@ -85,4 +85,4 @@ CALL () {
   RETURN collect({scope: slot.scope, subject: slot.subject, predicate: slot.predicate,
                   top: top, versions: versions, open: open}) AS slots
 }
-RETURN locked, lock_stamp, episodes, predicates, slots
+RETURN locked, lock_stamp, server_now, episodes, predicates, slots

@@ -45,7 +45,7 @@ class WriteLocks:
         if ordered:
             rows = await tx.run("lock.scopes", {"tenant": tenant, "scopes": ordered})
             tx.held.update(("scope", tenant, s) for s in ordered)
-            tx.locked(rows[0]["lock_stamp"], [(tenant, s) for s in ordered])
+            tx.locked(rows[0]["lock_stamp"], [(tenant, s) for s in ordered], rows[0]["server_now"])
 
     @classmethod
     async def memories(cls, tx: Tx, tenant: str, ids: Iterable[str]) -> None:
@@ -69,4 +69,4 @@ class WriteLocks:
         if key not in tx.held:
             rows = await tx.run("lock.all_scopes", {"tenant": tenant})
             tx.held.add(key)
-            tx.locked(rows[0]["lock_stamp"])
+            tx.locked(rows[0]["lock_stamp"], server_now=rows[0]["server_now"])

@@ -159,7 +159,7 @@ class WriteStateRepository:
         )
         tx.held.update(("scope", tenant, s) for s in wanted)
         row = rows[0]
-        tx.locked(row["lock_stamp"], [(tenant, s) for s in wanted])
+        tx.locked(row["lock_stamp"], [(tenant, s) for s in wanted], row["server_now"])
         states = {k: SlotState() for k in keys}
         for r in row["slots"]:
             states[(r["scope"], r["subject"], r["predicate"])] = _slot(r)

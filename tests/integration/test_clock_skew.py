@@ -5,9 +5,26 @@ kept, not ended before it began, and no change lands in a past a reader already 
 
 from __future__ import annotations
 
-from datetime import datetime
+import asyncio
+from datetime import datetime, timedelta
+
+import pytest
 
 from graph_memory.client import GraphMemoryClient
+from graph_memory.container import build_services
+from graph_memory.db import Database
+from graph_memory.domain import (
+    Citation,
+    EpisodeInput,
+    FactInput,
+    Outcome,
+    Principal,
+    Role,
+    utcnow,
+)
+from graph_memory.embeddings import Embedder
+from graph_memory.services import episodes as episodes_module
+from graph_memory.services.facts import writes as fact_writes
 from graph_memory.settings import Settings
 from tests.integration.conftest import bolt, episode, fact
 from tests.integration.consolidation_helpers import CORE, build_store, run
@@ -136,3 +153,51 @@ def test_a_consolidation_after_a_process_whose_clock_runs_ahead_is_stamped_after
     assert {c["name"]: c["value"] for c in done["steps"][0]["counts"]}["merged"] == 1
     # The merge retracted the duplicate after the write it follows, by the lock's record.
     assert _stamp(settings, s.jira_dup, "retracted_at") > ahead
+
+
+def test_a_process_whose_clock_runs_behind_stamps_after_the_stores_clock(
+    settings: Settings, embedder: Embedder, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service process whose clock runs ten minutes behind writes a scope no one has written
+    (its lock carries no stamp to follow): it still stamps after the store's clock, so a read
+    as of a moment already answered (or old enough to be taken as final without a look,
+    read_basis.FINAL_AFTER) never gains its write."""
+    slow = timedelta(minutes=10)
+    for module in (fact_writes, episodes_module):
+        monkeypatch.setattr(module, "utcnow", lambda: utcnow() - slow)
+    who = Principal(tenant, Role.AGENT, "k-test")
+
+    async def go() -> tuple[datetime, list[datetime]]:
+        services = build_services(settings, Database.connect(settings.neo4j()), embedder)
+        try:
+            before = utcnow()
+            [(ep, _)] = await services.episodes.record(
+                who,
+                [
+                    EpisodeInput(
+                        user_id="slowpoke",
+                        session_id="s1",
+                        started_at=None,
+                        ended_at=None,
+                        summary="Slowpoke said where they live.",
+                        outcome=Outcome.SUCCESS,
+                        source="user",
+                    )
+                ],
+            )
+            assert ep is not None
+            [r] = await services.facts.assert_facts(
+                who, [FactInput("slowpoke", "lives_in", "Oslo", (Citation(ep),), source="user")]
+            )
+            assert r.ok and r.fact_id is not None
+            rows = await services.db.run_raw(
+                "MATCH (f:Fact {id: $f}), (e:Episode {id: $e}) "
+                "RETURN toString(f.recorded_at) AS fact, toString(e.recorded_at) AS ep",
+                {"f": r.fact_id, "e": ep},
+            )
+            return before, [datetime.fromisoformat(rows[0][k]) for k in ("ep", "fact")]
+        finally:
+            await services.db.close()
+
+    before, stamps = asyncio.run(go())
+    assert all(s > before for s in stamps), (before, stamps)
