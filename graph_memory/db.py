@@ -327,6 +327,7 @@ class Database:
                 if e.scopes <= early:
                     break  # nothing new to lock first: another attempt would meet it too
                 early |= e.scopes
+                metrics.WRITE_RERUNS.inc()
         raise Conflict("the write kept meeting newer changes of the scopes it reaches; retry it")
 
     async def read_tx(self, fn: Callable[[Tx], Awaitable[T]]) -> T:

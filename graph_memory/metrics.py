@@ -34,6 +34,7 @@ __all__ = [
     "INGEST_JOBS",
     "NEO4J_RETRIES",
     "NEO4J_UNAVAILABLE",
+    "WRITE_RERUNS",
     "count_llm_tokens",
     "observe_consolidation",
     "observe_consolidation_step",
@@ -104,6 +105,12 @@ NEO4J_QUERY_SECONDS = Histogram(
 )
 NEO4J_RETRIES = Counter(
     "graph_memory_neo4j_retries", "Neo4j calls retried after a transient fault", ["access"]
+)
+# A write run again because it locked a scope only after reading its clock and found that scope
+# already past it (db.LockedLate): how often a change's reach is learned late, not a fault.
+WRITE_RERUNS = Counter(
+    "graph_memory_write_reruns",
+    "Write transactions run again to take scope locks before their clock (late locks)",
 )
 NEO4J_UNAVAILABLE = Counter(
     "graph_memory_neo4j_unavailable", "Neo4j calls given up on: the store was unreachable"

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
+from prometheus_client import REGISTRY
 
 from graph_memory import db as db_module
 from graph_memory.container import Services, build_services
@@ -473,9 +474,12 @@ def test_a_lock_taken_after_the_clock_on_a_scope_already_past_it_runs_the_write_
         go_on.set()
         return attempts, await writer, pinned
 
+    reruns = REGISTRY.get_sample_value("graph_memory_write_reruns_total") or 0.0
     attempts, stamp, pinned = _run(settings, embedder, go)
     assert attempts == [set(), {(tenant, "user:bob")}]
     assert stamp > pinned
+    # Counted, for operators: how often a write learns its reach late.
+    assert REGISTRY.get_sample_value("graph_memory_write_reruns_total") == reruns + 1
 
 
 def test_a_moment_older_than_any_write_in_flight_is_answered_without_the_locks(
