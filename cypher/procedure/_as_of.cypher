@@ -4,8 +4,16 @@
 // `hidden`, forget/_hidden, must be in scope), a supersession only if it came by then, and
 // its last change by then. A read as of T is what a read at T answered. Shared by the as-of
 // listing (procedure/list) and recall (its search's ranking and the items it returns).
+// Unchanged since $as_of (every change of its status, counts or supersession sets
+// updated_at) and no forget in flight: as stored, with no walk over its verdicts (a
+// procedure reported thousands of times costs a read as of now nothing more).
 CALL (@node, hidden) {
+  WITH @node AS asked
+  WHERE size(hidden) = 0 AND asked.updated_at <= $as_of
+  RETURN asked {.*, embedding: null, status_log_at: null, status_log: null} AS then
+  UNION ALL
   WITH @node AS asked, hidden
+  WHERE NOT coalesce(size(hidden) = 0 AND asked.updated_at <= $as_of, false)
 #include procedure/_verdicts(asked)
   WITH asked, r, e IS NOT NULL AND NOT
 #include forget/_hidden_episode(e)
