@@ -20,7 +20,9 @@ import uvicorn
 
 from graph_memory.app import create_app
 from graph_memory.client import GraphMemoryClient
+from graph_memory.container import Services
 from graph_memory.db import Database
+from graph_memory.domain import EpisodeInput, Outcome, Principal
 from graph_memory.embeddings import Embedder, build_embedder
 from graph_memory.migrations import migrate
 from graph_memory.repositories.apikeys import ApiKeyRepository
@@ -182,6 +184,26 @@ def episode(user: str = "alice", session: str | None = None, **kw: Any) -> dict[
     }
     base.update(kw)
     return base
+
+
+async def record_episode_in_process(
+    services: Services, who: Principal, session: str, summary: str, **kw: Any
+) -> str:
+    """One episode (of alice unless ``user_id`` is given) through the in-process service, for
+    tests that hold real transactions open beside it; its id."""
+    fields: dict[str, Any] = {
+        "user_id": "alice",
+        "started_at": None,
+        "ended_at": None,
+        "outcome": Outcome.SUCCESS,
+        "source": "user",
+        **kw,
+    }
+    [(ep, _)] = await services.episodes.record(
+        who, [EpisodeInput(session_id=session, summary=summary, **fields)]
+    )
+    assert ep is not None
+    return ep
 
 
 def fact(subject: str, predicate: str, obj: str, episodes: list[str], **kw: Any) -> dict[str, Any]:

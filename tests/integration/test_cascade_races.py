@@ -12,35 +12,19 @@ from graph_memory.db import Database, Tx
 from graph_memory.domain import (
     Cardinality,
     Citation,
-    EpisodeInput,
     FactInput,
-    Outcome,
     Principal,
     Role,
 )
 from graph_memory.embeddings import Embedder
 from graph_memory.services.facts.reads import FactFilter
 from graph_memory.settings import Settings
+from tests.integration.conftest import record_episode_in_process
 
 
 async def _episode(services: Services, who: Principal, session: str, scope: str) -> str:
-    [(ep, _)] = await services.episodes.record(
-        who,
-        [
-            EpisodeInput(
-                user_id="alice",
-                session_id=session,
-                started_at=None,
-                ended_at=None,
-                summary=f"Alice talked about where Acme is ({session}).",
-                outcome=Outcome.SUCCESS,
-                source="user",
-                scope=scope,
-            )
-        ],
-    )
-    assert ep is not None
-    return ep
+    summary = f"Alice talked about where Acme is ({session})."
+    return await record_episode_in_process(services, who, session, summary, scope=scope)
 
 
 def test_a_conclusion_written_while_its_premise_is_retracted_is_flagged(

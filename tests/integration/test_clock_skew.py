@@ -15,9 +15,7 @@ from graph_memory.container import build_services
 from graph_memory.db import Database
 from graph_memory.domain import (
     Citation,
-    EpisodeInput,
     FactInput,
-    Outcome,
     Principal,
     Role,
     utcnow,
@@ -26,7 +24,7 @@ from graph_memory.embeddings import Embedder
 from graph_memory.services import episodes as episodes_module
 from graph_memory.services.facts import writes as fact_writes
 from graph_memory.settings import Settings
-from tests.integration.conftest import bolt, episode, fact
+from tests.integration.conftest import bolt, episode, fact, record_episode_in_process
 from tests.integration.consolidation_helpers import CORE, build_store, run
 
 SCOPES = ["user:alice"]
@@ -171,21 +169,8 @@ def test_a_process_whose_clock_runs_behind_stamps_after_the_stores_clock(
         services = build_services(settings, Database.connect(settings.neo4j()), embedder)
         try:
             before = utcnow()
-            [(ep, _)] = await services.episodes.record(
-                who,
-                [
-                    EpisodeInput(
-                        user_id="slowpoke",
-                        session_id="s1",
-                        started_at=None,
-                        ended_at=None,
-                        summary="Slowpoke said where they live.",
-                        outcome=Outcome.SUCCESS,
-                        source="user",
-                    )
-                ],
-            )
-            assert ep is not None
+            summary = "Slowpoke said where they live."
+            ep = await record_episode_in_process(services, who, "s1", summary, user_id="slowpoke")
             [r] = await services.facts.assert_facts(
                 who, [FactInput("slowpoke", "lives_in", "Oslo", (Citation(ep),), source="user")]
             )

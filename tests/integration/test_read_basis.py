@@ -21,9 +21,7 @@ from graph_memory.db import Database, Tx
 from graph_memory.domain import (
     Cardinality,
     Citation,
-    EpisodeInput,
     FactInput,
-    Outcome,
     Principal,
     Role,
     as_datetime,
@@ -40,7 +38,7 @@ from graph_memory.services.facts.results import ItemResult
 from graph_memory.services.recall.request import RecallRequest
 from graph_memory.services.trust.outcomes import Outcome as VerdictOutcome
 from graph_memory.settings import Settings
-from tests.integration.conftest import bolt
+from tests.integration.conftest import bolt, record_episode_in_process
 
 T = TypeVar("T")
 SCOPE = "user:alice"
@@ -67,23 +65,10 @@ async def _episode(
     scope: str | None = None,
 ) -> str:
     """An episode of ``user`` (in their own scope unless ``scope`` is given)."""
-    [(ep, _)] = await services.episodes.record(
-        agent,
-        [
-            EpisodeInput(
-                user_id=user,
-                session_id=session,
-                started_at=None,
-                ended_at=None,
-                summary=f"{user.title()} said where they live now ({session}).",
-                outcome=Outcome.SUCCESS,
-                source="user",
-                scope=scope,
-            )
-        ],
+    summary = f"{user.title()} said where they live now ({session})."
+    return await record_episode_in_process(
+        services, agent, session, summary, user_id=user, scope=scope
     )
-    assert ep is not None
-    return ep
 
 
 async def _conclusion(services: Services, admin: Principal, ep: str, premise: str) -> ItemResult:
