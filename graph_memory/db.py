@@ -109,11 +109,12 @@ class Tx:
         at = as_datetime(lock_stamp)
         if at is not None and self.stamp is not None and at >= self.stamp:
             raise LockedLate(set(scopes))
-        # Before the clock is read, the server's clock is a floor too: a process whose clock
-        # runs behind still stamps after every moment the store has reached, also in a scope
-        # no one has written yet (whose lock carries no stamp) and in one idle for longer than
-        # a read takes as final without looking (services/read_basis.FINAL_AFTER).
+        # Before the clock is read, the server's clock (less CLOCK_SKEW) is a floor too: a
+        # process whose clock runs further behind still stamps after every moment a read may
+        # take as final without looking (services/read_basis.FINAL_AFTER), also in a scope no
+        # one has written yet (whose lock carries no stamp).
         server = as_datetime(server_now) if self.stamp is None else None
+        server = server - CLOCK_SKEW if server is not None else None
         for t in (at, server):
             if t is not None and (self.floor is None or t > self.floor):
                 self.floor = t
@@ -166,6 +167,13 @@ _TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError)
 # that stamps nothing (a consolidation dry run, which never commits; a bulk statement) is not
 # bound by it.
 WRITE_TX_LIMIT = timedelta(minutes=5)
+# How far the clocks of service processes and of the Neo4j server writing one store may
+# disagree (NTP keeps them within milliseconds; this is an assumption the time rule rests on,
+# not a target). A writer's clock is floored by the server's clock less this (Tx.locked): a
+# process further behind cannot stamp into a past already answered, while one merely a few
+# ms behind a server that runs ahead keeps stamping by its own clock, so it reads its own
+# writes at once.
+CLOCK_SKEW = timedelta(minutes=1)
 # How often a write runs again to take late scope locks before its clock (LockedLate): each
 # attempt adds the scopes found late, so a change's reach is settled in a few.
 LATE_LOCK_RETRIES = 4

@@ -9,7 +9,9 @@ UNWIND $ids AS id
 MATCH (p:Procedure {id: id})
 WHERE p.tenant = $tenant AND NOT EXISTS { (p)-[:EVIDENCED_BY]->(:Episode) }
 WITH p, p.status AS status_before, coalesce(p.reviewed, false) AS reviewed
-SET p.status = 'demoted', p.demoted_at = $now, p.demoted_reason = $reason,
+// updated_at too: a read as of a moment before it must not take the procedure as unchanged
+// since then (procedure/_as_of reads an unchanged one as stored).
+SET p.status = 'demoted', p.demoted_at = $now, p.demoted_reason = $reason, p.updated_at = $now,
     p.success_count = 0, p.failure_count = 0,
     p.status_log_at = CASE WHEN reviewed THEN coalesce(p.status_log_at, []) + [$now] END,
     p.status_log = CASE WHEN reviewed THEN coalesce(p.status_log, []) + ['demoted'] END

@@ -40,7 +40,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from graph_memory.db import WRITE_TX_LIMIT
+from graph_memory.db import CLOCK_SKEW, WRITE_TX_LIMIT
 from graph_memory.domain import utcnow
 from graph_memory.repositories.read_basis import ReadBasisRepository
 
@@ -51,9 +51,6 @@ __all__ = ["ReadBasis"]
 AHEAD_WAITED = timedelta(milliseconds=250)
 # A moment at most this far back is taken as not passed yet by its scopes' writers.
 RECENT = timedelta(seconds=1)
-# How far the clocks of service processes writing one store may disagree (NTP keeps them
-# within milliseconds; this is the assumption the rule below rests on, not a target).
-CLOCK_SKEW = timedelta(minutes=1)
 # A moment at least this far back is final with no look at the locks (the module says why).
 FINAL_AFTER = WRITE_TX_LIMIT + CLOCK_SKEW
 # Scopes whose settled moment is remembered (per tenant and scope; least recently used go).

@@ -196,3 +196,22 @@ def test_a_scope_whose_episodes_are_alike_to_none_has_no_communities(
         (step,) = done["steps"]
         assert {c["name"]: c["value"] for c in step["counts"]}.get("digests", 0) == 0, step
     assert _digests(settings, tenant) == {}
+
+
+def test_a_procedure_verdict_told_in_a_digest_keeps_its_run_from_rolling_back(
+    settings: Settings, tenant: str, client: GraphMemoryClient, admin: GraphMemoryClient
+) -> None:
+    """A rollback deletes its run's digests; a procedure's verdict told in one since would go
+    with it (its counts silently changed), so the rollback is refused, as for a fact citing
+    the digest."""
+    refunds = _episodes(client, REFUNDS)
+    _episodes(client, PASSWORDS)
+    done = _compact(admin)
+    digest = next(d for d, m in _digests(settings, tenant).items() if m == sorted(refunds))
+    steps = ["Check the order", "Refund it to the card"]
+    proc = admin.upsert_procedure("refund", "support_agent", steps, SCOPE)["procedure"]
+    admin.record_procedure_outcome(proc["id"], True, digest)
+    with pytest.raises(GraphMemoryClientError) as refused:
+        admin.execute(M_ROLLBACK, {"id": done["id"]})
+    assert refused.value.code == "CONFLICT" and digest in str(refused.value)
+    assert digest in _digests(settings, tenant)
