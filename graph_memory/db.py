@@ -91,7 +91,8 @@ class Tx:
         # a no-op, since re-locking a lock node we hold can deadlock against a waiter.
         self.held: set[tuple[str, ...]] = set()
         # The latest clock earlier writers stamped on the scope locks taken (lock/_scopes) or
-        # the server's clock when they were taken, whichever is later, and the latest this
+        # the server's clock less CLOCK_SKEW when they were taken, whichever is later, and the
+        # latest this
         # transaction stamps its changes with (``clock``; recorded on its scope locks at
         # commit by ``seal``).
         self.floor: datetime | None = None
