@@ -92,9 +92,8 @@ class Tx:
         self.held: set[tuple[str, ...]] = set()
         # The latest clock earlier writers stamped on the scope locks taken (lock/_scopes) or
         # the server's clock less CLOCK_SKEW when they were taken, whichever is later, and the
-        # latest this
-        # transaction stamps its changes with (``clock``; recorded on its scope locks at
-        # commit by ``seal``).
+        # latest this transaction stamps its changes with (``clock``; recorded on its scope
+        # locks at commit by ``seal``).
         self.floor: datetime | None = None
         self.stamp: datetime | None = None
         # When (monotonic seconds) the clock was first read: seal holds it to WRITE_TX_LIMIT.
