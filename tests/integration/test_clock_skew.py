@@ -23,6 +23,7 @@ from graph_memory.domain import (
 from graph_memory.embeddings import Embedder
 from graph_memory.services import episodes as episodes_module
 from graph_memory.services.facts import writes as fact_writes
+from graph_memory.services.procedures import service as procedures_module
 from graph_memory.settings import Settings
 from tests.integration.conftest import bolt, episode, fact, record_episode_in_process
 from tests.integration.consolidation_helpers import CORE, build_store, run
@@ -188,3 +189,37 @@ def test_a_process_whose_clock_runs_behind_stamps_after_the_stores_clock(
     # By its own clock they would be ten minutes back; floored by the store's clock (less the
     # skew the time rule allows, db.CLOCK_SKEW) they are not.
     assert all(s > before - CLOCK_SKEW for s in stamps), (before, stamps)
+
+
+def test_a_write_after_a_forget_from_a_process_behind_is_not_taken_as_theirs(
+    settings: Settings, embedder: Embedder, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forget's mark is the boundary "written before the forget": a procedure written in the
+    forgotten user's own scope after the mark, by a process whose clock runs ten minutes
+    behind, is stamped after the mark (the mark stamps every scope lock) and so is not taken
+    for theirs (hidden, then deleted by the purge)."""
+    admin = Principal(tenant, Role.ADMIN, "k-test")
+
+    async def go() -> list[str]:
+        services = build_services(settings, Database.connect(settings.neo4j()), embedder)
+        try:
+            summary = "Bob said how he deploys."
+            await record_episode_in_process(services, admin, "s1", summary, user_id="bob")
+            assert services.forget is not None
+            await services.forget.mark(admin, "bob")
+            slow = timedelta(minutes=10)
+            monkeypatch.setattr(procedures_module, "utcnow", lambda: utcnow() - slow)
+            made = await services.procedures.upsert(
+                admin, intent="deploy", role="dev", steps=["Ship it"], scope="user:bob"
+            )
+            monkeypatch.undo()  # read by a process whose clock is right
+            listed = await services.procedures.list(
+                admin, intent="deploy", scopes=["user:bob"], include_candidates=True
+            )
+            assert made.procedure is not None
+            return [str(p["id"]) for p in listed] + [str(made.procedure["id"])]
+        finally:
+            await services.db.close()
+
+    *listed, made = asyncio.run(go())
+    assert listed == [made]

@@ -204,7 +204,11 @@ class ForgetService:
         async def mark(tx: Tx) -> str:
             # Every scope: writes in flight finish first, and every later write sees the mark.
             await WriteLocks.everything(tx, tenant)
-            now = utcnow()
+            # The mark's moment is the boundary "written before the forget" (a later episode of
+            # the user id is a new contributor's): read under every lock, after every stamp
+            # committed before it, and recorded on the locks so every later write stamps after
+            # it, whichever process's clock wrote either.
+            now = tx.clock(utcnow())
             key, salt = await Jobs.user_key(tx, tenant, user_id)
             receipt = receipt_for(tenant, user_id, salt)
             if key is not None:
