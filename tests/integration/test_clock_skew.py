@@ -205,7 +205,7 @@ def test_a_write_after_a_forget_from_a_process_behind_is_not_taken_as_theirs(
         try:
             summary = "Bob said how he deploys."
             await record_episode_in_process(services, admin, "s1", summary, user_id="bob")
-            assert services.forget is not None
+            assert services.forget is not None and services.procedures is not None
             await services.forget.mark(admin, "bob")
             slow = timedelta(minutes=10)
             monkeypatch.setattr(procedures_module, "utcnow", lambda: utcnow() - slow)
