@@ -36,18 +36,16 @@ WITH hidden, collect([p, vscore, kscore]) AS hits
 CALL (hidden, hits) {
   UNWIND hits AS cand
   WITH hidden, cand[0] AS p, cand[1] AS vscore, cand[2] AS kscore
-  // The status it had at as_of (procedure/list.cypher).
-  WHERE CASE WHEN p.status_log_at IS NULL THEN p.status
-             ELSE last([i IN range(0, size(p.status_log_at) - 1)
-                        WHERE p.status_log_at[i] <= $as_of | p.status_log[i]]) END IN $procedure_statuses
-    AND p.created_at <= $as_of
+  WHERE p.created_at <= $as_of
     AND (p.superseded_at IS NULL OR p.superseded_at > $as_of)
     AND ($intent IS NULL OR p.intent = $intent)
     AND ($role IS NULL OR p.role = $role)
     AND NOT
 #include forget/_hidden_procedure(p)
-  // Ranked by its evidence and freshness as they stood at as_of (procedure/_as_of).
+  // Served by the status it had at as_of, ranked by its evidence and freshness then
+  // (procedure/_as_of, the one place that reads a procedure as of a moment).
 #include procedure/_as_of(p)
+  WITH p, vscore, kscore, then WHERE then.status IN $procedure_statuses
   RETURN collect({
     id: p.id, text: p.text, success_count: then.success_count,
     failure_count: then.failure_count, fresh_ms: then.updated_at.epochMillis,
